@@ -1,0 +1,48 @@
+"""Layer 3: the ``df.dp`` pandas accessor, a thin facade over :mod:`pgmpy_dp.tables`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .privacy.domain import Domain
+from .tables.release import MarginalRelease, release_marginals
+
+__all__ = ["DPAccessor"]
+
+
+@pd.api.extensions.register_dataframe_accessor("dp")
+class DPAccessor:
+    """Differentially private statistics of a DataFrame: ``df.dp.release(...)``.
+
+    Examples
+    --------
+    >>> import pandas as pd, pgmpy_dp
+    >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]}).astype("category")
+    >>> df.dp.domain()
+    Domain(a: 2, b: 2)
+    """
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self._df = df
+
+    def domain(self, domain=None, columns=None) -> Domain:
+        """The public domain of the frame's columns (categorical dtypes plus ``domain`` overrides)."""
+        return Domain.from_dataframe(self._df, columns, domain)
+
+    def release(
+        self, tables, epsilon, domain=None, budget=None, random_state=None, **kwargs
+    ) -> MarginalRelease:
+        """Release noisy contingency tables; see :func:`pgmpy_dp.tables.release_marginals`.
+
+        Examples
+        --------
+        >>> import pandas as pd, pgmpy_dp
+        >>> df = pd.DataFrame({"a": ["x", "y", "y"]}).astype("category")
+        >>> budget = pgmpy_dp.PrivacyBudget(2.0)
+        >>> rel = df.dp.release(["a"], epsilon=0.5, budget=budget)
+        >>> budget.remaining
+        1.5
+        """
+        return release_marginals(
+            self._df, tables, epsilon, domain=domain, budget=budget, random_state=random_state, **kwargs
+        )
