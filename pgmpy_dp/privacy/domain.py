@@ -227,12 +227,16 @@ class Domain:
     def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
         states = self[attr]
         dtype = col.dtype
-        if isinstance(dtype, pd.CategoricalDtype) and tuple(
-            _as_python(c) for c in dtype.categories
-        ) == states:
-            codes = col.cat.codes.to_numpy()
+        if isinstance(dtype, pd.CategoricalDtype):
+            cat_codes = col.cat.codes.to_numpy()
+            if tuple(_as_python(c) for c in dtype.categories) == states:
+                codes = cat_codes
+            else:
+                # recode the (few) categories once, then gather: no per-row hashing
+                mapping = np.append(pd.Index(states, dtype=object).get_indexer(dtype.categories), -1)
+                codes = mapping[cat_codes]
         else:
-            codes = pd.Categorical(col, categories=list(states)).codes
+            codes = pd.Index(states, dtype=object).get_indexer(col)
         bad = codes < 0
         if bad.any():
             na = col.isna().to_numpy()
@@ -243,7 +247,7 @@ class Domain:
                 )
             values = pd.unique(col.to_numpy()[bad])
             raise DomainError(
-                f"column {attr!r} has value(s) {list(values[:5])} outside its declared domain "
+                f"column {attr!r} has value(s) {[_as_python(v) for v in values[:5]]} outside its declared domain "
                 f"{list(states)[:20]}; add them to the declared states or remove those rows"
             )
         return codes.astype(np.intp, copy=False)
