@@ -98,11 +98,12 @@ class Domain:
         columns = list(df.columns) if columns is None else list(columns)
         _check_columns_exist(df, columns)
         states = {}
+        dtypes = df.dtypes  # one lookup: df[col] costs tens of microseconds per call
         for col in columns:
             if col in explicit:
                 states[col] = explicit[col]
-            elif isinstance(df[col].dtype, pd.CategoricalDtype):
-                states[col] = list(df[col].cat.categories)
+            elif isinstance(dtypes[col], pd.CategoricalDtype):
+                states[col] = list(dtypes[col].categories)
             else:
                 raise DomainError(
                     f"column {col!r} has no public domain; declare it with "
@@ -228,7 +229,7 @@ class Domain:
         states = self[attr]
         dtype = col.dtype
         if isinstance(dtype, pd.CategoricalDtype):
-            cat_codes = col.cat.codes.to_numpy()
+            cat_codes = col.array.codes  # the ndarray itself, without building a Series
             if tuple(_as_python(c) for c in dtype.categories) == states:
                 codes = cat_codes
             else:

@@ -41,11 +41,12 @@ def contingency_table(
     """
     shape = domain.shape(attrs)
     size = int(np.prod(shape, dtype=np.int64))
-    index = None
-    for attr, card in zip(attrs, shape):
-        c = codes[attr]
-        # Horner's rule on the mixed radix; int64 so products up to the cell limit are exact.
-        index = c.astype(np.int64, copy=True) if index is None else index * card + c
+    first, *rest = attrs
+    index = np.array(codes[first], dtype=np.int64)  # a fresh buffer, updated in place below
+    for attr, card in zip(rest, shape[1:]):
+        # Horner's rule on the mixed radix, in place: no temporaries per attribute
+        np.multiply(index, card, out=index)
+        np.add(index, codes[attr], out=index)
     counts = np.bincount(index, weights=weights, minlength=size)
     return counts.astype(np.float64, copy=False).reshape(shape)
 

@@ -1,0 +1,37 @@
+"""End-to-end demo: release differentially private tables of data sampled from a bnlearn network.
+
+Run:  python examples/demo.py
+"""
+
+import pandas as pd
+
+import pgmpy_dp
+from pgmpy_dp.datasets import load_network, sample_network
+
+pd.set_option("display.width", 120)
+
+# 1. A "sensitive" table: 10,000 records sampled from the asia network that pgmpy ships offline.
+#    Its columns are categorical: the categories are the PUBLIC domain (declared, not read from data).
+network = load_network("asia")
+df = sample_network(network, 10_000, seed=0)
+print(f"private data: {len(df):,} records, columns {list(df.columns)}\n")
+
+# 2. A privacy budget for everything we publish, and one release of the network's family tables.
+budget = pgmpy_dp.PrivacyBudget(epsilon=2.0)
+families = [(node, *sorted(network.get_parents(node))) for node in network.nodes()]
+release = df.dp.release(families, epsilon=1.0, budget=budget)
+
+print(release)
+print(f"each of the {len(release)} tables gets discrete Laplace noise of scale "
+      f"{release.tables[0].scale:g} (= {len(release)} tables / epsilon 1.0)\n")
+for attrs in [("smoke",), ("lung", "smoke"), ("either", "lung", "tub")]:
+    print(release.frame(attrs).to_string(index=False), "\n")
+
+# 3. The artifact is self-describing and publishable.
+text = release.to_json()
+assert pgmpy_dp.MarginalRelease.from_json(text) == release
+print(f"JSON artifact: {len(text):,} characters; noisy record count estimate "
+      f"{release.n_records_estimate:,.0f}")
+print(f"budget: spent {budget.spent:g} of {budget.total:g}; ledger:")
+for entry in budget.ledger:
+    print(f"  {entry.time:%H:%M:%S}  epsilon={entry.epsilon:g}  {entry.label[:70]}")
