@@ -8,10 +8,13 @@ releases from several threads can never overspend.
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+
+import numpy as np
 
 __all__ = ["PrivacyBudget", "BudgetExceededError", "LedgerEntry", "check_epsilon"]
 
@@ -32,7 +35,7 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     >>> check_epsilon(1)
     1.0
     """
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)):
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"{name} must be a positive finite number, got {epsilon!r} ({type(epsilon).__name__})")
     epsilon = float(epsilon)
     if not math.isfinite(epsilon) or epsilon <= 0:

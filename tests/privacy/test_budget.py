@@ -41,3 +41,11 @@ def test_check_epsilon_values(bad):
 def test_check_epsilon_types(bad):
     with pytest.raises(TypeError, match="epsilon must be a positive finite number"):
         check_epsilon(bad)
+
+
+def test_check_epsilon_accepts_numpy_scalars():
+    import numpy as np
+
+    assert check_epsilon(np.float32(0.5)) == 0.5 and check_epsilon(np.int64(2)) == 2.0
+    with pytest.raises(TypeError):
+        check_epsilon(np.bool_(True))
