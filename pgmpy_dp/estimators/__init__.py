@@ -1,0 +1,8 @@
+"""Layer 5: private estimators of graphical-model parameters.
+
+Bayesian networks (known DAG) are fitted through pgmpy's parameter-estimator
+interface; Markov networks from noisy clique marginals. Estimators consume
+measurements (:mod:`pgmpy_dp.tables`) and never import the other way.
+"""
+
+__all__: list[str] = []
