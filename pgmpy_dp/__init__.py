@@ -12,12 +12,15 @@ from .privacy import (
     PrivacyBudget,
 )
 from .tables import MarginalRelease, release_marginals
+from .estimators import DiscretePrivateMLE
+from . import datasets  # noqa: F401
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetExceededError",
     "CellLimitError",
+    "DiscretePrivateMLE",
     "Domain",
     "DomainError",
     "MarginalRelease",
