@@ -19,6 +19,7 @@ returns a network whose CPDs are post-processing of noisy family tables
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -242,7 +243,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             self.stage1_release_ = release_from_codes(
                 sub, domain, families, eps_sub, random_state=rng, label="stage I", weights=weights
             )
-            error = np.array([parameter_error(t.values, scale_to=1.0 / beta) for t in self.stage1_release_])
+            # counts below the stage-I noise level are indistinguishable from zero: floor the
+            # 1/C^2 terms there, or one empty parent configuration would swallow the budget
+            error = np.array(
+                [
+                    parameter_error(t.values, scale_to=1.0 / beta, min_count=math.sqrt(t.variance) / beta)
+                    for t in self.stage1_release_
+                ]
+            )
             weights = allocation_weights(parents, domain)
             w = np.array([weights[v] for v in nodes])
             stage2 = optimal_allocation(w * error, epsilon - self.stage1_epsilon_)

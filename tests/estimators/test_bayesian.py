@@ -1,0 +1,183 @@
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from pgmpy.base import DAG
+from pgmpy.inference import BeliefPropagation, VariableElimination
+from pgmpy.models import DiscreteBayesianNetwork
+from pgmpy.parameter_estimator import DiscreteMLE
+
+import pgmpy_dp
+from pgmpy_dp import BudgetExceededError, DiscretePrivateMLE, DomainError, PrivacyBudget
+from pgmpy_dp.datasets import load_network, sample_network
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+
+@pytest.fixture(scope="module")
+def asia():
+    net = load_network("asia")
+    return net, sample_network(net, 5000, seed=11)
+
+
+def _model(net):
+    m = DiscreteBayesianNetwork(net.edges())
+    m.add_nodes_from(net.nodes())
+    return m
+
+
+@pytest.mark.parametrize("allocation", ["data-dependent", "uniform"])
+@pytest.mark.parametrize("consistency", ["projection", "heuristic", None])
+def test_fit_gives_a_valid_model_that_pgmpy_queries(asia, allocation, consistency):
+    net, df = asia
+    est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, consistency=consistency, random_state=0)
+    model = _model(net).fit(df, estimator=est)
+    assert model.check_model()
+    for cpd in model.get_cpds():
+        np.testing.assert_allclose(cpd.get_values().sum(axis=0), 1.0, atol=1e-9)
+        assert np.all(cpd.get_values() >= 0)
+        assert cpd.state_names[cpd.variable] == list(df[cpd.variable].cat.categories)
+    ve, bp = VariableElimination(model), BeliefPropagation(model)
+    a = ve.query(["lung"], evidence={"smoke": "yes"}, show_progress=False)
+    b = bp.query(["lung"], evidence={"smoke": "yes"}, show_progress=False)
+    np.testing.assert_allclose(a.values, b.values, atol=1e-9)
+    assert set(ve.map_query(["lung", "bronc"], evidence={"dysp": "yes"}, show_progress=False)) == {"lung", "bronc"}
+    joint = ve.query(["either", "xray"], show_progress=False)
+    assert joint.values.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("allocation", ["data-dependent", "uniform"])
+def test_allocation_sums_to_the_budget_and_matches_the_release(asia, allocation):
+    net, df = asia
+    est = DiscretePrivateMLE(epsilon=1.7, allocation=allocation, random_state=1).fit(_model(net), df)
+    assert est.allocation_.sum() + est.stage1_epsilon_ == pytest.approx(1.7, rel=1e-12)
+    assert list(est.allocation_.index) == list(_model(net).nodes())
+    for node, table in zip(est.allocation_.index, est.release_):
+        assert table.attrs[0] == node
+        assert table.epsilon == est.allocation_[node]
+        assert table.scale == pytest.approx(1 / table.epsilon)
+    if allocation == "uniform":
+        assert est.stage1_release_ is None
+        np.testing.assert_allclose(est.allocation_, 1.7 / 8)
+    else:
+        assert est.stage1_epsilon_ == pytest.approx(0.17)
+        # the data-dependent split is not uniform, and follows the weights * errors it reports
+        assert est.allocation_.std() > 0
+        costs = est.node_stats_["weight"] * est.node_stats_["error"]
+        ratio = est.allocation_ / np.sqrt(costs)
+        np.testing.assert_allclose(ratio, ratio.iloc[0], rtol=1e-9)
+
+
+def test_huge_epsilon_recovers_the_non_private_mle(asia):
+    net, df = asia
+    private = _model(net).fit(df, estimator=DiscretePrivateMLE(epsilon=1e9, allocation="uniform", random_state=0))
+    exact = _model(net).fit(df, estimator=DiscreteMLE(state_names=net.states))
+    for node in net.nodes():
+        p, q = private.get_cpds(node), exact.get_cpds(node)
+        q = q.copy()
+        q.reorder_parents(p.variables[1:], inplace=True) if p.variables[1:] else None
+        np.testing.assert_allclose(p.get_values(), q.get_values(), atol=1e-6, err_msg=node)
+
+
+def test_empty_parent_configuration_gives_a_uniform_row():
+    df = pd.DataFrame({"a": ["x"] * 50 + ["y"] * 50, "b": ["u"] * 60 + ["v"] * 40})
+    df = df.astype({"a": pd.CategoricalDtype(["x", "y", "z"]), "b": pd.CategoricalDtype(["u", "v"])})
+    for consistency in ("projection", "heuristic", None):
+        model = DiscreteBayesianNetwork([("a", "b")])
+        model.fit(df, estimator=DiscretePrivateMLE(1e9, "uniform", consistency=consistency, random_state=0))
+        values = model.get_cpds("b").get_values()
+        assert not np.isnan(values).any()
+        np.testing.assert_allclose(values[:, 2], [0.5, 0.5])  # a = "z" never occurs
+        np.testing.assert_allclose(values[:, 0], [1.0, 0.0], atol=1e-6)
+
+
+def test_state_names_declare_domains_of_plain_columns():
+    df = pd.DataFrame({"a": [0, 1, 1, 0] * 10, "b": ["p", "q", "q", "q"] * 10})
+    model = DiscreteBayesianNetwork([("a", "b")])
+    est = DiscretePrivateMLE(1.0, state_names={"a": [0, 1, 2], "b": ["p", "q"]}, random_state=0)
+    model.fit(df, estimator=est)
+    assert model.get_cpds("a").state_names["a"] == [0, 1, 2]
+    assert est.state_names_ == {"a": [0, 1, 2], "b": ["p", "q"]}
+
+
+def test_same_seed_same_model_and_fit_accepts_a_dag(asia):
+    net, df = asia
+    dag = DAG(net.edges())
+    a = DiscretePrivateMLE(1.0, random_state=5).fit(dag, df)
+    b = DiscretePrivateMLE(1.0, random_state=5).fit(dag, df)
+    for p, q in zip(a.parameters_, b.parameters_):
+        np.testing.assert_array_equal(p.get_values(), q.get_values())
+
+
+def test_budget_is_charged_once_and_refunded_on_failure(asia):
+    net, df = asia
+    budget = PrivacyBudget(2.0)
+    DiscretePrivateMLE(1.5, budget=budget).fit(_model(net), df)
+    assert budget.spent == pytest.approx(1.5)
+    assert [e.epsilon for e in budget.ledger] == [1.5]
+    with pytest.raises(BudgetExceededError):
+        DiscretePrivateMLE(1.0, budget=budget).fit(_model(net), df)
+    bad = df.copy()
+    bad["smoke"] = bad["smoke"].astype(str)
+    bad.loc[0, "smoke"] = "sometimes"
+    with pytest.raises(DomainError):
+        DiscretePrivateMLE(0.5, budget=budget, state_names={"smoke": ["yes", "no"]}).fit(_model(net), bad)
+    assert budget.spent == pytest.approx(1.5)
+
+
+def test_default_noise_path_is_not_seeded(asia):
+    net, df = asia
+    est = DiscretePrivateMLE(1.0).fit(_model(net), df)
+    assert est.release_.sampler == "opendp"
+    assert est.stage1_release_.sampler == "opendp"
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"epsilon": 0}, ValueError, "epsilon must be positive"),
+        ({"epsilon": -1}, ValueError, "epsilon must be positive"),
+        ({"epsilon": float("nan")}, ValueError, "epsilon must be positive"),
+        ({"epsilon": "1"}, TypeError, "epsilon must be a positive finite number"),
+        ({"stage1_fraction": 0}, ValueError, "stage1_fraction must be a number in"),
+        ({"stage1_fraction": 1}, ValueError, "stage1_fraction must be a number in"),
+        ({"stage1_fraction": 1.5}, ValueError, "stage1_fraction must be a number in"),
+        ({"sample_rate": 0}, ValueError, "sample_rate must be a number in"),
+        ({"allocation": "greedy"}, ValueError, "allocation must be one of"),
+        ({"consistency": "magic"}, ValueError, "consistency must be one of"),
+        ({"budget": 1.0}, TypeError, "budget must be a pgmpy_dp.PrivacyBudget"),
+    ],
+)
+def test_bad_parameters(asia, kwargs, exc, message):
+    net, df = asia
+    with pytest.raises(exc, match=message):
+        DiscretePrivateMLE(**kwargs).fit(_model(net), df)
+
+
+def test_bad_models_and_data(asia):
+    net, df = asia
+    with pytest.raises(DomainError, match=r"model node\(s\) \['lung'\] are not columns"):
+        DiscretePrivateMLE(1.0).fit(_model(net), df.drop(columns="lung"))
+    latent = DiscreteBayesianNetwork(net.edges(), latents={"lung"})
+    with pytest.raises(ValueError, match="latent"):
+        DiscretePrivateMLE(1.0).fit(latent, df)
+    plain = df.astype({"xray": str})
+    with pytest.raises(DomainError, match="column 'xray' has no public domain"):
+        DiscretePrivateMLE(1.0).fit(_model(net), plain)
+    nan = df.copy()
+    nan["asia"] = nan["asia"].astype(object)
+    nan.loc[3, "asia"] = np.nan
+    with pytest.raises(DomainError, match="column 'asia' has 1 missing value"):
+        DiscretePrivateMLE(1.0, state_names={"asia": ["yes", "no"]}).fit(_model(net), nan)
+    with pytest.raises(ValueError, match="DataFrame is empty"):
+        DiscretePrivateMLE(1.0).fit(_model(net), df.iloc[:0])
+    with pytest.raises(ValueError, match="sample_weight is not supported"):
+        DiscretePrivateMLE(1.0).fit(_model(net), df, sample_weight=np.ones(len(df)))
+    with pytest.raises(TypeError, match="model must be a pgmpy DAG"):
+        DiscretePrivateMLE(1.0).fit("asia", df)
+
+
+
+def test_package_exports():
+    assert pgmpy_dp.DiscretePrivateMLE is DiscretePrivateMLE

@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+
+from pgmpy_dp.estimators.consistency import (
+    heuristic_consistent,
+    marginal_index,
+    max_inconsistency,
+    project_consistent,
+)
+
+ATTRS = [("a", "b"), ("b", "c"), ("c",), ("a", "d"), ("e",)]
+SHAPES = {"a": 2, "b": 3, "c": 2, "d": 4, "e": 3}
+
+
+def _tables(rng, loc=50.0, noise=10.0):
+    return [rng.normal(loc, noise, size=[SHAPES[x] for x in t]) for t in ATTRS]
+
+
+def test_marginal_index_agrees_with_numpy_sums():
+    rng = np.random.default_rng(0)
+    t = rng.random((2, 3, 4))
+    idx = marginal_index(["x", "y", "z"], t.shape, ["z", "x"])
+    np.testing.assert_allclose(np.bincount(idx, weights=t.ravel()), t.sum(axis=1).T.ravel())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_projection_is_consistent_and_non_negative(seed):
+    rng = np.random.default_rng(seed)
+    noisy = _tables(rng, loc=5.0, noise=10.0)  # many negative cells
+    assert max_inconsistency(ATTRS, noisy) > 1.0
+    out = project_consistent(ATTRS, noisy, [1.0, 4.0, 2.0, 1.0, 9.0])
+    assert all(o.shape == n.shape for o, n in zip(out, noisy))
+    assert min(o.min() for o in out) >= 0
+    total = out[0].sum()
+    assert max_inconsistency(ATTRS, out) <= 1e-6 * total
+
+
+def test_projection_keeps_consistent_input_and_trusts_low_variance_tables():
+    rng = np.random.default_rng(1)
+    joint = rng.uniform(1, 10, size=(2, 3, 2, 4, 3))  # a joint over a..e; its marginals agree
+    axes = "abcde"
+    exact = [joint.sum(axis=tuple(i for i, x in enumerate(axes) if x not in t)) for t in ATTRS]
+    out = project_consistent(ATTRS, exact, [1.0] * len(ATTRS))
+    for o, e in zip(out, exact):
+        np.testing.assert_allclose(o, e, rtol=1e-6)
+    # perturb table 0; when it is precise (low variance), table 2's margin moves to it, not vice versa
+    shifted = [t.copy() for t in exact]
+    shifted[0] = shifted[0] * 1.0
+    shifted[2] = shifted[2] + np.array([30.0, -30.0])
+    precise = project_consistent(ATTRS, shifted, [1.0, 1e-4, 1e4, 1.0, 1.0])
+    np.testing.assert_allclose(precise[2], exact[2], rtol=1e-3)
+
+
+def test_heuristic_is_exactly_consistent_when_nothing_is_clipped():
+    rng = np.random.default_rng(2)
+    noisy = [t / t.sum() for t in _tables(rng, loc=100.0, noise=5.0)]
+    out = heuristic_consistent(ATTRS, noisy, [1.0, 2.0, 0.5, 1.0, 1.0])
+    assert max_inconsistency(ATTRS, noisy) > 1e-3
+    assert max_inconsistency(ATTRS, out) < 1e-12
+    assert all(abs(o.sum() - 1) < 1e-12 for o in out)
+
+
+def test_heuristic_uses_budget_weighted_average_of_margins():
+    x = np.array([0.8, 0.2])
+    xy = np.array([[0.3, 0.3], [0.2, 0.2]])  # its x-margin is (0.6, 0.4)
+    out_x, out_xy = heuristic_consistent([("x",), ("x", "y")], [x, xy], [3.0, 1.0])
+    np.testing.assert_allclose(out_x, [0.75, 0.25])
+    np.testing.assert_allclose(out_xy.sum(axis=1), [0.75, 0.25])
