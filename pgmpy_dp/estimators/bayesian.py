@@ -118,7 +118,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def __init__(
         self,
-        epsilon: float = 1.0,
+        epsilon: float,
         allocation: str = "data-dependent",
         stage1_fraction: float = 0.1,
         sample_rate: float = 0.1,

@@ -152,7 +152,7 @@ def test_default_noise_path_is_not_seeded(asia):
 def test_bad_parameters(asia, kwargs, exc, message):
     net, df = asia
     with pytest.raises(exc, match=message):
-        DiscretePrivateMLE(**kwargs).fit(_model(net), df)
+        DiscretePrivateMLE(**{"epsilon": 1.0, **kwargs}).fit(_model(net), df)
 
 
 def test_bad_models_and_data(asia):
