@@ -24,6 +24,7 @@ Three sampling paths share that one distribution:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -122,17 +123,15 @@ def _geometric_difference(rng: np.random.Generator, n: int, scale: float) -> np.
     return (rng.geometric(p, size=n) - rng.geometric(p, size=n)).astype(np.float64)
 
 
-_OPENDP_CACHE: dict[float, object] = {}
-
-
-def _opendp_noise(n: int, scale: float) -> np.ndarray:
+@functools.lru_cache(maxsize=128)
+def _opendp_measurement(scale: float):
+    # Building a measurement costs about a millisecond; data-dependent allocations make a
+    # new scale per table and fit, so the cache is bounded.
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
-    meas = _OPENDP_CACHE.get(scale)
-    if meas is None:
-        meas = dp.m.make_laplace(
-            dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=float(scale)
-        )
-        _OPENDP_CACHE[scale] = meas
-    return np.asarray(meas([0] * n), dtype=np.float64)
+    return dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=float(scale))
+
+
+def _opendp_noise(n: int, scale: float) -> np.ndarray:
+    return np.asarray(_opendp_measurement(float(scale))([0] * n), dtype=np.float64)
