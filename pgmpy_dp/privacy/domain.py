@@ -220,9 +220,6 @@ class Domain:
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
         _check_columns_exist(df, attrs)
-        if df.columns.duplicated().any():
-            dup = df.columns[df.columns.duplicated()].unique().tolist()
-            raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")
         return {a: self._encode_column(df[a], a) for a in attrs}
 
     def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
@@ -260,3 +257,6 @@ def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
         raise DomainError(
             f"column(s) {missing} are not in the DataFrame (columns: {list(df.columns)})"
         )
+    if df.columns.duplicated().any():
+        dup = df.columns[df.columns.duplicated()].unique().tolist()
+        raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")
