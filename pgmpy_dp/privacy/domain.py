@@ -95,6 +95,7 @@ class Domain:
         Domain(a: 3, b: 3)
         """
         explicit = dict(domain.items()) if domain is not None else {}
+        _check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
         _check_columns_exist(df, columns)
         states = {}
@@ -234,7 +235,13 @@ class Domain:
                 mapping = np.append(pd.Index(states, dtype=object).get_indexer(dtype.categories), -1)
                 codes = mapping[cat_codes]
         else:
-            codes = pd.Index(states, dtype=object).get_indexer(col)
+            try:
+                codes = pd.Index(states, dtype=object).get_indexer(col)
+            except TypeError as exc:  # e.g. lists or dicts stored in an object column
+                raise TypeError(
+                    f"column {attr!r} holds values that are not scalar states ({exc}); "
+                    "each cell must be one hashable state such as a str or int"
+                ) from None
         bad = codes < 0
         if bad.any():
             na = col.isna().to_numpy()
@@ -252,6 +259,8 @@ class Domain:
 
 
 def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise DomainError(
