@@ -35,7 +35,7 @@ number the estimator released (e.g. the values of all tables in its
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -62,6 +62,8 @@ NEIGHBOUR = pd.concat(
     [DATA, pd.DataFrame({k: pd.Categorical([v[-1]], categories=v) for k, v in STATES.items()})],
     ignore_index=True,
 )
+#: DATA with one record removed (a record in the middle, of common states): the other direction.
+REMOVED = DATA.drop(index=7).reset_index(drop=True)
 
 
 # -- mechanisms under audit --------------------------------------------------------------------
@@ -149,12 +151,14 @@ class AuditCase:
     alpha: float = 0.05
     seed: int = 2024
     n_select: int | None = None
-    data: pd.DataFrame = field(default_factory=lambda: DATA)
-    neighbour: pd.DataFrame = field(default_factory=lambda: NEIGHBOUR)
+    data: pd.DataFrame | None = None  # None: DATA
+    neighbour: pd.DataFrame | None = None  # None: NEIGHBOUR (DATA plus one record)
 
     def audit(self):
+        data = DATA if self.data is None else self.data
+        neighbour = NEIGHBOUR if self.neighbour is None else self.neighbour
         return audit_epsilon(
-            self.target, self.data, self.neighbour, self.n_runs, self.seed, self.alpha, n_select=self.n_select
+            self.target, data, neighbour, self.n_runs, self.seed, self.alpha, n_select=self.n_select
         )
 
 
@@ -170,6 +174,11 @@ CASES = [
         AuditTarget("release uniform eps=1 (batched, default geometric)", 1.0, batched_release(UNIFORM, 1.0, seeded=False)),
         200_000,
         alpha=1e-4,
+    ),
+    AuditCase(
+        AuditTarget("release uniform eps=2, one record removed (batched, seeded)", 2.0, batched_release(UNIFORM, 2.0)),
+        200_000,
+        neighbour=REMOVED,
     ),
     AuditCase(
         AuditTarget("df.dp.release per-table with budget (loop, seeded)", 1.0, public_release(PER_TABLE, PER_TABLE_EPS, True)),
