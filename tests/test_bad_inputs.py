@@ -20,9 +20,9 @@ Structure (extend the lists, not the tests):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import pgmpy_dp  # noqa: F401
+import pgmpy_dp
 from pgmpy_dp import BudgetExceededError, CellLimitError, Domain, DomainError, PrivacyBudget, release_marginals
 from pgmpy_dp.privacy.mechanisms import MAX_SCALE
 from pgmpy_dp.tables import release_from_codes

@@ -185,7 +185,7 @@ def _summaries(x: np.ndarray, idx, sign, mid, scale) -> dict[str, np.ndarray]:
 
 def _thresholds(values: np.ndarray, upper: bool) -> list[float]:
     levels = [1 - q for q in TAIL_LEVELS] if upper else list(TAIL_LEVELS)
-    return sorted(set(float(t) for t in np.quantile(values, levels, method="nearest")))
+    return sorted({float(t) for t in np.quantile(values, levels, method="nearest")})
 
 
 def _candidate_events(f0: dict, f1: dict) -> list[tuple[str, float, bool]]:
