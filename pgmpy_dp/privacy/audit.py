@@ -16,17 +16,18 @@ released numbers, one row per run. Events are chosen on a *separate*
 selection batch (so the bound stays valid):
 
 1. output coordinates whose mean differs between the two inputs by more
-   than ``z_select`` standard errors are the *affected* coordinates, with
-   the sign of the difference;
-2. each run is summarised by ``y_j = sign_j * (x_j - mid_j)`` over affected
-   coordinates (``mid_j`` halfway between the two means, snapped to a
-   half-integer when the outputs are integers so that all ``y_j`` share one
-   lattice; real-valued outputs are also divided by their standard deviation);
+   than ``z_select`` standard errors are the *affected* candidates (at most
+   ``max_affected``, most significant first), with the sign of the difference;
+2. each run is summarised by ``y_j = sign_j * (x_j - mid_j)`` (``mid_j``
+   halfway between the two means, snapped to a half-integer when the outputs
+   are integers so that all ``y_j`` share one lattice; real-valued outputs are
+   also divided by their standard deviation);
 3. events are ``{min_j y_j >= t}`` and ``{sum_j y_j >= t}`` (more likely on
    ``D'``) and ``{max_j y_j <= t}`` and ``{sum_j y_j <= t}`` (more likely on
-   ``D``), for thresholds ``t`` at tail quantiles of the selection batch on
-   either input; the ``n_events`` events with the best bound on the selection
-   batch are then measured on fresh runs.
+   ``D``), with ``j`` over the top ``k`` candidates for each ``k``, for
+   thresholds ``t`` at tail quantiles of the selection batch on either input;
+   the ``n_events`` events with the best bound on the selection batch are then
+   measured on fresh runs.
 
 For a count released with discrete Laplace noise, ``{min_j y_j >= 1/2}`` is
 the event "every affected cell is above its count on ``D``", whose probability
@@ -156,7 +157,7 @@ def run_in_loop(one_run: Callable[[object, np.random.Generator], np.ndarray]):
 
 
 def _select(x0: np.ndarray, x1: np.ndarray, z_select: float, max_affected: int):
-    """Affected coordinates, signs, centres and scales from the selection batch."""
+    """Affected coordinates (most significant first), their signs, centres and scales."""
     m0, m1 = x0.mean(axis=0), x1.mean(axis=0)
     v0, v1 = x0.var(axis=0, ddof=1), x1.var(axis=0, ddof=1)
     diff = m1 - m0
@@ -164,8 +165,7 @@ def _select(x0: np.ndarray, x1: np.ndarray, z_select: float, max_affected: int):
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, np.abs(diff) / np.where(se > 0, se, 1), np.where(diff != 0, np.inf, 0.0))
     order = np.argsort(-z, kind="stable")
-    chosen = [j for j in order[:max_affected] if z[j] > z_select] or [int(order[0])]
-    idx = np.array(sorted(int(j) for j in chosen))
+    idx = np.array([int(j) for j in order[:max_affected] if z[j] > z_select] or [int(order[0])])
     sign = np.where(diff[idx] >= 0, 1.0, -1.0)
     mid = (m0[idx] + m1[idx]) / 2
     integer = bool(np.all(x0[:, idx] == np.round(x0[:, idx])) and np.all(x1[:, idx] == np.round(x1[:, idx])))
@@ -178,9 +178,15 @@ def _select(x0: np.ndarray, x1: np.ndarray, z_select: float, max_affected: int):
     return idx, sign, mid, scale
 
 
-def _summaries(x: np.ndarray, idx, sign, mid, scale) -> dict[str, np.ndarray]:
+def _summaries(x: np.ndarray, idx, sign, mid, scale) -> dict[tuple[int, str], np.ndarray]:
+    """Per run, ``min``/``max``/``sum`` of ``y`` over the ``k`` most significant coordinates, each ``k``."""
     y = sign * (x[:, idx] - mid) / scale
-    return {"min": y.min(axis=1), "max": y.max(axis=1), "sum": y.sum(axis=1)}
+    out = {}
+    for k in range(1, len(idx) + 1):
+        out[k, "min"] = y[:, :k].min(axis=1)
+        out[k, "max"] = y[:, :k].max(axis=1)
+        out[k, "sum"] = y[:, :k].sum(axis=1)
+    return out
 
 
 def _thresholds(values: np.ndarray, upper: bool) -> list[float]:
@@ -188,15 +194,17 @@ def _thresholds(values: np.ndarray, upper: bool) -> list[float]:
     return sorted({float(t) for t in np.quantile(values, levels, method="nearest")})
 
 
-def _candidate_events(f0: dict, f1: dict) -> list[tuple[str, float, bool]]:
+def _candidate_events(f0: dict, f1: dict) -> list[tuple[tuple[int, str], float, bool]]:
     """Threshold events ``(statistic, t, up)``: ``up`` means ``{stat >= t}``, more likely on the neighbour."""
     events = []
-    for stat in ("min", "sum"):
-        ts = _thresholds(f0[stat], upper=True) + _thresholds(f1[stat], upper=True)
-        events += [(stat, t, True) for t in sorted(set(ts))]
-    for stat in ("max", "sum"):
-        ts = _thresholds(f1[stat], upper=False) + _thresholds(f0[stat], upper=False)
-        events += [(stat, t, False) for t in sorted(set(ts))]
+    for key in f0:
+        k, stat = key
+        if stat in ("min", "sum"):
+            ts = _thresholds(f0[key], upper=True) + _thresholds(f1[key], upper=True)
+            events += [(key, t, True) for t in sorted(set(ts))]
+        if stat in ("max", "sum"):
+            ts = _thresholds(f1[key], upper=False) + _thresholds(f0[key], upper=False)
+            events += [(key, t, False) for t in sorted(set(ts))]
     return events
 
 
@@ -213,8 +221,9 @@ def _event_bound(event, g0: dict, g1: dict, n: int, a: float) -> tuple[float, tu
 
 
 def _describe(event) -> str:
-    stat, t, up = event
-    return f"{{{stat} y >= {t:g}}} (neighbour/data)" if up else f"{{{stat} y <= {t:g}}} (data/neighbour)"
+    (k, stat), t, up = event
+    y = f"{stat} of y over the top {k}"
+    return f"{{{y} >= {t:g}}} (neighbour/data)" if up else f"{{{y} <= {t:g}}} (data/neighbour)"
 
 
 def audit_epsilon(
@@ -225,7 +234,7 @@ def audit_epsilon(
     seed: int = 0,
     alpha: float = 0.05,
     n_select: int | None = None,
-    z_select: float = 4.0,
+    z_select: float = 2.5,
     max_affected: int = 8,
     n_events: int = 6,
 ) -> AuditResult:
@@ -250,9 +259,11 @@ def audit_epsilon(
     n_select : int, optional
         Runs per input for choosing events (default ``max(n_runs // 4, 500)``).
     z_select, max_affected :
-        A coordinate is affected if its means differ by more than ``z_select``
-        standard errors; at most ``max_affected`` (the most significant) are used.
-        If none qualifies, the most significant one is used.
+        A coordinate is a candidate if its means differ by more than ``z_select``
+        standard errors; at most ``max_affected`` (the most significant) are kept,
+        or the most significant one if none qualifies. Events are built on the
+        top ``k`` candidates for every ``k``, so a spurious candidate costs nothing
+        but the events that include it.
     n_events : int
         How many candidate events (those with the best bound on the selection
         batch) are measured.
@@ -286,11 +297,11 @@ def audit_epsilon(
     meas1 = np.asarray(target.run(neighbour, n_runs, s_meas1), dtype=np.float64)
     g0 = _summaries(meas0, idx, sign, mid, scale)
     g1 = _summaries(meas1, idx, sign, mid, scale)
-    best = (-math.inf, "none", (0, 0))
+    best = (-math.inf, "none", (0, 0), 1)
     for ev in events:
         bound, counts = _event_bound(ev, g0, g1, n_runs, a)
         if bound > best[0]:
-            best = (bound, _describe(ev), counts)
+            best = (bound, _describe(ev), counts, ev[0][0])
     return AuditResult(
         name=target.name,
         claimed=float(target.epsilon),
@@ -299,6 +310,6 @@ def audit_epsilon(
         n_runs=n_runs,
         n_events=len(events),
         best_event=best[1],
-        affected=tuple(int(i) for i in idx),
+        affected=tuple(sorted(int(i) for i in idx[: best[3]])),
         counts=best[2],
     )
