@@ -9,8 +9,9 @@ whether that record is present without any noise.
 :func:`structure` turns any output into its structure: numbers become their
 type, arrays their shape and dtype, pandas objects their labels and dtypes;
 strings, keys and lengths are kept. Estimators join ``PRODUCERS`` with a
-function ``frame -> output`` (e.g. the fitted model's CPDs plus the
-estimator's ``release_``, via :func:`release_structure`).
+function ``frame -> output`` (the fitted model's CPDs plus everything the
+estimator exposes, releases via :func:`release_structure`); the BN estimator
+registers itself when ``pgmpy_dp.DiscretePrivateMLE`` is importable.
 """
 
 from __future__ import annotations
@@ -104,6 +105,35 @@ PRODUCERS = [
     ("object columns with explicit domain", lambda df: release_structure(_object_columns(df))),
     ("df.dp.domain", lambda df: df.dp.domain().to_dict()),
 ]
+
+
+# -- estimators: registered automatically once they are importable (merged into this package) ------
+try:
+    from pgmpy_dp import DiscretePrivateMLE
+except ImportError:  # the BN estimator is developed on another branch
+    DiscretePrivateMLE = None
+
+if DiscretePrivateMLE is not None:
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    def _bn(allocation):
+        def produce(df):
+            est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, random_state=0)
+            model = DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
+            stage1 = None if est.stage1_release_ is None else release_structure(est.stage1_release_)
+            return [
+                model.get_cpds(),
+                release_structure(est.release_),
+                stage1,
+                est.allocation_,
+                est.node_stats_,
+                est.state_names_,
+                est.stage1_epsilon_,
+            ]
+
+        return produce
+
+    PRODUCERS += [(f"DiscretePrivateMLE({a})", _bn(a)) for a in ("uniform", "data-dependent")]
 
 
 @pytest.mark.parametrize("produce", [p for _, p in PRODUCERS], ids=[n for n, _ in PRODUCERS])
