@@ -424,3 +424,9 @@ if MODEL_ENTRY_POINTS:
         with pytest.raises(exc, match=message):
             entry.call(df, 1.0, (edges, isolated, domain), budget=budget)
         assert budget.spent == 0
+
+
+def test_record_count_estimate_with_a_noiseless_table():
+    """Regression: a table with zero noise variance (huge epsilon) made the estimate 0/0 = NaN."""
+    rel = good_frame().dp.release([("a",), ("b",)], [1e300, 1.0])
+    assert rel.n_records_estimate == 12.0

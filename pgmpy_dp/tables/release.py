@@ -143,6 +143,8 @@ class MarginalRelease:
             return float(self.n_records)
         totals = np.array([t.values.sum() for t in self.tables])
         var = np.array([t.variance * t.values.size for t in self.tables])
+        if np.any(var == 0):  # a huge epsilon leaves a table noiseless (its weight would be 1/0)
+            return float(np.mean(totals[var == 0]))
         w = 1.0 / var
         return float(np.sum(w * totals) / np.sum(w))
 
