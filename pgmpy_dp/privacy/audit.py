@@ -198,7 +198,7 @@ def _candidate_events(f0: dict, f1: dict) -> list[tuple[tuple[int, str], float, 
     """Threshold events ``(statistic, t, up)``: ``up`` means ``{stat >= t}``, more likely on the neighbour."""
     events = []
     for key in f0:
-        k, stat = key
+        stat = key[1]
         if stat in ("min", "sum"):
             ts = _thresholds(f0[key], upper=True) + _thresholds(f1[key], upper=True)
             events += [(key, t, True) for t in sorted(set(ts))]

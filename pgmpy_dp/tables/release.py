@@ -352,6 +352,8 @@ def release_from_codes(
     caller is responsible for the privacy accounting of subsampling.
     """
     attrs, eps = plan_tables(domain, tables, epsilon, max_cells)
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
     n_rows = _check_codes(codes, domain, _attrs_in_order(domain, attrs), weights)
     if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
@@ -396,11 +398,15 @@ def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights
     for a in attrs:
         c = np.asarray(codes[a])
         if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
-            raise TypeError(f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} and shape {c.shape}")
+            raise TypeError(
+                f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} and shape {c.shape}"
+            )
         if n_rows is None:
             n_rows = len(c)
         elif len(c) != n_rows:
-            raise ValueError(f"codes of {a!r} have {len(c)} rows, other attributes have {n_rows}; one code per record")
+            raise ValueError(
+                f"codes of {a!r} have {len(c)} rows, other attributes have {n_rows}; one code per record"
+            )
         # one pass: viewed as unsigned, a negative code is huge, so max() catches both ends
         if len(c) and c.view(np.dtype(f"u{c.dtype.itemsize}")).max() >= domain.size(a):
             raise DomainError(
@@ -421,7 +427,8 @@ def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights
 def _check_n_records(n_records):
     if n_records is None:
         return None
-    if isinstance(n_records, (bool, np.bool_)) or not isinstance(n_records, (int, float, np.integer, np.floating)):
+    number = isinstance(n_records, (int, float, np.integer, np.floating))
+    if isinstance(n_records, (bool, np.bool_)) or not number:
         raise TypeError(f"n_records must be a number (a public record count) or None, got {n_records!r}")
     if not (math.isfinite(n_records) and n_records >= 0):
         raise ValueError(f"n_records must be a finite non-negative count, got {n_records!r}")
@@ -485,8 +492,6 @@ def release_marginals(
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
         raise ValueError("the DataFrame is empty; a release needs at least one record")
-    if budget is not None and not isinstance(budget, PrivacyBudget):
-        raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
     requested = tables
     if isinstance(tables, Sequence) and not isinstance(tables, (str, tuple)):
         bad = [t for t in tables if not isinstance(t, (str, Sequence))]
