@@ -52,7 +52,10 @@ def amplified_epsilon(epsilon: float, sample_rate: float) -> float:
         raise ValueError(f"sample_rate must be in (0, 1], got {sample_rate!r}")
     if sample_rate == 1:
         return epsilon
-    return math.log1p(math.expm1(epsilon) / sample_rate)
+    if epsilon < 1.0:
+        return math.log1p(math.expm1(epsilon) / sample_rate)
+    # the same quantity factored as exp(eps)/beta * (1 + (beta - 1) exp(-eps)): no overflow
+    return epsilon - math.log(sample_rate) + math.log1p((sample_rate - 1.0) * math.exp(-epsilon))
 
 
 def node_heights(parents: Mapping[str, Sequence[str]]) -> dict[str, int]:
@@ -87,7 +90,7 @@ def parameter_error(noisy_counts: np.ndarray, scale_to: float = 1.0, min_count: 
     ``noisy_counts`` is the node's family table with the node on axis 0 and its
     parents on the remaining axes. Negative counts are clipped to zero and the
     table rescaled by ``scale_to`` (``1/beta`` turns subsample counts into
-    full-data counts); counts are floored at ``min_count`` inside the
+    full-data counts); counts are floored at ``max(min_count, 1)`` inside the
     ``1/C^2`` terms so an empty parent configuration gives a large, finite error.
 
     Returns ``mean over cells of theta * sqrt(1/C[pa]^2 + 1/C[x, pa]^2)``.
@@ -103,8 +106,10 @@ def parameter_error(noisy_counts: np.ndarray, scale_to: float = 1.0, min_count: 
     counts = counts.reshape(k, -1)
     parent_counts = counts.sum(axis=0)
     theta = np.divide(counts, parent_counts, out=np.full_like(counts, 1.0 / k), where=parent_counts > 0)
-    c = np.maximum(counts, min_count)
-    c_pa = np.maximum(parent_counts, min_count)
+    # a count below one record carries no information, however small the noise
+    floor = max(float(min_count), 1.0)
+    c = np.maximum(counts, floor)
+    c_pa = np.maximum(parent_counts, floor)
     return float(np.mean(theta * np.sqrt(1.0 / c_pa**2 + 1.0 / c**2)))
 
 

@@ -95,6 +95,7 @@ class Domain:
         Domain(a: 3, b: 3)
         """
         explicit = dict(domain.items()) if domain is not None else {}
+        _check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
         _check_columns_exist(df, columns)
         states = {}
@@ -220,9 +221,6 @@ class Domain:
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
         _check_columns_exist(df, attrs)
-        if df.columns.duplicated().any():
-            dup = df.columns[df.columns.duplicated()].unique().tolist()
-            raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")
         return {a: self._encode_column(df[a], a) for a in attrs}
 
     def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
@@ -237,7 +235,13 @@ class Domain:
                 mapping = np.append(pd.Index(states, dtype=object).get_indexer(dtype.categories), -1)
                 codes = mapping[cat_codes]
         else:
-            codes = pd.Index(states, dtype=object).get_indexer(col)
+            try:
+                codes = pd.Index(states, dtype=object).get_indexer(col)
+            except TypeError as exc:  # e.g. lists or dicts stored in an object column
+                raise TypeError(
+                    f"column {attr!r} holds values that are not scalar states ({exc}); "
+                    "each cell must be one hashable state such as a str or int"
+                ) from None
         bad = codes < 0
         if bad.any():
             na = col.isna().to_numpy()
@@ -255,8 +259,13 @@ class Domain:
 
 
 def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise DomainError(
             f"column(s) {missing} are not in the DataFrame (columns: {list(df.columns)})"
         )
+    if df.columns.duplicated().any():
+        dup = df.columns[df.columns.duplicated()].unique().tolist()
+        raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")

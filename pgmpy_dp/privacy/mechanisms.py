@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 __all__ = [
+    "MAX_SCALE",
     "MECHANISM",
     "OPENDP_MAX_CELLS",
     "discrete_laplace_noise",
@@ -42,6 +43,12 @@ MECHANISM = "discrete_laplace"
 
 #: Tables up to this many cells use OpenDP's exact sampler by default.
 OPENDP_MAX_CELLS = 100_000
+
+#: Largest supported noise scale (about 1.1e12). Beyond it the samplers cannot
+#: stay exact: numpy's geometric saturates at the int64 maximum (so the two
+#: draws cancel and the noise is 0) and sums leave float64's exact integers
+#: (2**53). Up to it, ``P(|noise| >= 2**53) = exp(-2**13)``, which is 0 in doubles.
+MAX_SCALE = float(2**40)
 
 
 def discrete_laplace_variance(scale: float) -> float:
@@ -101,6 +108,11 @@ def discrete_laplace_noise(
     """
     if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
         raise ValueError(f"noise scale must be positive and finite, got {scale!r}")
+    if scale > MAX_SCALE:
+        raise ValueError(
+            f"noise scale {scale:g} exceeds the largest supported scale {MAX_SCALE:g}: integer noise "
+            "cannot be drawn exactly that wide (and would drown every count); raise epsilon"
+        )
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     n = math.prod(shape)
     sampler = sampler or sampler_for(n, random_state)
@@ -130,7 +142,10 @@ def _opendp_measurement(scale: float):
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
-    return dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=float(scale))
+    # i64, not T=int (i32): OpenDP saturates at the type's bounds, and clamped noise is not private
+    return dp.m.make_laplace(
+        dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64"), scale=float(scale)
+    )
 
 
 def _opendp_noise(n: int, scale: float) -> np.ndarray:

@@ -19,7 +19,13 @@ import pandas as pd
 
 from ..privacy.budget import PrivacyBudget, check_epsilon
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
-from ..privacy.mechanisms import MECHANISM, discrete_laplace_noise, discrete_laplace_variance, sampler_for
+from ..privacy.mechanisms import (
+    MAX_SCALE,
+    MECHANISM,
+    discrete_laplace_noise,
+    discrete_laplace_variance,
+    sampler_for,
+)
 from .counting import contingency_table
 
 __all__ = ["NoisyTable", "MarginalRelease", "release_marginals", "release_from_codes", "plan_tables"]
@@ -137,6 +143,8 @@ class MarginalRelease:
             return float(self.n_records)
         totals = np.array([t.values.sum() for t in self.tables])
         var = np.array([t.variance * t.values.size for t in self.tables])
+        if np.any(var == 0):  # a huge epsilon leaves a table noiseless (its weight would be 1/0)
+            return float(np.mean(totals[var == 0]))
         w = 1.0 / var
         return float(np.sum(w * totals) / np.sum(w))
 
@@ -304,7 +312,7 @@ def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CE
         if a in seen:
             raise DomainError(f"table {a} is requested twice; request it once or use two releases")
         seen.add(a)
-    if isinstance(epsilon, (Sequence, np.ndarray)) and not isinstance(epsilon, str):
+    if isinstance(epsilon, (Sequence, np.ndarray)) and not isinstance(epsilon, (str, bytes)):
         if len(epsilon) != len(attrs):
             raise ValueError(
                 f"got {len(epsilon)} per-table epsilons for {len(attrs)} tables; give one per table"
@@ -313,6 +321,12 @@ def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CE
     else:
         total = check_epsilon(epsilon)
         eps = [total / len(attrs)] * len(attrs)
+    for e, a in zip(eps, attrs):
+        if 1.0 / e > MAX_SCALE:
+            raise ValueError(
+                f"epsilon {e:g} for table {a} is too small: its noise scale {1.0 / e:g} exceeds the "
+                f"largest supported {MAX_SCALE:g}, and such a table would be pure noise; raise epsilon"
+            )
     return attrs, eps
 
 
@@ -338,8 +352,12 @@ def release_from_codes(
     caller is responsible for the privacy accounting of subsampling.
     """
     attrs, eps = plan_tables(domain, tables, epsilon, max_cells)
-    if len(next(iter(codes.values()))) == 0:
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
+    n_rows = _check_codes(codes, domain, _attrs_in_order(domain, attrs), weights)
+    if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
+    n_records = _check_n_records(n_records)
     exact = [contingency_table(codes, domain, a, weights) for a in attrs]
     rng = np.random.default_rng(random_state) if random_state is not None else None
     samplers = [sampler_for(sum(x.size for x in exact), rng)] * len(exact)
@@ -365,6 +383,56 @@ def release_from_codes(
         noisy = draw()
     sampler = samplers[0] if len(set(samplers)) == 1 else "mixed"
     return MarginalRelease(domain.project(_attrs_in_order(domain, attrs)), noisy, MECHANISM, sampler, n_records)
+
+
+def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights) -> int:
+    """Reject codes that would be miscounted silently; return the number of rows.
+
+    An out-of-range code would land in another cell (or another table's row),
+    and a per-row weight above 1 would break the sensitivity the release records.
+    """
+    missing = [a for a in attrs if a not in codes]
+    if missing:
+        raise DomainError(f"no codes given for attribute(s) {missing}; encode them with Domain.encode")
+    n_rows = None
+    for a in attrs:
+        c = np.asarray(codes[a])
+        if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
+            raise TypeError(
+                f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} and shape {c.shape}"
+            )
+        if n_rows is None:
+            n_rows = len(c)
+        elif len(c) != n_rows:
+            raise ValueError(
+                f"codes of {a!r} have {len(c)} rows, other attributes have {n_rows}; one code per record"
+            )
+        # one pass: viewed as unsigned, a negative code is huge, so max() catches both ends
+        if len(c) and c.view(np.dtype(f"u{c.dtype.itemsize}")).max() >= domain.size(a):
+            raise DomainError(
+                f"codes of {a!r} must be in [0, {domain.size(a)}), got values in [{c.min()}, {c.max()}]"
+            )
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (n_rows,):
+            raise ValueError(f"weights must have one entry per row ({n_rows}), got shape {w.shape}")
+        if len(w) and not (np.all(w >= 0) and np.all(w <= 1)):  # also rejects NaN
+            raise ValueError(
+                "weights must be in [0, 1] (a subsample mask); a larger weight would let one record "
+                "change a count by more than the recorded sensitivity"
+            )
+    return n_rows
+
+
+def _check_n_records(n_records):
+    if n_records is None:
+        return None
+    number = isinstance(n_records, (int, float, np.integer, np.floating))
+    if isinstance(n_records, (bool, np.bool_)) or not number:
+        raise TypeError(f"n_records must be a number (a public record count) or None, got {n_records!r}")
+    if not (math.isfinite(n_records) and n_records >= 0):
+        raise ValueError(f"n_records must be a finite non-negative count, got {n_records!r}")
+    return n_records
 
 
 def _attrs_in_order(domain: Domain, tables) -> list[str]:
@@ -424,9 +492,15 @@ def release_marginals(
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
         raise ValueError("the DataFrame is empty; a release needs at least one record")
-    requested = [(t,) if isinstance(t, str) else tuple(t) for t in tables] if isinstance(
-        tables, Sequence
-    ) and not isinstance(tables, (str, tuple)) else tables
+    requested = tables
+    if isinstance(tables, Sequence) and not isinstance(tables, (str, tuple)):
+        bad = [t for t in tables if not isinstance(t, (str, Sequence))]
+        if bad:
+            raise TypeError(
+                f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+                "e.g. tables=[('a', 'b'), 'c']"
+            )
+        requested = [(t,) if isinstance(t, str) else tuple(t) for t in tables]
     if isinstance(requested, list):
         columns = list(dict.fromkeys(a for t in requested for a in t))
         missing = [c for c in columns if c not in df.columns]

@@ -155,3 +155,18 @@ def test_weights_follow_eq_7():
     assert w["a"] == pytest.approx((2 + 1) * (2 + 1) * (1 + s["a"]))
     assert w["b"] == pytest.approx((1 + 1) * (1 + 1) * (1 + s["b"]))
     assert w["c"] == 1.0
+
+
+@pytest.mark.parametrize("eps", [0.5, 0.999, 1.0, 1.001, 50.0, 1e4, 1e8])
+def test_amplified_epsilon_is_stable_for_large_budgets(eps):
+    beta = 0.1
+    inner = amplified_epsilon(eps, beta)
+    assert math.isfinite(inner)
+    # exp(inner) overflows for large eps: check the identity in a stable form
+    assert inner - math.log(1 / beta) == pytest.approx(eps + math.log1p((beta - 1) * math.exp(-eps)), rel=1e-12)
+
+
+def test_parameter_error_is_finite_without_noise_and_with_empty_cells():
+    table = np.array([[100.0, 0.0, 3.0], [0.0, 0.0, 7.0]])
+    err = parameter_error(table, scale_to=10.0, min_count=0.0)
+    assert math.isfinite(err) and err > 0

@@ -27,6 +27,9 @@ def _model(net):
     return m
 
 
+# pgmpy's BeliefPropagation divides 0 by 0 when calibrating CPDs with exact zeros (as the
+# non-private MLE has too); the answers are still correct, which the test checks against VE
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
 @pytest.mark.parametrize("allocation", ["data-dependent", "uniform"])
 @pytest.mark.parametrize("consistency", ["projection", "heuristic", None])
 def test_fit_gives_a_valid_model_that_pgmpy_queries(asia, allocation, consistency):
