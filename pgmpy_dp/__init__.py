@@ -11,6 +11,7 @@ from .privacy import (
     DomainError,
     PrivacyBudget,
 )
+from .estimators import PrivateMarkovEstimator
 from .tables import MarginalRelease, release_marginals
 
 __version__ = "0.1.0"
@@ -22,5 +23,6 @@ __all__ = [
     "DomainError",
     "MarginalRelease",
     "PrivacyBudget",
+    "PrivateMarkovEstimator",
     "release_marginals",
 ]

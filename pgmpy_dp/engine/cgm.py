@@ -28,12 +28,13 @@ tends to the paper's ``sign(r) / scale``), and is quadratic, i.e. Gaussian
 with the same curvature scale, for residuals within the noise, so EM has a
 genuine fixed point. ``smoothing=0`` gives the plain subgradient.
 
-EM on this problem is slow when the noise is large: each step moves the
-log-potentials by at most ``1 / scale``. We therefore use adaptive
-over-relaxation (Salakhutdinov and Roweis 2003): step ``theta + omega (M(theta) - theta)``,
-growing ``omega`` while the penalised log-likelihood of the tables improves
-and falling back to the plain EM step (``omega = 1``) when it does not. The
-fixed points are those of plain EM.
+EM on this problem converges slowly: in the Laplace tails the gradient is
+bounded by ``1 / scale``, so one EM iteration changes a cell's count by at
+most a factor ``exp(1 / scale)``. We accelerate the EM map with SQUAREM
+(Varadhan and Roland 2008): from two EM steps it extrapolates along the
+squared-difference direction, stabilises with a third EM step and keeps the
+result only if the penalised log-likelihood of the tables did not decrease
+(otherwise it keeps the plain EM steps). The fixed points are those of EM.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class CGMResult:
     converged: bool
     tolerance: float
     log_likelihood: list[float] = field(default_factory=list)
-    omega: list[float] = field(default_factory=list)
+    steps: list[float] = field(default_factory=list)
 
 
 def _host_cliques(cliques, measurements) -> list[int]:
@@ -131,8 +132,9 @@ def cgm_em(
     nlbp_iter: int = 10,
     e_tol: float = 1e-4,
     smoothing: float = 1.0,
-    overrelax: bool = True,
+    accelerate: bool = True,
     m_step_iter: int = 20,
+    m_tol: float = 1e-8,
     callback: Callable[[int, float, float], None] | None = None,
     warn: bool = True,
 ) -> CGMResult:
@@ -164,10 +166,10 @@ def cgm_em(
         The E-step stops when no natural parameter moves by more than this.
     smoothing : float
         Pseudo-Huber width in noise scales (see the module docstring).
-    overrelax : bool
-        Adaptive over-relaxation of the EM step.
-    m_step_iter : int
-        L-BFGS iterations per M-step (a partial M-step still increases the EM bound).
+    accelerate : bool
+        SQUAREM extrapolation of the EM map (same fixed points, far fewer iterations).
+    m_step_iter, m_tol : int, float
+        L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
     callback : callable, optional
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
@@ -214,19 +216,33 @@ def cgm_em(
             out.append(N * np.transpose(marg, [rest.index(a) for a in m.attrs]))
         return out
 
-    def loglik(mu: list[np.ndarray], theta: list[np.ndarray]):
-        """Penalised log-likelihood of the tables at counts N mu, its gradient and step sizes per clique cell."""
+    def penalty(theta) -> float:
+        return 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
+
+    n_meas = [0] * len(cliques)
+    for h in hosts:
+        n_meas[h] += 1
+
+    def loglik(mu: list[np.ndarray], directions: bool = False):
+        """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
+        gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
         total = 0.0
         grad = [np.zeros(domain.shape(c)) for c in cliques]
         stiff = [np.zeros(domain.shape(c)) for c in cliques]
+        toward = [np.zeros(domain.shape(c)) for c in cliques]
         for m, h, n in zip(measurements, hosts, table_counts(mu)):
             ll, g, k = laplace_log_likelihood(m.values, n, m.scale, smoothing)
             total += ll
-            grad[h] = grad[h] + align(g, m.attrs, cliques[h])
-            # d(log-count) of a cell moves the table by n * d, so n * curvature is its stiffness
-            stiff[h] = stiff[h] + align(k * np.maximum(n, 0.0), m.attrs, cliques[h])
-        penalty = 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
-        return total - penalty, grad, stiff
+            if directions:
+                grad[h] = grad[h] + align(g, m.attrs, cliques[h])
+                # d(log-count) of a cell moves the table by n * d, so n * curvature is its stiffness
+                stiff[h] = stiff[h] + align(k * np.maximum(n, 0.0), m.attrs, cliques[h])
+                # counts are integers: a noisy count below one record means "about none", half a record
+                ratio = np.log(np.maximum(m.values, 0.5)) - np.log(np.maximum(n, 1e-300))
+                toward[h] = toward[h] + align(ratio, m.attrs, cliques[h]) / n_meas[h]
+        if directions:
+            return total, grad, stiff, toward
+        return total
 
     def tie(theta: list[np.ndarray]) -> list[np.ndarray]:
         out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
@@ -236,86 +252,128 @@ def cgm_em(
                 out[i] = block
         return out
 
-    def e_objective(phi, mu_phi, log_z_phi) -> float:
-        """Problem (6) at counts N mu(phi): theta.n + H(n) + log p(y | n), with H(n) = N (A(phi) - phi.mu)."""
-        inner = sum(float(np.sum((th - ph) * m)) for th, ph, m in zip(theta, phi, mu_phi)) + log_z_phi
-        return N * inner + loglik(mu_phi, theta)[0]
+    def dot(a, b) -> float:
+        return sum(float(np.sum(x * y)) for x, y in zip(a, b))
 
-    def _e_step(theta, mu, log_z, grad, stiff):
+    step_memory = {"newton": damping, "plain": damping, "data": damping}
+
+    def e_step(theta, start):
+        """NLBP (Algorithm 1) for the model theta from the best of the given starting points.
+
+        ``start`` lists (phi, mu(phi), log Z(phi)) triples; returns the improved triple.
+        """
         # NLBP moves the natural parameters phi of the counts towards theta + grad log p(y | n);
         # that direction is the Fisher-preconditioned gradient of Problem (6) in phi. The paper
-        # damps with a fixed alpha; a fixed step overshoots whenever a cell's count exceeds its
-        # squared noise scale (the likelihood is then stiffer than the multinomial prior), so
-        # each cell's step is divided by 1 + its stiffness (the Newton step of an isolated
-        # cell) and the whole step is halved until Problem (6) improves.
-        phi, mu_phi, lz_phi = theta, mu, log_z
-        g, st = grad, stiff
-        obj = e_objective(phi, mu_phi, lz_phi)
+        # damps with a fixed alpha. A fixed step overshoots whenever a cell's count exceeds its
+        # squared noise scale (the likelihood is then stiffer than the multinomial prior) and
+        # crawls otherwise, so each sweep tries three directions: the plain NLBP one, the same
+        # divided cell by cell by 1 + stiffness (the Newton step of an isolated cell), and the
+        # log-ratio of data to counts (an IPF step, which is what nearly noiseless tables
+        # need: there the Laplace gradient is a sign), each with a backtracking line search on
+        # Problem (6) that starts from twice its last accepted step, and keeps the better.
+        # Starting from the previous E-step's counts (as Algorithm 1 carries n along) makes EM
+        # monotone.
+        def objective(phi, mu_phi, lz_phi):
+            # theta.n + H(n) + log p(y | n) at n = N mu(phi), using H(n) = N (A(phi) - phi.mu)
+            return N * (dot(theta, mu_phi) - dot(phi, mu_phi) + lz_phi) + loglik(mu_phi)
+
+        scored = [(objective(*s_), s_) for s_ in start]
+        obj, (phi, mu_phi, lz_phi) = max(scored, key=lambda x: x[0])
         for _ in range(nlbp_iter):
-            direction = [(th + gr - ph) / (1.0 + k) for th, gr, ph, k in zip(theta, g, phi, st)]
-            eta = damping
-            while True:
-                cand = [ph + eta * d for ph, d in zip(phi, direction)]
-                mu_c, lz_c = inference.marginals(cand)
-                obj_c = e_objective(cand, mu_c, lz_c)
-                if obj_c >= obj - 1e-12 * abs(obj) or eta < 1e-3:
-                    break
-                eta *= 0.5
-            moved = eta * max(float(np.max(np.abs(d))) for d in direction)
-            phi, mu_phi, lz_phi, obj = cand, mu_c, lz_c, obj_c
+            _, g, st, toward = loglik(mu_phi, directions=True)
+            plain = [th + gr - ph for th, gr, ph in zip(theta, g, phi)]
+            newton = [d / (1.0 + k) for d, k in zip(plain, st)]
+            best = None
+            for key, direction in (("newton", newton), ("plain", plain), ("data", toward)):
+                eta = min(damping, 2.0 * step_memory[key])
+                while eta >= 1e-6:
+                    cand = [ph + eta * d for ph, d in zip(phi, direction)]
+                    mu_c, lz_c = inference.marginals(cand)
+                    obj_c = objective(cand, mu_c, lz_c)
+                    if obj_c > obj:
+                        step_memory[key] = eta
+                        if best is None or obj_c > best[0]:
+                            moved = eta * max(float(np.max(np.abs(d))) for d in direction)
+                            best = (obj_c, cand, mu_c, lz_c, moved)
+                        break
+                    eta *= 0.25
+            if best is None:  # no improving step: the E-step has converged
+                break
+            obj, phi, mu_phi, lz_phi, moved = best
             if moved < e_tol:
                 break
-            _, g, st = loglik(mu_phi, theta)
-        return phi, mu_phi
+        return phi, mu_phi, lz_phi
+
+    def em_map(theta, state):
+        """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given.
+
+        Returns M(E(theta)), the E-step state, the EM objective F after the M-step, the merit
+        J(theta) and mu(theta). F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - penalty(theta)
+        never decreases; J(theta) = log p(y | N mu(theta)) - penalty(theta) = F(theta, N mu(theta)).
+        """
+        mu, log_z = inference.marginals(theta)
+        merit = loglik(mu) - penalty(theta)
+        starts = [(theta, mu, log_z)] + ([state] if state is not None else [])
+        phi, mu_phi, lz_phi = e_step(theta, starts)
+        ll_phi = loglik(mu_phi)
+        entropy = N * (lz_phi - dot(phi, mu_phi))
+        state = (phi, mu_phi, lz_phi)
+        if lam == 0 and tied is None:
+            # phi is exactly the MLE of the counts N mu(phi): KL = 0
+            return phi, state, ll_phi, merit, mu
+        fit = fit_log_potentials(
+            inference, mu_phi, lam, tied, init=phi, max_iter=m_step_iter, tol=m_tol, warn=False
+        )
+        # -N * fit.objective = theta.n - N A(theta) - penalty(theta)
+        return fit.log_potentials, state, -N * fit.objective + entropy + ll_phi, merit, mu
+
+    def combine(coefs, thetas):
+        return tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(cliques))])
 
     theta = [np.zeros(domain.shape(c)) for c in cliques] if init is None else tie([np.array(t, dtype=np.float64) for t in init])
-    mu, log_z = inference.marginals(theta)
-    ll, grad, stiff = loglik(mu, theta)
-    trace = [ll]
-    omegas: list[float] = []
-    omega = 1.0
+    trace: list[float] = []
+    steps: list[float] = []
     change = np.inf
     converged = False
-    t = 0
-    for t in range(1, max_iter + 1):
-        # E-step: NLBP (Algorithm 1) from the current model; see _e_step
-        theta_p, mu_p = _e_step(theta, mu, log_z, grad, stiff)
-        n = [N * m for m in mu_p]
-        # M-step, warm-started where the E-step ended
-        if lam == 0 and tied is None:
-            theta_m = theta_p  # exact E-step on the same cliques: theta_p is the MLE of n
-        else:
-            theta_m = fit_log_potentials(
-                inference, n, lam, tied, init=theta_p, max_iter=m_step_iter, tol=1e-10, warn=False
-            ).log_potentials
+    omega = 1.0
+    theta_m, state, objective, merit, mu = em_map(theta, None)
+    t = 1
+    trace.append(objective)
+    while t < max_iter:
+        # adaptive over-relaxation (Salakhutdinov and Roweis 2003): try theta + omega (M(theta) - theta)
+        # and keep it if the merit J improved; otherwise take the plain EM step M(theta)
         accepted = False
-        if overrelax and omega > 1:
-            cand = [a + omega * (b - a) for a, b in zip(theta, theta_m)]
-            mu_c, lz_c = inference.marginals(cand)
-            ll_c, grad_c, stiff_c = loglik(mu_c, cand)
-            if ll_c > ll:
-                theta, mu, log_z, ll_new, grad, stiff = cand, mu_c, lz_c, ll_c, grad_c, stiff_c
-                accepted = True
+        if accelerate and omega > 1.0:
+            cand = combine([1.0 - omega, omega], [theta, theta_m])
+            cand_m, state_c, obj_c, merit_c, mu_c = em_map(cand, state)
+            t += 1
+            if np.isfinite(merit_c) and merit_c > merit:
+                theta, theta_m, state, objective_new, merit, mu = cand, cand_m, state_c, obj_c, merit_c, mu_c
                 omega *= 1.5
+                accepted = True
+            else:
+                omega = 1.0
         if not accepted:
-            mu_m, lz_m = inference.marginals(theta_m)
-            ll_m, grad_m, stiff_m = loglik(mu_m, theta_m)
-            theta, mu, log_z, ll_new, grad, stiff = theta_m, mu_m, lz_m, ll_m, grad_m, stiff_m
-            omega = 1.5 if overrelax and omega <= 1 else 1.0
-        omegas.append(omega)
-        change = abs(ll_new - ll) / max(1.0, abs(ll))
-        ll = ll_new
-        trace.append(ll)
+            theta = theta_m
+            theta_m, state, objective_new, merit, mu = em_map(theta, state)
+            t += 1
+            omega = 1.5 if accelerate else 1.0
+        steps.append(omega)
+        change = abs(objective_new - objective) / max(1.0, abs(objective))
+        objective = objective_new
+        trace.append(objective)
         if callback is not None:
-            callback(t, ll, change)
+            callback(t, objective, change)
         if change < tol:
             converged = True
             break
+    theta = theta_m
+    mu, _ = inference.marginals(theta)
     if warn and not converged:
         warnings.warn(
-            f"CGM-EM stopped after {t} iterations with relative log-likelihood change {change:.2e} > tol={tol:g}; "
-            "raise max_iter or tol",
+            f"CGM-EM stopped after {t} iterations with relative change {change:.2e} of the EM objective "
+            f"> tol={tol:g}; raise max_iter or tol",
             ConvergenceWarning,
             stacklevel=2,
         )
-    return CGMResult(theta, table_counts(mu), t, converged, float(change), trace, omegas)
+    return CGMResult(theta, table_counts(mu), t, converged, float(change), trace, steps)

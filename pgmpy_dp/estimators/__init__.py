@@ -5,4 +5,6 @@ interface; Markov networks from noisy clique marginals. Estimators consume
 measurements (:mod:`pgmpy_dp.tables`) and never import the other way.
 """
 
-__all__: list[str] = []
+from .markov import PrivateMarkovEstimator
+
+__all__: list[str] = ["PrivateMarkovEstimator"]
