@@ -161,7 +161,8 @@ def cgm_em(
     damping : float
         Global factor ``alpha`` on the per-cell NLBP steps (1 = only the per-cell damping).
     nlbp_iter : int
-        Largest number of NLBP sweeps per E-step.
+        Largest number of NLBP sweeps per E-step (warm-started from the previous E-step, so
+        a partial E-step still keeps EM monotone).
     e_tol : float
         The E-step stops when no natural parameter moves by more than this.
     smoothing : float
@@ -270,7 +271,7 @@ def cgm_em(
         # divided cell by cell by 1 + stiffness (the Newton step of an isolated cell), and the
         # log-ratio of data to counts (an IPF step, which is what nearly noiseless tables
         # need: there the Laplace gradient is a sign), each with a backtracking line search on
-        # Problem (6) that starts from twice its last accepted step, and keeps the better.
+        # Problem (6) that starts from twice its last accepted step; the best of the three wins.
         # Starting from the previous E-step's counts (as Algorithm 1 carries n along) makes EM
         # monotone.
         def objective(phi, mu_phi, lz_phi):
@@ -324,8 +325,11 @@ def cgm_em(
         fit = fit_log_potentials(
             inference, mu_phi, lam, tied, init=phi, max_iter=m_step_iter, tol=m_tol, warn=False
         )
-        # -N * fit.objective = theta.n - N A(theta) - penalty(theta)
-        return fit.log_potentials, state, -N * fit.objective + entropy + ll_phi, merit, mu
+        # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
+        current = -dot(theta, mu_phi) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
+        theta_m, f_m = (fit.log_potentials, fit.objective) if fit.objective <= current else (theta, current)
+        # -N * f_m = theta.n - N A(theta) - penalty(theta)
+        return theta_m, state, -N * f_m + entropy + ll_phi, merit, mu
 
     def combine(coefs, thetas):
         return tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(cliques))])
