@@ -30,11 +30,16 @@ genuine fixed point. ``smoothing=0`` gives the plain subgradient.
 
 EM on this problem converges slowly: in the Laplace tails the gradient is
 bounded by ``1 / scale``, so one EM iteration changes a cell's count by at
-most a factor ``exp(1 / scale)``. We accelerate the EM map with SQUAREM
-(Varadhan and Roland 2008): from two EM steps it extrapolates along the
-squared-difference direction, stabilises with a third EM step and keeps the
-result only if the penalised log-likelihood of the tables did not decrease
-(otherwise it keeps the plain EM steps). The fixed points are those of EM.
+most a factor ``exp(1 / scale)``. We use adaptive over-relaxation
+(Salakhutdinov and Roweis 2003): try ``theta + omega (M(theta) - theta)``,
+grow ``omega`` by 1.5 while the merit ``log p(y | N mu(theta)) - penalty``
+improves, and fall back to the plain EM step (``omega = 1``) when it does
+not. The fixed points are those of EM.
+
+The EM objective recorded after every iteration is
+``F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - (lambda N / 2) ||theta||^2``
+(with ``lambda`` per record): plain EM with warm-started partial E- and
+M-steps never decreases it.
 """
 
 from __future__ import annotations
@@ -102,8 +107,8 @@ class CGMResult:
     n_iter: int
     converged: bool
     tolerance: float
-    log_likelihood: list[float] = field(default_factory=list)
-    steps: list[float] = field(default_factory=list)
+    log_likelihood: list[float] = field(default_factory=list)  # the EM objective F per iteration
+    steps: list[float] = field(default_factory=list)  # over-relaxation factor after each iteration
 
 
 def _host_cliques(cliques, measurements) -> list[int]:
@@ -157,9 +162,9 @@ def cgm_em(
     max_iter : int
         Largest number of EM iterations.
     tol : float
-        Stop when the relative change of the penalised log-likelihood of the tables falls below it.
+        Stop when the relative change of the EM objective ``F`` (module docstring) falls below it.
     damping : float
-        Global factor ``alpha`` on the per-cell NLBP steps (1 = only the per-cell damping).
+        ``alpha``: the largest NLBP step length tried (the line search only shortens it).
     nlbp_iter : int
         Largest number of NLBP sweeps per E-step (warm-started from the previous E-step, so
         a partial E-step still keeps EM monotone).
@@ -168,7 +173,7 @@ def cgm_em(
     smoothing : float
         Pseudo-Huber width in noise scales (see the module docstring).
     accelerate : bool
-        SQUAREM extrapolation of the EM map (same fixed points, far fewer iterations).
+        Adaptive over-relaxation of the EM step (same fixed points, fewer iterations).
     m_step_iter, m_tol : int, float
         L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
     callback : callable, optional

@@ -115,7 +115,7 @@ def _closed_form(jt: JunctionTree, targets: Sequence[np.ndarray]) -> list[np.nda
         return None
     theta = [np.zeros(t.shape) for t in targets]
     with np.errstate(divide="ignore"):
-        for v, n in enumerate(jt.nodes):
+        for v in range(len(jt.nodes)):
             i = node_clique[v]
             c = jt.cliques[i]
             logm = np.maximum(np.log(targets[i]), _LOG_FLOOR)

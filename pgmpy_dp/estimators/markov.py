@@ -79,8 +79,8 @@ class PrivateMarkovEstimator:
     max_iter : int
         Largest number of EM iterations (``"cgm-em"``) or L-BFGS iterations of the MLE.
     tol : float
-        Relative change of the tables' penalised log-likelihood at which EM stops
-        (the MLE stops at gradient max-norm ``tol * 1e-2`` per record).
+        Relative change of the EM objective at which EM stops (see :mod:`pgmpy_dp.engine.cgm`);
+        the MLE stops at gradient max-norm ``tol * 1e-2`` per record.
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
         against the log-likelihood of all ``N`` records (a Gaussian prior of
@@ -113,8 +113,10 @@ class PrivateMarkovEstimator:
     n_iter_, converged_, tolerance_ : int, bool, float
         Iterations run, whether ``tol`` was reached, and the last relative change.
     log_likelihood_ : list of float
-        Penalised log-likelihood of the noisy tables after each EM iteration
-        (``"cgm-em"``; the smoothed Laplace likelihood, see :mod:`pgmpy_dp.engine.cgm`).
+        The EM objective after each iteration (``"cgm-em"``): smoothed Laplace
+        log-likelihood of the noisy tables at the inferred counts, minus ``N`` times
+        the KL divergence of those counts from the model, minus the L2 penalty
+        (see :mod:`pgmpy_dp.engine.cgm`). Empty for ``"naive-mle"``.
     inference_ : str
         ``"junction-tree"`` or ``"loopy"``.
 
@@ -283,7 +285,7 @@ class PrivateMarkovEstimator:
             self.log_likelihood_ = list(result.log_likelihood)
             if not result.converged:
                 warnings.warn(
-                    f"CGM-EM did not converge: relative change of the log-likelihood {result.tolerance:.2e} "
+                    f"CGM-EM did not converge: relative change of the EM objective {result.tolerance:.2e} "
                     f"after max_iter={self.max_iter} iterations is above tol={self.tol:g}; "
                     "raise max_iter or tol (the returned model is the last iterate)",
                     ConvergenceWarning,
