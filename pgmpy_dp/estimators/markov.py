@@ -32,7 +32,7 @@ from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, release_marginals
 
-__all__ = ["PrivateMarkovEstimator", "auto_regularization", "ConvergenceWarning"]
+__all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
 
 _METHODS = ("cgm-em", "naive-mle")
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
@@ -64,6 +64,26 @@ def auto_regularization(tables, n_records: float) -> float:
     return PRIOR_PRECISION * float(np.mean(factors))
 
 
+def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
+    """The L2 weight of the CGM-EM M-step under ``regularization="auto"``.
+
+    A cell the noisy data call empty is held up by the penalty until its
+    likelihood gradient balances it. For naive MLE that gradient is the cell's
+    probability itself, for CGM-EM it is the Laplace gradient, bounded by
+    ``1 / scale``: the same penalty would leave such cells about ``scale``
+    times more mass. So CGM-EM uses the naive weight divided by the mean noise
+    scale, capped at the unit prior (:data:`PRIOR_PRECISION`).
+
+    Examples
+    --------
+    >>> cgm_regularization(5.6, [48.0, 48.0])
+    0.11666666666666665
+    >>> cgm_regularization(1236.0, [240.0])
+    1.0
+    """
+    return float(min(PRIOR_PRECISION, naive_regularization / max(1.0, float(np.mean(scales)))))
+
+
 class PrivateMarkovEstimator:
     """Fit the potentials of a pgmpy ``DiscreteMarkovNetwork`` from differentially private marginals.
 
@@ -77,16 +97,19 @@ class PrivateMarkovEstimator:
         estimate. Every table of every release is evidence, each weighted by its
         own noise scale.
     max_iter : int
-        Largest number of EM iterations (``"cgm-em"``) or L-BFGS iterations of the MLE.
+        Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
+        ``max(1000, max_iter)`` L-BFGS iterations. EM is usually stopped by this
+        limit rather than by ``tol``; 30 is where the benchmark's accuracy gains
+        over naive MLE are reached at a few times its cost.
     tol : float
         Relative change of the EM objective at which EM stops (see :mod:`pgmpy_dp.engine.cgm`);
         the MLE stops at gradient max-norm ``tol * 1e-2`` per record.
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
         against the log-likelihood of all ``N`` records (a Gaussian prior of
-        variance ``1/lambda``). ``"auto"`` uses :data:`PRIOR_PRECISION` for the
-        CGM M-step (EM accounts for the noise itself) and
-        :func:`auto_regularization` for naive MLE (which does not).
+        variance ``1/lambda``). ``"auto"`` uses :func:`auto_regularization` for
+        naive MLE (a unit prior made stronger because naive MLE ignores the
+        noise) and :func:`cgm_regularization` for the CGM M-step.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
@@ -142,7 +165,7 @@ class PrivateMarkovEstimator:
     def __init__(
         self,
         method: str = "cgm-em",
-        max_iter: int = 100,
+        max_iter: int = 30,
         tol: float = 1e-6,
         regularization: float | str = "auto",
         inference: str = "auto",
@@ -251,7 +274,7 @@ class PrivateMarkovEstimator:
             naive_targets.append(project_simplex(values / w.sum() / n_records))
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
-            lam_cgm = PRIOR_PRECISION
+            lam_cgm = cgm_regularization(lam_naive, [m.scale for m in measurements])
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
