@@ -129,6 +129,8 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     epss = sorted(df["epsilon"].unique())
     fig, axes = plt.subplots(len(kinds), len(epss), figsize=(3.2 * len(epss), 3.0 * len(kinds)), squeeze=False, sharey=True)
     means = df.groupby(["model", "epsilon", "method", "N"])["kl"].mean()
+    shown = df[df["method"] != "random"]["kl"]
+    ylim = (shown.min() / 2, shown.max() * 3)
     for i, kind in enumerate(kinds):
         for j, eps in enumerate(epss):
             ax = axes[i][j]
@@ -137,14 +139,19 @@ def plot(df: pd.DataFrame, path: Path) -> None:
                     s = means.loc[(kind, eps, method)]
                 except KeyError:
                     continue
+                if method == "random":  # orders of magnitude above the others: say so instead of squashing them
+                    ax.text(0.03, 0.97, f"random: KL {s.min():.3g}..{s.max():.3g}", transform=ax.transAxes,
+                            va="top", fontsize=7, color="gray")
+                    continue
                 ax.plot(s.index, s.values, marker="o", label=method)
+            ax.set_ylim(*ylim)
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(f"{kind}, eps={eps:g}")
             ax.set_xlabel("N")
             if j == 0:
                 ax.set_ylabel("KL(true || learned)")
-    axes[0][0].legend(fontsize=7)
+    axes[0][0].legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -162,12 +169,16 @@ def main(argv=None):
     parser.add_argument("--er-p", type=float, default=0.3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
+    parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     args = parser.parse_args(argv)
     if args.full and 0.01 not in args.eps:
         args.eps = [0.01] + args.eps
     RESULTS.mkdir(exist_ok=True)
-    df = run(args)
-    df.to_csv(RESULTS / f"{args.out}.csv", index=False)
+    if args.from_csv:
+        df = pd.read_csv(RESULTS / f"{args.out}.csv")
+    else:
+        df = run(args)
+        df.to_csv(RESULTS / f"{args.out}.csv", index=False)
     summary = summarise(df)
     summary.to_csv(RESULTS / f"{args.out}_summary.csv", index=False)
     plot(df, RESULTS / f"{args.out}.png")
