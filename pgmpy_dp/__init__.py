@@ -12,7 +12,7 @@ from .privacy import (
     PrivacyBudget,
 )
 from .tables import MarginalRelease, release_marginals
-from .estimators import DiscretePrivateMLE
+from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from . import datasets  # noqa: F401
 
 __version__ = "0.1.0"
@@ -25,5 +25,6 @@ __all__ = [
     "DomainError",
     "MarginalRelease",
     "PrivacyBudget",
+    "PrivateMarkovEstimator",
     "release_marginals",
 ]

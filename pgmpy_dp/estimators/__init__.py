@@ -6,5 +6,6 @@ measurements (:mod:`pgmpy_dp.tables`) and never import the other way.
 """
 
 from .bayesian import DiscretePrivateMLE
+from .markov import PrivateMarkovEstimator
 
-__all__: list[str] = ["DiscretePrivateMLE"]
+__all__: list[str] = ["DiscretePrivateMLE", "PrivateMarkovEstimator"]

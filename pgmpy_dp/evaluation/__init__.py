@@ -1,3 +1,5 @@
 """Layer 6: accuracy metrics for private models (KL, L1, query error, MAP agreement)."""
 
-__all__: list[str] = []
+from .markov import kl_divergence
+
+__all__: list[str] = ["kl_divergence"]

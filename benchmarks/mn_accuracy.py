@@ -1,0 +1,190 @@
+"""Accuracy and speed of private Markov-network learning: Bernstein et al. (2017), section 4.1.
+
+Models: 10-node third-order chains (edge i-j iff 1 <= |i-j| <= 3) and connected
+Erdos-Renyi graphs (edge probability ``--er-p``), k = 10 states, every edge
+potential drawn from Dirichlet(1) over its k^2 cells. For each model type and
+population size N, ``--populations`` random models are drawn and N records
+sampled exactly from each (junction-tree forward sampling); each population is
+released ``--replications`` times per epsilon (all edge tables, sensitivity =
+number of edges). Methods, each scored by the exact KL(true || learned):
+
+* ``non-private``: MLE on the exact tables (L2 weight 1, the unit prior);
+* ``naive-mle``: ``PrivateMarkovEstimator(method="naive-mle")`` with its defaults;
+* ``cgm-em``: ``PrivateMarkovEstimator(method="cgm-em")`` with its defaults;
+* ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference).
+
+Seconds per fit are wall-clock times of ``fit(model, release)`` (the release is
+made once, outside the timing). Writes ``results/mn_accuracy.csv`` (one row per
+fit), ``results/mn_accuracy_summary.csv`` (means per cell) and
+``results/mn_accuracy.png``, and prints the summary table.
+
+Run:  python benchmarks/mn_accuracy.py                 # N in 1e4..1e6, eps in 0.1, 0.5, 1
+      python benchmarks/mn_accuracy.py --full          # adds eps = 0.01
+      python benchmarks/mn_accuracy.py --populations 1 --replications 1 --n 10000  # smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from pgmpy.models import DiscreteMarkovNetwork
+
+from pgmpy_dp import PrivateMarkovEstimator
+from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
+from pgmpy_dp.evaluation.markov import kl_divergence_potentials
+from pgmpy_dp.privacy.domain import Domain
+from pgmpy_dp.tables import contingency_table, release_from_codes
+
+RESULTS = Path(__file__).parent / "results"
+METHODS = ["non-private", "naive-mle", "cgm-em", "random"]
+
+
+def make_graph(kind: str, n_nodes: int, rng: np.random.Generator, er_p: float) -> list[tuple[str, str]]:
+    names = [f"x{i}" for i in range(n_nodes)]
+    if kind == "chain3":
+        return [(names[i], names[j]) for i in range(n_nodes) for j in range(i + 1, n_nodes) if j - i <= 3]
+    if kind == "er":
+        while True:
+            g = nx.gnp_random_graph(n_nodes, er_p, seed=int(rng.integers(2**31)))
+            if nx.is_connected(g):
+                return [(names[min(u, v)], names[max(u, v)]) for u, v in sorted(g.edges())]
+    raise ValueError(f"unknown model kind {kind!r}; use 'chain3' or 'er'")
+
+
+def run(args) -> pd.DataFrame:
+    rows = []
+    k = args.k
+    domain = Domain({f"x{i}": list(range(k)) for i in range(args.nodes)})
+    for kind in args.models:
+        for n in args.n:
+            for pop in range(args.populations):
+                rng = np.random.default_rng([args.seed, args.models.index(kind), n, pop])  # stable across runs
+                edges = make_graph(kind, args.nodes, rng, args.er_p)
+                theta = [np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k)) for _ in edges]
+                jt = JunctionTree(domain, edges)
+                codes = jt.sample(theta, n, random_state=rng)
+                exact = [contingency_table(codes, domain, e) for e in edges]
+                model = DiscreteMarkovNetwork(edges)
+
+                def kl(cliques, th):
+                    return kl_divergence_potentials(domain, edges, theta, cliques, th)
+
+                t0 = time.perf_counter()
+                nonpriv = fit_log_potentials(jt, exact, regularization=1.0 / n, warn=False)
+                t_np = time.perf_counter() - t0
+                kl_np = kl(edges, nonpriv.log_potentials)
+                for eps in args.eps:
+                    for rep in range(args.replications):
+                        release = release_from_codes(codes, domain, edges, eps, random_state=rng)
+                        base = dict(model=kind, N=n, epsilon=eps, population=pop, replication=rep,
+                                    edges=len(edges), treewidth=max(len(c) for c in jt.nodes) - 1)
+                        rows.append({**base, "method": "non-private", "kl": kl_np, "seconds": t_np, "n_iter": nonpriv.n_iter})
+                        for method in ("naive-mle", "cgm-em"):
+                            est = PrivateMarkovEstimator(method=method, show_progress=False)
+                            with warnings.catch_warnings():
+                                warnings.simplefilter("ignore", ConvergenceWarning)
+                                t0 = time.perf_counter()
+                                est.fit(model, release)
+                                secs = time.perf_counter() - t0
+                            rows.append({**base, "method": method, "kl": kl(est.cliques_, est.log_potentials_),
+                                         "seconds": secs, "n_iter": est.n_iter_, "converged": est.converged_})
+                        t0 = time.perf_counter()
+                        rand = [rng.dirichlet(np.ones(k * k)).reshape(k, k) for _ in edges]
+                        rfit = fit_log_potentials(jt, rand, regularization=1.0 / n, warn=False)
+                        rows.append({**base, "method": "random", "kl": kl(edges, rfit.log_potentials),
+                                     "seconds": time.perf_counter() - t0, "n_iter": rfit.n_iter})
+                        done = rows[-4:]
+                        print(
+                            f"{kind:6s} N={n:>8,d} eps={eps:<5g} pop={pop} rep={rep}  "
+                            + "  ".join(f"{r['method']}: KL={r['kl']:.4f} ({r['seconds']:.2f}s)" for r in done),
+                            flush=True,
+                        )
+    return pd.DataFrame(rows)
+
+
+def summarise(df: pd.DataFrame) -> pd.DataFrame:
+    g = df.groupby(["model", "N", "epsilon", "method"], sort=True)
+    summary = g.agg(kl=("kl", "mean"), kl_sd=("kl", "std"), seconds=("seconds", "mean"), fits=("kl", "size")).reset_index()
+    wide = summary.pivot_table(index=["model", "N", "epsilon"], columns="method", values=["kl", "seconds"])
+    wide.columns = [f"{a}_{b}" for a, b in wide.columns]
+    wide = wide.reset_index()
+    wide["cgm_over_naive_time"] = wide["seconds_cgm-em"] / wide["seconds_naive-mle"]
+    wide["cgm_below_naive"] = wide["kl_cgm-em"] < wide["kl_naive-mle"]
+    return wide
+
+
+def plot(df: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = list(dict.fromkeys(df["model"]))
+    epss = sorted(df["epsilon"].unique())
+    fig, axes = plt.subplots(len(kinds), len(epss), figsize=(3.2 * len(epss), 3.0 * len(kinds)), squeeze=False, sharey=True)
+    means = df.groupby(["model", "epsilon", "method", "N"])["kl"].mean()
+    shown = df[df["method"] != "random"]["kl"]
+    ylim = (shown.min() / 2, shown.max() * 3)
+    for i, kind in enumerate(kinds):
+        for j, eps in enumerate(epss):
+            ax = axes[i][j]
+            for method in METHODS:
+                try:
+                    s = means.loc[(kind, eps, method)]
+                except KeyError:
+                    continue
+                if method == "random":  # orders of magnitude above the others: say so instead of squashing them
+                    ax.text(0.03, 0.97, f"random: KL {s.min():.3g}..{s.max():.3g}", transform=ax.transAxes,
+                            va="top", fontsize=7, color="gray")
+                    continue
+                ax.plot(s.index, s.values, marker="o", label=method)
+            ax.set_ylim(*ylim)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{kind}, eps={eps:g}")
+            ax.set_xlabel("N")
+            if j == 0:
+                ax.set_ylabel("KL(true || learned)")
+    axes[0][0].legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["chain3", "er"])
+    parser.add_argument("--n", type=lambda s: int(float(s)), nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--eps", type=float, nargs="+", default=[0.1, 0.5, 1.0])
+    parser.add_argument("--full", action="store_true", help="add epsilon = 0.01")
+    parser.add_argument("--populations", type=int, default=2)
+    parser.add_argument("--replications", type=int, default=2)
+    parser.add_argument("--nodes", type=int, default=10)
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--er-p", type=float, default=0.3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="mn_accuracy")
+    parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
+    args = parser.parse_args(argv)
+    if args.full and 0.01 not in args.eps:
+        args.eps = [0.01] + args.eps
+    RESULTS.mkdir(exist_ok=True)
+    if args.from_csv:
+        df = pd.read_csv(RESULTS / f"{args.out}.csv")
+    else:
+        df = run(args)
+        df.to_csv(RESULTS / f"{args.out}.csv", index=False)
+    summary = summarise(df)
+    summary.to_csv(RESULTS / f"{args.out}_summary.csv", index=False)
+    plot(df, RESULTS / f"{args.out}.png")
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Layer 4: dense log-space inference and maximum-likelihood fitting for Markov networks.
+
+numpy / scipy / networkx only, no pgmpy objects: this is the hot path of the
+private Markov-network estimators. A model is a :class:`~pgmpy_dp.privacy.Domain`
+plus a list of cliques (attribute tuples); parameters are one log-potential
+array per clique, shaped ``domain.shape(clique)``.
+"""
+
+from .cgm import CGMResult, Measurement, cgm_em, laplace_log_likelihood
+from .factor import Factor, align, log_marginal, logsumexp
+from .inference import DEFAULT_MAX_JT_CELLS, make_inference
+from .junction_tree import Calibration, JunctionTree, as_cliques, is_decomposable, triangulate
+from .loopy import LoopyBP
+from .mle import ConvergenceWarning, MLEResult, fit_log_potentials, project_simplex, tie_groups
+
+__all__ = [
+    "CGMResult",
+    "Calibration",
+    "ConvergenceWarning",
+    "DEFAULT_MAX_JT_CELLS",
+    "Factor",
+    "JunctionTree",
+    "LoopyBP",
+    "MLEResult",
+    "Measurement",
+    "align",
+    "as_cliques",
+    "cgm_em",
+    "fit_log_potentials",
+    "is_decomposable",
+    "laplace_log_likelihood",
+    "log_marginal",
+    "logsumexp",
+    "make_inference",
+    "project_simplex",
+    "tie_groups",
+    "triangulate",
+]
