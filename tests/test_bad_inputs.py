@@ -12,11 +12,8 @@ Structure (extend the lists, not the tests):
   succeed and spend exactly its epsilon.
 * ``MODEL_ENTRY_POINTS`` / ``MODEL_CASES``: model-structure cases (cyclic,
   disconnected, nodes missing from the data, families over the cell limit) for
-  the BN and MN estimators: ``call(df, epsilon, model_spec, budget=None)``. The
-  BN estimator registers itself in ``ENTRY_POINTS`` and ``MODEL_ENTRY_POINTS``
-  when ``pgmpy_dp.DiscretePrivateMLE`` is importable; on a branch without
-  estimators ``MODEL_ENTRY_POINTS`` is empty and the model test is not defined
-  (no skipped placeholder).
+  the BN and MN estimators: ``call(df, epsilon, model_spec, budget=None)``. A new
+  estimator joins ``ENTRY_POINTS`` and ``MODEL_ENTRY_POINTS`` next to the two below.
 """
 
 from __future__ import annotations
@@ -79,37 +76,60 @@ ENTRY_POINTS = [
 #: ``model_spec = (edges, isolated nodes, domain or None)``; see MODEL_CASES below.
 MODEL_ENTRY_POINTS: list[EntryPoint] = []
 
-# -- estimators: registered automatically once they are importable (merged into this package) ------
-try:
-    from pgmpy_dp import DiscretePrivateMLE
-except ImportError:  # the BN estimator is developed on another branch
-    DiscretePrivateMLE = None
+# -- estimators -------------------------------------------------------------------------------------
+from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork  # noqa: E402
 
-if DiscretePrivateMLE is not None:
-    from pgmpy.models import DiscreteBayesianNetwork
+from pgmpy_dp import DiscretePrivateMLE, PrivateMarkovEstimator  # noqa: E402
 
-    def _bn_fit(df, eps, domain=None, budget=None, allocation="data-dependent"):
-        est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
-        return DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
 
-    def _bn_model(df, eps, spec, budget=None, allocation="data-dependent"):
-        edges, isolated, domain = spec
-        model = DiscreteBayesianNetwork(edges)  # pgmpy itself refuses a cyclic graph here
-        model.add_nodes_from(isolated)
-        est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
-        return model.fit(df, estimator=est)
+def _bn_fit(df, eps, domain=None, budget=None, allocation="data-dependent"):
+    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
+    return DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
 
-    for _alloc in ("uniform", "data-dependent"):
-        ENTRY_POINTS.append(
-            EntryPoint(f"DiscretePrivateMLE({_alloc})", lambda *a, _al=_alloc, **k: _bn_fit(*a, allocation=_al, **k))
+
+def _bn_model(df, eps, spec, budget=None, allocation="data-dependent"):
+    edges, isolated, domain = spec
+    model = DiscreteBayesianNetwork(edges)  # pgmpy itself refuses a cyclic graph here
+    model.add_nodes_from(isolated)
+    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
+    return model.fit(df, estimator=est)
+
+
+def _mn_fit(df, eps, domain=None, budget=None):
+    model = DiscreteMarkovNetwork([("a", "b"), ("b", "c")])
+    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain)
+
+
+def _mn_model(df, eps, spec, budget=None):
+    edges, isolated, domain = spec
+    model = DiscreteMarkovNetwork(edges)
+    model.add_nodes_from(isolated)
+    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain)
+
+
+for _alloc in ("uniform", "data-dependent"):
+    ENTRY_POINTS.append(
+        EntryPoint(f"DiscretePrivateMLE({_alloc})", lambda *a, _al=_alloc, **k: _bn_fit(*a, allocation=_al, **k))
+    )
+    MODEL_ENTRY_POINTS.append(
+        EntryPoint(
+            f"DiscretePrivateMLE({_alloc})",
+            lambda *a, _al=_alloc, **k: _bn_model(*a, allocation=_al, **k),
+            expect={"cyclic": (Exception, r"(?i)not a valid edge list|cycle|loop")},
         )
-        MODEL_ENTRY_POINTS.append(
-            EntryPoint(
-                f"DiscretePrivateMLE({_alloc})",
-                lambda *a, _al=_alloc, **k: _bn_model(*a, allocation=_al, **k),
-                expect={"cyclic": (Exception, r"(?i)not a valid edge list|cycle|loop")},
-            )
-        )
+    )
+ENTRY_POINTS.append(EntryPoint("PrivateMarkovEstimator(naive-mle)", _mn_fit, per_table=True))
+# a loopy undirected graph is a valid Markov network: it must fit
+MODEL_ENTRY_POINTS.append(
+    EntryPoint(
+        "PrivateMarkovEstimator(naive-mle)",
+        _mn_model,
+        expect={
+            "cyclic": (None, None),
+            "node missing from the data": (DomainError, r"column\(s\) \['d'\] are not in the DataFrame"),
+        },
+    )
+)
 
 
 def _with(df, **changes):
@@ -152,7 +172,7 @@ DATA_CASES = [
      r"column 'a' has no public domain"),
     ("duplicated column names", DUP, None, DomainError, r"duplicated column names \['a'\]"),
     ("table over the cell limit", BIG, BIG_DOMAIN, CellLimitError, r"16,000,000 cells .* more than the limit of 10,000,000"),
-    ("dict instead of DataFrame", {"a": ["x"], "b": [0], "c": [True]}, None, TypeError, r"(expected a pandas DataFrame|must be a pandas DataFrame), got dict"),
+    ("dict instead of DataFrame", {"a": ["x"], "b": [0], "c": [True]}, None, TypeError, r"(expected a pandas DataFrame|must be a pandas DataFrame|or a pandas DataFrame), got dict"),
     ("ndarray instead of DataFrame", np.zeros((3, 3)), None, TypeError, r"DataFrame, got ndarray"),
 ]
 
@@ -405,9 +425,7 @@ MODEL_CASES = [
     ("family over the cell limit", [("a", "b")], ["c"], BIG_DOMAIN, CellLimitError, r"16,000,000 cells"),
 ]
 
-# MODEL_ENTRY_POINTS is defined next to ENTRY_POINTS; the BN estimator registers itself there
-# when importable, the MN estimator (``PrivateMarkovEstimator``) should do the same. An entry
-# point's ``expect`` overrides a case's expected exception (e.g. a loopy MN is valid).
+# An entry point's ``expect`` overrides a case's expected exception (e.g. a loopy MN is valid).
 if MODEL_ENTRY_POINTS:
 
     @pytest.mark.parametrize("entry", MODEL_ENTRY_POINTS, ids=lambda e: e.name)

@@ -10,8 +10,8 @@ whether that record is present without any noise.
 type, arrays their shape and dtype, pandas objects their labels and dtypes;
 strings, keys and lengths are kept. Estimators join ``PRODUCERS`` with a
 function ``frame -> output`` (the fitted model's CPDs plus everything the
-estimator exposes, releases via :func:`release_structure`); the BN estimator
-registers itself when ``pgmpy_dp.DiscretePrivateMLE`` is importable.
+estimator exposes, releases via :func:`release_structure`), as the BN and MN
+estimators do below.
 """
 
 from __future__ import annotations
@@ -107,33 +107,46 @@ PRODUCERS = [
 ]
 
 
-# -- estimators: registered automatically once they are importable (merged into this package) ------
-try:
-    from pgmpy_dp import DiscretePrivateMLE
-except ImportError:  # the BN estimator is developed on another branch
-    DiscretePrivateMLE = None
+# -- estimators -------------------------------------------------------------------------------------
+from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork  # noqa: E402
 
-if DiscretePrivateMLE is not None:
-    from pgmpy.models import DiscreteBayesianNetwork
+from pgmpy_dp import DiscretePrivateMLE, PrivateMarkovEstimator  # noqa: E402
 
-    def _bn(allocation):
-        def produce(df):
-            est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, random_state=0)
-            model = DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
-            stage1 = None if est.stage1_release_ is None else release_structure(est.stage1_release_)
-            return [
-                model.get_cpds(),
-                release_structure(est.release_),
-                stage1,
-                est.allocation_,
-                est.node_stats_,
-                est.state_names_,
-                est.stage1_epsilon_,
-            ]
 
-        return produce
+def _bn(allocation):
+    def produce(df):
+        est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, random_state=0)
+        model = DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
+        stage1 = None if est.stage1_release_ is None else release_structure(est.stage1_release_)
+        return [
+            model.get_cpds(),
+            release_structure(est.release_),
+            stage1,
+            est.allocation_,
+            est.node_stats_,
+            est.state_names_,
+            est.stage1_epsilon_,
+        ]
 
-    PRODUCERS += [(f"DiscretePrivateMLE({a})", _bn(a)) for a in ("uniform", "data-dependent")]
+    return produce
+
+
+def _mn(method):
+    def produce(df):
+        est = PrivateMarkovEstimator(method=method, max_iter=3, random_state=0, show_progress=False)
+        model = est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), df, epsilon=1.0)
+        return [
+            model.get_factors(),
+            [release_structure(r) for r in est.releases_],
+            est.cliques_,
+            [np.shape(p) for p in est.log_potentials_],
+        ]
+
+    return produce
+
+
+PRODUCERS += [(f"DiscretePrivateMLE({a})", _bn(a)) for a in ("uniform", "data-dependent")]
+PRODUCERS += [(f"PrivateMarkovEstimator({m})", _mn(m)) for m in ("naive-mle", "cgm-em")]
 
 
 @pytest.mark.parametrize("produce", [p for _, p in PRODUCERS], ids=[n for n, _ in PRODUCERS])

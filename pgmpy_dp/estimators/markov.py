@@ -232,21 +232,32 @@ class PrivateMarkovEstimator:
         model_cliques = _model_cliques(model, cliques)
         if isinstance(data, pd.DataFrame):
             if epsilon is None:
-                raise ValueError("fitting from a DataFrame releases the clique tables: pass epsilon=...")
+                raise TypeError(
+                    "epsilon must be a positive finite number, got None: fitting from a DataFrame "
+                    "releases the clique tables, so pass epsilon=..."
+                )
+            # everything that can fail is checked before the release spends the budget
+            _check_model_states(model, Domain.from_dataframe(data, list(model.nodes()), domain))
+            _tied_indices(model_cliques, tied)
             release = release_marginals(
                 data, model_cliques, epsilon, domain=domain, budget=budget, random_state=self.random_state
             )
             releases = [release]
         else:
+            releases = [data] if isinstance(data, MarginalRelease) else data
+            if (
+                not isinstance(releases, (list, tuple))
+                or not releases
+                or not all(isinstance(r, MarginalRelease) for r in releases)
+            ):
+                raise TypeError(
+                    "data must be a MarginalRelease, a non-empty list of MarginalRelease or a pandas DataFrame, "
+                    f"got {type(data).__name__}"
+                )
+            releases = list(releases)
             if epsilon is not None or budget is not None:
                 raise ValueError(
                     "epsilon and budget only apply when fitting from a DataFrame; a release has already spent its budget"
-                )
-            releases = [data] if isinstance(data, MarginalRelease) else list(data)
-            if not releases or not all(isinstance(r, MarginalRelease) for r in releases):
-                raise TypeError(
-                    "data must be a pandas DataFrame, a MarginalRelease or a non-empty list of MarginalRelease, "
-                    f"got {type(data).__name__}"
                 )
         full_domain = _merge_domains(releases)
         nodes = list(model.nodes())
@@ -456,8 +467,15 @@ def _pooled_n_records(releases) -> float:
     var = np.array([t.variance * t.values.size for r in releases for t in r.tables])
     exact = var <= 0  # scales so small that the noise vanishes in double precision
     n = float(totals[exact].mean()) if exact.any() else float(np.sum(totals / var) / np.sum(1.0 / var))
-    if not n > 0:
-        raise ValueError(f"the noisy tables estimate a non-positive record count ({n:g}); declare n_records in the release")
+    if not n >= 1:
+        # the release is already paid for: fit something rather than fail, and say why it is poor
+        warnings.warn(
+            f"the noisy tables estimate a record count of {n:g} (noise swamps the counts); using 1 record. "
+            "Declare n_records in the release if the count is public, or spend more epsilon",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        n = 1.0
     return n
 
 
