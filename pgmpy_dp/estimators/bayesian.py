@@ -251,15 +251,15 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                     for t in self.stage1_release_
                 ]
             )
-            weights = allocation_weights(parents, domain)
-            w = np.array([weights[v] for v in nodes])
+            node_weights = allocation_weights(parents, domain)
+            w = np.array([node_weights[v] for v in nodes])
             stage2 = optimal_allocation(w * error, epsilon - self.stage1_epsilon_)
             stats = pd.DataFrame(
                 {
                     "height": pd.Series(node_heights(parents)),
                     "out_degree": pd.Series(out_degrees(parents)),
                     "sensitivity": pd.Series(parameter_sensitivity(parents, domain)),
-                    "weight": pd.Series(weights),
+                    "weight": pd.Series(node_weights),
                     "error": pd.Series(error, index=nodes),
                 }
             ).loc[nodes].rename_axis("node")
