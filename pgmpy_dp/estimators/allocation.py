@@ -20,6 +20,7 @@ import numpy as np
 
 from ..privacy.budget import check_epsilon
 from ..privacy.domain import Domain
+from .conditionals import cpd_values
 
 __all__ = [
     "amplified_epsilon",
@@ -101,11 +102,10 @@ def parameter_error(noisy_counts: np.ndarray, scale_to: float = 1.0, min_count: 
     >>> round(parameter_error(t), 4)
     0.0618
     """
-    counts = np.clip(np.asarray(noisy_counts, dtype=np.float64), 0, None) * scale_to
-    k = counts.shape[0]
-    counts = counts.reshape(k, -1)
+    noisy_counts = np.asarray(noisy_counts, dtype=np.float64)
+    theta = cpd_values(noisy_counts)
+    counts = np.clip(noisy_counts.reshape(theta.shape), 0, None) * scale_to
     parent_counts = counts.sum(axis=0)
-    theta = np.divide(counts, parent_counts, out=np.full_like(counts, 1.0 / k), where=parent_counts > 0)
     # a count below one record carries no information, however small the noise
     floor = max(float(min_count), 1.0)
     c = np.maximum(counts, floor)

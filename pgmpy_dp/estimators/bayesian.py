@@ -42,9 +42,10 @@ from .allocation import (
     parameter_error,
     parameter_sensitivity,
 )
+from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 
-__all__ = ["DiscretePrivateMLE", "cpd_values"]
+__all__ = ["DiscretePrivateMLE"]
 
 _ALLOCATIONS = ("data-dependent", "uniform")
 _CONSISTENCY = ("projection", "heuristic", None)
@@ -275,7 +276,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         attrs = [t.attrs for t in release]
         if self.consistency == "projection":
             return project_consistent(attrs, [t.values for t in release], [t.variance for t in release])
-        clipped = [_normalise(np.clip(t.values, 0, None)) for t in release]
+        clipped = [normalise_table(np.clip(t.values, 0, None)) for t in release]
         if self.consistency == "heuristic":
             return heuristic_consistent(attrs, clipped, [t.epsilon for t in release])
         return clipped
@@ -295,26 +296,3 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 )
             )
         return cpds
-
-
-def cpd_values(table: np.ndarray) -> np.ndarray:
-    """Conditional distribution of axis 0 given the other axes, as a ``(k, prod(parents))`` array.
-
-    Parent configurations with no mass get the uniform distribution, not NaN.
-
-    Examples
-    --------
-    >>> cpd_values(np.array([[3.0, 0.0], [1.0, 0.0]]))
-    array([[0.75, 0.5 ],
-           [0.25, 0.5 ]])
-    """
-    k = table.shape[0]
-    flat = np.clip(table.reshape(k, -1), 0, None)
-    totals = flat.sum(axis=0)
-    return np.divide(flat, totals, out=np.full_like(flat, 1.0 / k), where=totals > 0)
-
-
-def _normalise(table: np.ndarray) -> np.ndarray:
-    total = table.sum()
-    return table / total if total > 0 else np.full_like(table, 1.0 / table.size)
-

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from .conditionals import normalise_table
+
 # Interior-point tolerances: the defaults (1e-8 on the gap) leave the solution ~0.1 count
 # from the optimum on 10,000 records; 1e-10 costs a couple of iterations more.
 _CLARABEL_TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
@@ -292,12 +294,7 @@ def heuristic_consistent(
             tables[i] = tables[i] + ((target - margins[i]) / cells_per_margin_cell)[idx[i]].reshape(
                 tables[i].shape
             )
-    out = []
-    for t in tables:
-        t = np.clip(t, 0, None)
-        total = t.sum()
-        out.append(t / total if total > 0 else np.full_like(t, 1.0 / t.size))
-    return out
+    return [normalise_table(np.clip(t, 0, None)) for t in tables]
 
 
 def max_inconsistency(attrs: Sequence[Sequence[str]], values: Sequence[np.ndarray]) -> float:

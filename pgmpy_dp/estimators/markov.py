@@ -30,7 +30,7 @@ from ..engine import (
 )
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
-from ..tables.release import MarginalRelease, release_marginals
+from ..tables.release import MarginalRelease, pooled_record_count, release_marginals
 
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
 
@@ -463,10 +463,7 @@ def _pooled_n_records(releases) -> float:
     declared = [r.n_records for r in releases if r.n_records is not None]
     if declared:
         return float(declared[0])
-    totals = np.array([t.values.sum() for r in releases for t in r.tables])
-    var = np.array([t.variance * t.values.size for r in releases for t in r.tables])
-    exact = var <= 0  # scales so small that the noise vanishes in double precision
-    n = float(totals[exact].mean()) if exact.any() else float(np.sum(totals / var) / np.sum(1.0 / var))
+    n = pooled_record_count([t for r in releases for t in r.tables])
     if not n >= 1:
         # the release is already paid for: fit something rather than fail, and say why it is poor
         warnings.warn(

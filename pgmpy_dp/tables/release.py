@@ -28,7 +28,14 @@ from ..privacy.mechanisms import (
 )
 from .counting import contingency_table
 
-__all__ = ["NoisyTable", "MarginalRelease", "release_marginals", "release_from_codes", "plan_tables"]
+__all__ = [
+    "NoisyTable",
+    "MarginalRelease",
+    "plan_tables",
+    "pooled_record_count",
+    "release_from_codes",
+    "release_marginals",
+]
 
 _FORMAT = "pgmpy-dp/marginal-release"
 _FORMAT_VERSION = 1
@@ -141,12 +148,7 @@ class MarginalRelease:
         """
         if self.n_records is not None:
             return float(self.n_records)
-        totals = np.array([t.values.sum() for t in self.tables])
-        var = np.array([t.variance * t.values.size for t in self.tables])
-        if np.any(var == 0):  # a huge epsilon leaves a table noiseless (its weight would be 1/0)
-            return float(np.mean(totals[var == 0]))
-        w = 1.0 / var
-        return float(np.sum(w * totals) / np.sum(w))
+        return pooled_record_count(self.tables)
 
     def __getitem__(self, attrs) -> NoisyTable:
         key = (attrs,) if isinstance(attrs, str) else tuple(attrs)
@@ -284,6 +286,28 @@ class MarginalRelease:
         if not text.lstrip().startswith("{"):
             text = Path(source).read_text()
         return cls.from_dict(json.loads(text))
+
+
+def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
+    """Inverse-variance weighted mean of the tables' noisy totals (post-processing, no budget).
+
+    A table's total has variance ``variance * cells``; tables so precise that
+    their noise vanishes in double precision are used alone.
+
+    Examples
+    --------
+    >>> a = NoisyTable(("x",), np.array([4.0, 6.0]), epsilon=1.0, scale=1.0)
+    >>> b = NoisyTable(("y",), np.array([12.0]), epsilon=1.0, scale=1.0)
+    >>> round(pooled_record_count([a, b]), 3)
+    11.333
+    """
+    totals = np.array([t.values.sum() for t in tables])
+    var = np.array([t.variance * t.values.size for t in tables])
+    exact = var <= 0  # a huge epsilon leaves a table noiseless (its weight would be 1/0)
+    if exact.any():
+        return float(np.mean(totals[exact]))
+    w = 1.0 / var
+    return float(np.sum(w * totals) / np.sum(w))
 
 
 # -- the mechanism ---------------------------------------------------------------------------
