@@ -108,6 +108,14 @@ def random_queries(model, data: pd.DataFrame, n: int, conditional: bool, rng, ma
     Query variables (1 to ``max_vars``) are drawn at random; for conditional
     queries 1 to ``max_evidence`` other variables are observed at their values in
     a random record of ``data``, so the evidence has positive probability.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.datasets import load_network, sample_network
+    >>> net = load_network("asia")
+    >>> qs = random_queries(net, sample_network(net, 50, seed=0), 3, True, np.random.default_rng(0))
+    >>> len(qs), all(1 <= len(q.evidence) <= 2 and not set(q.evidence) & set(q.variables) for q in qs)
+    (3, True)
     """
     nodes = list(model.nodes())
     queries = []
@@ -125,7 +133,15 @@ def random_queries(model, data: pd.DataFrame, n: int, conditional: bool, rng, ma
 
 
 def answer_queries(model, queries: list[Query]) -> list[np.ndarray]:
-    """Each query's answer in ``model`` (pgmpy ``VariableElimination``), axes in the query's variable order."""
+    """Each query's answer in ``model`` (pgmpy ``VariableElimination``), axes in the query's variable order.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.datasets import load_network
+    >>> answer = answer_queries(load_network("asia"), [Query(("smoke", "lung"), {})])[0]
+    >>> answer.shape, round(float(answer.sum()), 12)
+    ((2, 2), 1.0)
+    """
     from pgmpy.inference import VariableElimination
 
     engine = VariableElimination(model)
@@ -140,7 +156,14 @@ def answer_queries(model, queries: list[Query]) -> list[np.ndarray]:
 
 
 def map_answers(model, queries: list[Query]) -> list[dict]:
-    """Each query's most probable assignment of its variables in ``model`` (pgmpy ``VariableElimination``)."""
+    """Each query's most probable assignment of its variables in ``model`` (pgmpy ``VariableElimination``).
+
+    Examples
+    --------
+    >>> from pgmpy_dp.datasets import load_network
+    >>> map_answers(load_network("asia"), [Query(("lung",), {"tub": "yes"})])
+    [{'lung': 'no'}]
+    """
     from pgmpy.inference import VariableElimination
 
     engine = VariableElimination(model)
@@ -176,6 +199,13 @@ def map_agreement(estimate, reference, queries: list[Query]) -> float:
     """Share of MAP queries whose most probable assignment is the same in both networks.
 
     ``reference`` is a network or its precomputed :func:`map_answers`.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.datasets import load_network
+    >>> net = load_network("asia")
+    >>> map_agreement(net, [{"lung": "yes"}], [Query(("lung",), {"tub": "yes"})])
+    0.0
     """
     ref = reference if isinstance(reference, list) else map_answers(reference, queries)
     est = map_answers(estimate, queries)
