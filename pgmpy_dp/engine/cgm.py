@@ -262,6 +262,7 @@ def cgm_em(
         return sum(float(np.sum(x * y)) for x, y in zip(a, b))
 
     step_memory = {"newton": damping, "plain": damping, "data": damping}
+    order = ["newton", "plain", "data"]  # most recently successful direction first
 
     def e_step(theta, start):
         """NLBP (Algorithm 1) for the model theta from the best of the given starting points.
@@ -272,13 +273,14 @@ def cgm_em(
         # that direction is the Fisher-preconditioned gradient of Problem (6) in phi. The paper
         # damps with a fixed alpha. A fixed step overshoots whenever a cell's count exceeds its
         # squared noise scale (the likelihood is then stiffer than the multinomial prior) and
-        # crawls otherwise, so each sweep tries three directions: the plain NLBP one, the same
+        # crawls otherwise, so each sweep has three directions: the plain NLBP one, the same
         # divided cell by cell by 1 + stiffness (the Newton step of an isolated cell), and the
         # log-ratio of data to counts (an IPF step, which is what nearly noiseless tables
-        # need: there the Laplace gradient is a sign), each with a backtracking line search on
-        # Problem (6) that starts from twice its last accepted step; the best of the three wins.
-        # Starting from the previous E-step's counts (as Algorithm 1 carries n along) makes EM
-        # monotone.
+        # need: there the Laplace gradient is a sign). Each gets a backtracking line search on
+        # Problem (6) that starts from twice its last accepted step; the sweep takes the first
+        # direction that improves, trying the one that last succeeded first (one or two
+        # inference calls per sweep once the step lengths have settled). Starting from the
+        # previous E-step's counts (as Algorithm 1 carries n along) makes EM monotone.
         def objective(phi, mu_phi, lz_phi):
             # theta.n + H(n) + log p(y | n) at n = N mu(phi), using H(n) = N (A(phi) - phi.mu)
             return N * (dot(theta, mu_phi) - dot(phi, mu_phi) + lz_phi) + loglik(mu_phi)
@@ -288,9 +290,14 @@ def cgm_em(
         for _ in range(nlbp_iter):
             _, g, st, toward = loglik(mu_phi, directions=True)
             plain = [th + gr - ph for th, gr, ph in zip(theta, g, phi)]
-            newton = [d / (1.0 + k) for d, k in zip(plain, st)]
+            directions = {
+                "newton": [d / (1.0 + k) for d, k in zip(plain, st)],
+                "plain": plain,
+                "data": toward,
+            }
             best = None
-            for key, direction in (("newton", newton), ("plain", plain), ("data", toward)):
+            for key in list(order):
+                direction = directions[key]
                 eta = min(damping, 2.0 * step_memory[key])
                 while eta >= 1e-6:
                     cand = [ph + eta * d for ph, d in zip(phi, direction)]
@@ -298,11 +305,14 @@ def cgm_em(
                     obj_c = objective(cand, mu_c, lz_c)
                     if obj_c > obj:
                         step_memory[key] = eta
-                        if best is None or obj_c > best[0]:
-                            moved = eta * max(float(np.max(np.abs(d))) for d in direction)
-                            best = (obj_c, cand, mu_c, lz_c, moved)
+                        moved = eta * max(float(np.max(np.abs(d))) for d in direction)
+                        best = (obj_c, cand, mu_c, lz_c, moved)
+                        order.remove(key)
+                        order.insert(0, key)
                         break
                     eta *= 0.25
+                if best is not None:
+                    break
             if best is None:  # no improving step: the E-step has converged
                 break
             obj, phi, mu_phi, lz_phi, moved = best
