@@ -77,8 +77,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     random_state : int or numpy.random.Generator, optional
         Seed for subsampling and noise, for reproducible *experiments only*.
     budget : PrivacyBudget, optional
-        Accountant charged ``epsilon`` once, before any noise is drawn; a failed
-        fit is refunded.
+        Accountant charged ``epsilon`` once, before any noise is drawn. A fit
+        that fails before the first noisy table exists is refunded; a failure
+        after it (e.g. the consistency solver) keeps the charge, because
+        whether it fails depends on the noise, and the noisy tables stay in
+        ``release_`` (and ``stage1_release_``).
 
     Attributes
     ----------
@@ -196,8 +199,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
         label = f"DiscretePrivateMLE({self.allocation}) of {len(nodes)} CPDs"
         if self.budget is not None:
-            with self.budget.charge(epsilon, label):
-                self._fit_codes(codes, domain, families, parents, epsilon, rng)
+            with self.budget.charge(epsilon, label) as charge:
+                self._fit_codes(codes, domain, families, parents, epsilon, rng, noise_drawn=charge.commit)
         else:
             self._fit_codes(codes, domain, families, parents, epsilon, rng)
         self._model = model
@@ -223,7 +226,12 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError("the model has no nodes; add edges or nodes before fitting")
         return model
 
-    def _fit_codes(self, codes, domain, families, parents, epsilon, rng) -> None:
+    def _fit_codes(self, codes, domain, families, parents, epsilon, rng, noise_drawn=lambda: None) -> None:
+        """Both stages and the consistency step; ``noise_drawn()`` runs once the first noisy table exists.
+
+        From then on every failure (a stage-II scale refused because of the stage-I allocation,
+        a solver error) is a function of noisy output, so the charge must stay spent.
+        """
         nodes = [f[0] for f in families]
         n = len(families)
         if self.allocation == "uniform":
@@ -244,6 +252,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             self.stage1_release_ = release_from_codes(
                 sub, domain, families, eps_sub, random_state=rng, label="stage I", weights=weights
             )
+            noise_drawn()
             # counts below the stage-I noise level are indistinguishable from zero: floor the
             # 1/C^2 terms there, or one empty parent configuration would swallow the budget
             error = np.array(
@@ -265,6 +274,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 }
             ).loc[nodes].rename_axis("node")
         self.release_ = release_from_codes(codes, domain, families, list(stage2), random_state=rng)
+        noise_drawn()
         self.allocation_ = pd.Series(
             [t.epsilon for t in self.release_], index=pd.Index(nodes, name="node"), name="epsilon"
         )

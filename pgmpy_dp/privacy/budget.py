@@ -1,8 +1,12 @@
 """Privacy accounting: a pure-epsilon budget under sequential composition.
 
 A :class:`PrivacyBudget` is charged *before* any noise is drawn and refunded
-if the guarded work fails, so a failed release spends nothing and concurrent
-releases from several threads can never overspend.
+if the guarded work fails before its noisy output exists, so a failed release
+spends nothing and concurrent releases from several threads can never
+overspend. Once noise has been drawn the guarded block marks the charge
+committed (:meth:`Charge.commit`): a later failure (a solver error in
+post-processing, say) is itself a function of the noisy output, so the charge
+then stays spent.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-__all__ = ["PrivacyBudget", "BudgetExceededError", "LedgerEntry", "check_epsilon"]
+__all__ = ["PrivacyBudget", "BudgetExceededError", "Charge", "LedgerEntry", "check_epsilon"]
 
 # Budgets are sums of floats; allow rounding error of this relative size so that
 # e.g. ten charges of 0.1 fit in a budget of 1.0.
@@ -52,6 +56,23 @@ class LedgerEntry:
     time: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
 
+class Charge:
+    """Handle of an in-flight charge (what :meth:`PrivacyBudget.charge` yields).
+
+    Call :meth:`commit` as soon as noisy output exists: from then on an error
+    in the guarded block no longer refunds the charge.
+    """
+
+    def __init__(self, epsilon: float, label: str) -> None:
+        self.epsilon = epsilon
+        self.label = label
+        self.committed = False
+
+    def commit(self) -> None:
+        """Mark the charge spent even if the rest of the guarded block fails."""
+        self.committed = True
+
+
 class PrivacyBudget:
     """A total epsilon, spent by sequential composition, with an auditable ledger.
 
@@ -69,6 +90,17 @@ class PrivacyBudget:
     (0.4, 0.6)
     >>> [(e.epsilon, e.label) for e in budget.ledger]
     [(0.4, 'age x sex')]
+
+    Once noise is drawn the charge is committed, and a later failure keeps it:
+
+    >>> try:
+    ...     with budget.charge(0.1, "post-processed") as charge:
+    ...         charge.commit()  # noisy output exists from here on
+    ...         raise ArithmeticError("solver failed")
+    ... except ArithmeticError:
+    ...     pass
+    >>> [e.label for e in budget.ledger]
+    ['age x sex', 'post-processed (failed after noise was drawn)']
     """
 
     def __init__(self, epsilon: float) -> None:
@@ -99,6 +131,9 @@ class PrivacyBudget:
     def charge(self, epsilon: float, label: str = ""):
         """Reserve ``epsilon`` for the enclosed block; commit on success, refund on error.
 
+        Yields a :class:`Charge`; once the block calls its ``commit()`` (noise
+        has been drawn) an error no longer refunds: the ledger records the
+        charge with the label suffixed ``(failed after noise was drawn)``.
         Raises :class:`BudgetExceededError` on entry, before the block runs, if
         the charge does not fit.
         """
@@ -112,11 +147,14 @@ class PrivacyBudget:
                     f"budget {max(available, 0.0):g} of {self.total:g}; lower epsilon or use a new budget"
                 )
             self._reserved += epsilon
+        handle = Charge(epsilon, label)
         try:
-            yield self
+            yield handle
         except BaseException:
             with self._lock:
                 self._reserved -= epsilon
+                if handle.committed:
+                    self._ledger.append(LedgerEntry(epsilon, f"{label} (failed after noise was drawn)"))
             raise
         with self._lock:
             self._reserved -= epsilon

@@ -208,8 +208,9 @@ if DiscretePrivateMLE is not None:
         return est
 
     @pytest.mark.parametrize("allocation", ["uniform", "data-dependent"])
-    def test_bn_solver_error_leaves_budget_unchanged(monkeypatch, allocation):
-        """A failing consistency solver (after the noise was drawn) refunds the whole fit."""
+    def test_bn_solver_error_after_noise_keeps_the_charge(monkeypatch, allocation):
+        """A failing consistency solver runs on noisy tables: whether it fails depends on the noise,
+        so the charge stays spent (labelled as failed) and the noisy tables are kept."""
         import cvxpy
 
         import pgmpy_dp.estimators.bayesian as bayesian
@@ -219,9 +220,31 @@ if DiscretePrivateMLE is not None:
 
         monkeypatch.setattr(bayesian, "project_consistent", broken)
         budget = PrivacyBudget(1.0)
+        est = DiscretePrivateMLE(epsilon=0.5, budget=budget, allocation=allocation, consistency="projection")
         with pytest.raises(cvxpy.error.SolverError):
-            _bn_fit(make_frame(), 0.5, budget, allocation=allocation, consistency="projection")
-        assert budget.spent == 0 and budget.ledger == () and budget.remaining == 1.0
+            DiscreteBayesianNetwork([("a", "b")]).fit(make_frame(), estimator=est)
+        assert budget.spent == pytest.approx(0.5) and budget.remaining == pytest.approx(0.5)
+        assert [e.label.endswith("(failed after noise was drawn)") for e in budget.ledger] == [True]
+        assert est.release_ is not None and len(est.release_) == 2
+
+    @pytest.mark.parametrize("stage", ["stage I", "stage II"])
+    def test_bn_failure_before_noise_refunds_after_noise_keeps(monkeypatch, stage):
+        """Data-dependent fit: a failure while drawing stage I refunds everything; a failure while
+        drawing stage II (after stage I's noisy counts chose its allocation) keeps the charge."""
+        import pgmpy_dp.estimators.bayesian as bayesian
+
+        real = bayesian.release_from_codes
+
+        def failing(*args, **kwargs):
+            if (kwargs.get("label") == "stage I") == (stage == "stage I"):
+                raise MemoryError("no room for the noise")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(bayesian, "release_from_codes", failing)
+        budget = PrivacyBudget(1.0)
+        with pytest.raises(MemoryError):
+            _bn_fit(make_frame(), 0.5, budget, allocation="data-dependent")
+        assert budget.spent == (0.0 if stage == "stage I" else pytest.approx(0.5))
 
     def test_concurrent_bn_fits_never_overspend():
         """4 threads x 8 BN fits of epsilon 0.25 against a budget of 2: exactly 8 succeed, one ledger entry each."""
