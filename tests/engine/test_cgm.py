@@ -22,14 +22,16 @@ def test_smoothed_laplace_gradient_matches_finite_differences():
     np.testing.assert_allclose(g_far, [0.5, -0.5], rtol=1e-6)
 
 
-def test_plain_em_objective_never_decreases(loopy_model):
+@pytest.mark.parametrize("accelerate", [False, True])
+def test_em_objective_never_decreases(loopy_model, accelerate):
+    """Plain EM and SQUAREM (which keeps a jump only if the objective did not fall) are monotone."""
     domain, cliques, theta = loopy_model
     jt = JunctionTree(domain, cliques)
     marg, _ = jt.marginals(theta)
     rng = np.random.default_rng(1)
     n = 2000
     meas = [Measurement(c, n * m + rng.laplace(0, 5.0, size=m.shape), 5.0) for c, m in zip(cliques, marg)]
-    res = cgm_em(jt, meas, n_records=n, regularization=1.0 / n, max_iter=15, accelerate=False, warn=False)
+    res = cgm_em(jt, meas, n_records=n, regularization=1.0 / n, max_iter=15, accelerate=accelerate, warn=False)
     trace = np.array(res.log_likelihood)
     assert np.all(np.diff(trace) >= -1e-6 * np.abs(trace[:-1]).max())
     assert trace[-1] > trace[0]
