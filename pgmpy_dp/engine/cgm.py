@@ -123,7 +123,6 @@ class CGMResult:
 class _EMStep:
     theta: list  # M(E(theta)): the next parameters
     state: tuple  # the E-step's (phi, mu(phi), log Z(phi)), to warm-start the next E-step
-    objective: float  # F after the M-step
     value: float  # F(theta, n*) after the E-step: the approximate log marginal likelihood minus penalty
 
 
@@ -343,7 +342,7 @@ def cgm_em(
 
         F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - penalty(theta) never decreases over
         E- and M-steps; ``value`` is F(theta, n*) after the E-step (the approximate log marginal
-        likelihood of theta, minus its penalty), ``objective`` is F(M(theta), n*) after the M-step.
+        likelihood of theta, minus its penalty).
         """
         mu, log_z = inference.marginals(theta)
         starts = [(theta, mu, log_z)] + ([state] if state is not None else [])
@@ -354,7 +353,7 @@ def cgm_em(
         value = N * (dot(theta, mu_phi) - log_z) + entropy + ll_phi - penalty(theta)
         if lam == 0 and tied is None:
             # phi is exactly the MLE of the counts N mu(phi): KL = 0
-            return _EMStep(phi, state, ll_phi, value)
+            return _EMStep(phi, state, value)
         # The M-step is badly conditioned (lambda is tiny against the Fisher information of the
         # big cells), so a 20-iteration L-BFGS from phi barely moves the poorly determined cells
         # and EM crawls. The penalty's correction phi -> M-step solution changes little from one
@@ -365,10 +364,9 @@ def cgm_em(
         )
         # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
         current = -dot(theta, mu_phi) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
-        theta_m, f_m = (fit.log_potentials, fit.objective) if fit.objective <= current else (theta, current)
+        theta_m = fit.log_potentials if fit.objective <= current else theta
         shift["offset"] = [a - b for a, b in zip(theta_m, phi)]
-        # -N * f_m = theta.n - N A(theta) - penalty(theta)
-        return _EMStep(theta_m, state, -N * f_m + entropy + ll_phi, value)
+        return _EMStep(theta_m, state, value)
 
     def combine(coefs, thetas):
         return tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(cliques))])
@@ -386,7 +384,7 @@ def cgm_em(
         one = em_map(theta1, here.state)
         t += 1
         alpha = 1.0
-        if not accelerate:
+        if not accelerate or t >= max_iter:
             theta, here = theta1, one
         else:
             # SQUAREM (Varadhan and Roland 2008, scheme S3): from two EM steps r = M(theta) - theta
@@ -405,7 +403,8 @@ def cgm_em(
                 t += 1
                 if alpha == 1.0 or (math.isfinite(nxt.value) and nxt.value >= here.value):
                     break
-                alpha = max(1.0, (alpha + 1.0) / 2.0)
+                # out of iterations: finish with the double EM step
+                alpha = 1.0 if t >= max_iter else max(1.0, (alpha + 1.0) / 2.0)
             if alpha == step_max:
                 step_max *= 4.0
             theta, here = cand, nxt
