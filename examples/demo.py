@@ -3,6 +3,8 @@
 Run:  python examples/demo.py
 """
 
+import textwrap
+
 import pandas as pd
 
 import pgmpy_dp
@@ -34,7 +36,7 @@ print(f"JSON artifact: {len(text):,} characters; noisy record count estimate "
       f"{release.n_records_estimate:,.0f}")
 print(f"budget: spent {budget.spent:g} of {budget.total:g}; ledger:")
 for entry in budget.ledger:
-    print(f"  {entry.time:%H:%M:%S}  epsilon={entry.epsilon:g}  {entry.label[:70]}")
+    print(f"  {entry.time:%H:%M:%S}  epsilon={entry.epsilon:g}  {textwrap.shorten(entry.label, 70, placeholder=' ...')}")
 
 # 4. A private Bayesian network on the known asia DAG, queried with pgmpy's own engines.
 from pgmpy.inference import VariableElimination  # noqa: E402
