@@ -41,5 +41,5 @@ for name, values, variance in (
     ("release 2", b.values, b.variance),
     ("combined", combined, 1 / w.sum()),
 ):
-    print(f"  {name:10s} {values.tolist()}  abs error {np.abs(values - truth).sum():5.1f}  "
+    print(f"  {name:10s} {np.round(values, 1).tolist()}  abs error {np.abs(values - truth).sum():5.1f}  "
           f"noise variance per cell {variance:.1f}")

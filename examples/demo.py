@@ -3,6 +3,8 @@
 Run:  python examples/demo.py
 """
 
+import textwrap
+
 import pandas as pd
 
 import pgmpy_dp
@@ -34,7 +36,7 @@ print(f"JSON artifact: {len(text):,} characters; noisy record count estimate "
       f"{release.n_records_estimate:,.0f}")
 print(f"budget: spent {budget.spent:g} of {budget.total:g}; ledger:")
 for entry in budget.ledger:
-    print(f"  {entry.time:%H:%M:%S}  epsilon={entry.epsilon:g}  {entry.label[:70]}")
+    print(f"  {entry.time:%H:%M:%S}  epsilon={entry.epsilon:g}  {textwrap.shorten(entry.label, 70, placeholder=' ...')}")
 
 # 4. A private Bayesian network on the known asia DAG, queried with pgmpy's own engines.
 from pgmpy.inference import VariableElimination  # noqa: E402
@@ -54,7 +56,6 @@ print("MAP of (tub, lung, bronc) given dysp=yes:",
 print(f"budget: spent {budget.spent:g} of {budget.total:g} in {len(budget.ledger)} charges")
 
 # 5. A private Markov network fitted from the SAME release: post-processing, no further budget.
-from pgmpy.inference import BeliefPropagation  # noqa: E402
 from pgmpy.models import DiscreteMarkovNetwork  # noqa: E402
 
 # The moral graph of the DAG; its cliques are exactly the released family tables.
@@ -63,5 +64,8 @@ mn_estimator = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", max_iter=200, sh
 fitted = mn_estimator.fit(mn, release, cliques=families)
 print(f"\nCGM-EM: {mn_estimator.n_iter_} EM iterations, converged: {mn_estimator.converged_}")
 print("private Markov network (CGM-EM) from the released tables; P(bronc | dysp=yes):")
-print(BeliefPropagation(fitted).query(["bronc"], evidence={"dysp": "yes"}, show_progress=False))
+# VariableElimination, normalised: pgmpy 1.1 leaves Markov-network answers unnormalised, and its
+# BeliefPropagation gave wrong answers on such a model in our checks (see docs/inference.md)
+answer = VariableElimination(fitted).query(["bronc"], evidence={"dysp": "yes"}, show_progress=False)
+print(answer.normalize(inplace=False))
 print(f"budget still spent {budget.spent:g} of {budget.total:g}: fitting from a release is free")

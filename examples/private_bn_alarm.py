@@ -1,22 +1,24 @@
 """A private Bayesian network of alarm: a what-if query, the budget allocation, and a privacy-utility plot.
 
-Run:  python examples/private_bn_alarm.py      (writes alarm_allocation.png and alarm_privacy_utility.png)
-"""
+Run:  python examples/private_bn_alarm.py      (writes alarm_allocation.png and alarm_privacy_utility.png;
+      the plots need matplotlib, the optional "plot" extra: pip install ".[plot]")
 
-import warnings
+The noise is fresh on every run, so the private numbers change from run to run; pass
+``random_state=`` to an estimator for a repeatable experiment.
+"""
 
 import numpy as np
 import pandas as pd
+
+import pgmpy_dp  # before pgmpy: it imports pgmpy.inference without pgmpy 1.1's own deprecation notice
 from pgmpy.inference import VariableElimination
 from pgmpy.models import DiscreteBayesianNetwork
 from pgmpy.parameter_estimator import DiscreteMLE
 
-import pgmpy_dp
 from pgmpy_dp.datasets import load_network, sample_network
 from pgmpy_dp.evaluation.bayesian import cpd_errors
 from pgmpy_dp.evaluation.plots import plot_allocation, plot_privacy_utility
 
-warnings.filterwarnings("ignore", category=FutureWarning)
 net = load_network("alarm")
 df = sample_network(net, 10_000, seed=2)
 
@@ -41,7 +43,6 @@ answers = pd.DataFrame(
     index=net.states["HYPOVOLEMIA"],
 )
 print(answers.round(3), "\n")
-plot_allocation(estimator, path="alarm_allocation.png")
 
 # 2. A small privacy-utility study (3 runs; benchmarks/bn_accuracy.py runs the full one).
 rows = []
@@ -52,7 +53,13 @@ for eps in (0.5, 1.0, 2.0, 4.0):
             model = empty_model().fit(df, estimator=est)
             rows.append({"epsilon": eps, "method": allocation, "CPD L1": cpd_errors(model, exact)["l1"].mean()})
 runs = pd.DataFrame(rows)
+print("CPD L1 error against the non-private MLE network (per CPD, mean over the 37 nodes and 3 runs; lower is better):")
 print(runs.groupby(["epsilon", "method"])["CPD L1"].mean().unstack().round(3))
-plot_privacy_utility(runs, "CPD L1", path="alarm_privacy_utility.png")
-print("\nwrote alarm_allocation.png and alarm_privacy_utility.png")
 assert np.isfinite(runs["CPD L1"]).all()
+
+try:
+    plot_allocation(estimator, path="alarm_allocation.png")
+    plot_privacy_utility(runs, "CPD L1", path="alarm_privacy_utility.png")
+    print("\nwrote alarm_allocation.png and alarm_privacy_utility.png")
+except ImportError as err:  # matplotlib is an optional extra; the numbers above are the result
+    print(f"\nno plots: {err}")

@@ -3,6 +3,15 @@
 Importing the package registers the ``df.dp`` DataFrame accessor.
 """
 
+import warnings
+
+with warnings.catch_warnings():
+    # pgmpy 1.1's inference package imports its own deprecated ``pgmpy.estimators.StructureScore``
+    # and warns about it, whatever the caller uses; importing it here, once and quietly, keeps that
+    # notice out of the output of every script that imports pgmpy_dp before pgmpy.inference
+    warnings.filterwarnings("ignore", r"`pgmpy\.estimators\.", FutureWarning)
+    import pgmpy.inference  # noqa: F401
+
 from . import accessor  # noqa: F401  (registers df.dp)
 from .privacy import (
     BudgetExceededError,

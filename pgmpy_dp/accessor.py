@@ -32,7 +32,8 @@ class DPAccessor:
     def release(
         self, tables, epsilon, domain=None, budget=None, random_state=None, **kwargs
     ) -> MarginalRelease:
-        """Release noisy contingency tables; see :func:`pgmpy_dp.tables.release_marginals`.
+        """Release noisy contingency tables; see :func:`pgmpy_dp.tables.release_marginals`
+        for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``).
 
         Examples
         --------

@@ -1,13 +1,38 @@
-"""Every runnable example (and the README quick start) finishes without error."""
+"""Every runnable example, the README quick start and the code of the user guide's runnable pages
+finish without error, and the quick start and those pages print no warnings."""
 
 import re
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+# user guide pages whose python blocks, run in order, make one complete script
+RUNNABLE_PAGES = ["docs/inference.md"]
+
+
+def python_blocks(path: Path, start: str | None = None, first_only: bool = False) -> str:
+    """The ```python blocks of a markdown file (after the heading ``start``), joined into one script."""
+    text = path.read_text()
+    if start is not None:
+        text = text[text.index(start) :]
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, f"no python code blocks in {path}"
+    return blocks[0] if first_only else "\n".join(blocks)
+
+
+def run_script(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter, as a user pasting it into a file would, with default
+    warning filters (pytest's own filters do not reach the child process)."""
+    script = cwd / "snippet.py"
+    script.write_text(code)
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
@@ -17,10 +42,18 @@ def test_example_runs(path, tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.strip()
 
 
-def test_readme_quick_start_runs(tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Quick start") :]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README quick start", "exec"), {})
+def test_readme_quick_start_runs_quietly(tmp_path):
+    code = python_blocks(ROOT / "README.md", start="## Quick start", first_only=True)
+    result = run_script(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"the quick start printed warnings or progress bars:\n{result.stderr}"
+    assert "phi(lung)" in result.stdout
     assert (tmp_path / "release.json").exists()
+
+
+@pytest.mark.parametrize("page", RUNNABLE_PAGES)
+def test_user_guide_page_runs_quietly(page, tmp_path):
+    result = run_script(python_blocks(ROOT / page), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"{page} printed warnings or progress bars:\n{result.stderr}"
+    assert result.stdout.strip()

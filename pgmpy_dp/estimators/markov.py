@@ -117,7 +117,8 @@ class PrivateMarkovEstimator:
         Seed for the noise when ``fit`` releases the tables itself; for
         experiments only (a seeded release is not private against whoever knows the seed).
     show_progress : bool
-        Show a tqdm progress bar over EM iterations.
+        Show a tqdm progress bar over EM iterations (and over the tables counted when
+        ``fit`` releases them itself, if that takes more than a couple of seconds).
 
     Attributes
     ----------
@@ -240,7 +241,8 @@ class PrivateMarkovEstimator:
             _check_model_states(model, Domain.from_dataframe(data, list(model.nodes()), domain))
             _tied_indices(model_cliques, tied)
             release = release_marginals(
-                data, model_cliques, epsilon, domain=domain, budget=budget, random_state=self.random_state
+                data, model_cliques, epsilon, domain=domain, budget=budget, random_state=self.random_state,
+                show_progress=self.show_progress,
             )
             releases = [release]
         else:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._progress import progress
+
 __all__ = [
     "Query",
     "answer_queries",
@@ -132,8 +134,11 @@ def random_queries(model, data: pd.DataFrame, n: int, conditional: bool, rng, ma
     return queries
 
 
-def answer_queries(model, queries: list[Query]) -> list[np.ndarray]:
+def answer_queries(model, queries: list[Query], show_progress: bool = True) -> list[np.ndarray]:
     """Each query's answer in ``model`` (pgmpy ``VariableElimination``), axes in the query's variable order.
+
+    A query takes from about a millisecond (alarm) to tens of milliseconds (andes);
+    ``show_progress`` draws a bar over the queries when they take more than a couple of seconds.
 
     Examples
     --------
@@ -148,15 +153,17 @@ def answer_queries(model, queries: list[Query]) -> list[np.ndarray]:
     answers = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for q in queries:
+        for q in progress(queries, show_progress, "queries"):
             factor = engine.query(list(q.variables), evidence=q.evidence or None, show_progress=False)
             values = np.transpose(factor.values, [factor.variables.index(v) for v in q.variables])
             answers.append(values / values.sum())
     return answers
 
 
-def map_answers(model, queries: list[Query]) -> list[dict]:
+def map_answers(model, queries: list[Query], show_progress: bool = True) -> list[dict]:
     """Each query's most probable assignment of its variables in ``model`` (pgmpy ``VariableElimination``).
+
+    ``show_progress`` draws a bar over the queries when they take more than a couple of seconds.
 
     Examples
     --------
@@ -171,14 +178,15 @@ def map_answers(model, queries: list[Query]) -> list[dict]:
         warnings.simplefilter("ignore")
         return [
             engine.map_query(list(q.variables), evidence=q.evidence or None, show_progress=False)
-            for q in queries
+            for q in progress(queries, show_progress, "MAP queries")
         ]
 
 
-def query_errors(estimate, reference, queries: list[Query]) -> pd.DataFrame:
+def query_errors(estimate, reference, queries: list[Query], show_progress: bool = True) -> pd.DataFrame:
     """L1 and KL of each query's answer in ``estimate`` against ``reference``.
 
-    ``reference`` is a network or its precomputed :func:`answer_queries`.
+    ``reference`` is a network or its precomputed :func:`answer_queries`;
+    ``show_progress`` is passed to :func:`answer_queries`.
 
     Examples
     --------
@@ -188,17 +196,18 @@ def query_errors(estimate, reference, queries: list[Query]) -> pd.DataFrame:
     >>> float(query_errors(net, net, qs)["l1"].max())
     0.0
     """
-    ref = reference if isinstance(reference, list) else answer_queries(reference, queries)
-    est = answer_queries(estimate, queries)
+    ref = reference if isinstance(reference, list) else answer_queries(reference, queries, show_progress)
+    est = answer_queries(estimate, queries, show_progress)
     return pd.DataFrame(
         [{"query": q, "l1": l1(p, r), "kl": kl(p, r)} for q, p, r in zip(queries, est, ref)]
     )
 
 
-def map_agreement(estimate, reference, queries: list[Query]) -> float:
+def map_agreement(estimate, reference, queries: list[Query], show_progress: bool = True) -> float:
     """Share of MAP queries whose most probable assignment is the same in both networks.
 
-    ``reference`` is a network or its precomputed :func:`map_answers`.
+    ``reference`` is a network or its precomputed :func:`map_answers`;
+    ``show_progress`` is passed to :func:`map_answers`.
 
     Examples
     --------
@@ -207,6 +216,6 @@ def map_agreement(estimate, reference, queries: list[Query]) -> float:
     >>> map_agreement(net, [{"lung": "yes"}], [Query(("lung",), {"tub": "yes"})])
     0.0
     """
-    ref = reference if isinstance(reference, list) else map_answers(reference, queries)
-    est = map_answers(estimate, queries)
+    ref = reference if isinstance(reference, list) else map_answers(reference, queries, show_progress)
+    est = map_answers(estimate, queries, show_progress)
     return float(np.mean([a == b for a, b in zip(est, ref)]))

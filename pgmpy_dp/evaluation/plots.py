@@ -1,4 +1,4 @@
-"""Plots for private models (optional: ``pip install "pgmpy-dp[plot]"`` for matplotlib).
+"""Plots for private models (matplotlib is the optional ``plot`` extra: ``pip install matplotlib``).
 
 Each function draws on a new or given matplotlib ``Axes``, returns it, and
 saves a PNG when ``path`` is given.
@@ -22,7 +22,10 @@ def _axes(ax, figsize):
             matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError('plotting needs matplotlib: pip install "pgmpy-dp[plot]"') from exc
+        raise ImportError(
+            'plotting needs matplotlib (the optional "plot" extra): pip install matplotlib, '
+            'or pip install ".[plot]" in a pgmpy-dp checkout'
+        ) from exc
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     return ax
@@ -60,7 +63,12 @@ def plot_privacy_utility(
         line = ax.plot(stats.index, stats["mean"], "o-", label=str(label))[0]
         ax.fill_between(stats.index, stats["min"], stats["max"], color=line.get_color(), alpha=0.15)
     if log:
+        from matplotlib.ticker import FuncFormatter, LogFormatter
+
         ax.set_yscale("log")
+        # plain numbers ("0.01", "3"), not "3 x 10^0"; minor ticks labelled only on narrow ranges
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
     ax.set_xlabel("epsilon")
     ax.set_ylabel(metric)
     ax.set_title(f"privacy-utility: {metric} (mean, min-max band)")

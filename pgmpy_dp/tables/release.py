@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._progress import progress
 from ..privacy.budget import PrivacyBudget, check_epsilon
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from ..privacy.mechanisms import (
@@ -365,6 +366,7 @@ def release_from_codes(
     label: str | None = None,
     weights: np.ndarray | None = None,
     n_records: float | None = None,
+    show_progress: bool = False,
 ) -> MarginalRelease:
     """Release noisy tables from already-encoded data (the core of :func:`release_marginals`).
 
@@ -374,6 +376,8 @@ def release_from_codes(
 
     ``weights`` (0/1 per row) restricts counting to a subsample; with it, the
     caller is responsible for the privacy accounting of subsampling.
+    ``show_progress`` draws a bar over the tables being counted if that takes
+    more than a couple of seconds (it is off here: callers decide).
     """
     attrs, eps = plan_tables(domain, tables, epsilon, max_cells)
     if budget is not None and not isinstance(budget, PrivacyBudget):
@@ -382,7 +386,9 @@ def release_from_codes(
     if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
     n_records = _check_n_records(n_records)
-    exact = [contingency_table(codes, domain, a, weights) for a in attrs]
+    # one bincount per table: thousands of tables of a million rows take tens of seconds
+    counted = progress(attrs, show_progress, "counting tables")
+    exact = [contingency_table(codes, domain, a, weights) for a in counted]
     rng = np.random.default_rng(random_state) if random_state is not None else None
     samplers = [sampler_for(sum(x.size for x in exact), rng)] * len(exact)
     label = label or "release " + ", ".join("(" + ", ".join(a) + ")" for a in attrs)
@@ -473,6 +479,7 @@ def release_marginals(
     random_state=None,
     max_cells: int = DEFAULT_MAX_CELLS,
     n_records: int | None = None,
+    show_progress: bool = True,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
@@ -500,6 +507,10 @@ def release_marginals(
     n_records : int, optional
         Declare the record count public and store it. Leave ``None`` unless the
         count is already public: otherwise it is estimated from the noisy tables.
+    show_progress : bool
+        Show a progress bar over the tables being counted; it appears only when
+        counting takes more than a couple of seconds (thousands of tables, or
+        millions of rows).
 
     Returns
     -------
@@ -538,5 +549,6 @@ def release_marginals(
     dom = Domain.from_dataframe(df, columns, domain)
     codes = dom.encode(df, columns)
     return release_from_codes(
-        codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records
+        codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
+        show_progress=show_progress,
     )

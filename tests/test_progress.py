@@ -1,0 +1,61 @@
+"""Progress bars: drawn by the loops that can be slow, only after a delay, and silenced by
+``show_progress=False`` (issue 6)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from pgmpy.models import DiscreteMarkovNetwork
+
+import pgmpy_dp
+from pgmpy_dp import _progress
+from pgmpy_dp.evaluation.bayesian import answer_queries, map_answers, random_queries
+
+
+@pytest.fixture(scope="module")
+def df():
+    return pgmpy_dp.datasets.sample_network("asia", 500, seed=0)
+
+
+@pytest.fixture
+def no_delay(monkeypatch):
+    """Draw every bar at once, as a slow loop would after the delay."""
+    monkeypatch.setattr(_progress, "PROGRESS_DELAY", 0)
+
+
+def pairs(df):
+    return list(itertools.combinations(df.columns, 2))
+
+
+def test_quick_release_draws_no_bar(df, capsys):
+    df.dp.release(pairs(df), epsilon=1.0)
+    assert capsys.readouterr().err == ""
+
+
+def test_release_bar_counts_tables(df, capsys, no_delay):
+    df.dp.release(pairs(df), epsilon=1.0)
+    err = capsys.readouterr().err
+    assert "counting tables" in err and f"/{len(pairs(df))}" in err
+
+
+def test_release_bar_silenced(df, capsys, no_delay):
+    df.dp.release(pairs(df), epsilon=1.0, show_progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_markov_fit_from_data_silenced(df, capsys, no_delay):
+    mn = DiscreteMarkovNetwork([("smoke", "lung"), ("lung", "xray")])
+    pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", show_progress=False).fit(mn, df, epsilon=1.0)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("answer, desc", [(answer_queries, "queries"), (map_answers, "MAP queries")])
+def test_query_helpers_bar_and_silence(df, capsys, no_delay, answer, desc):
+    net = pgmpy_dp.datasets.load_network("asia")
+    queries = random_queries(net, df, 5, True, np.random.default_rng(0))
+    quiet = answer(net, queries, show_progress=False)
+    assert capsys.readouterr().err == ""
+    loud = answer(net, queries)
+    err = capsys.readouterr().err
+    assert f"{desc}:" in err and "/5" in err
+    assert all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b for a, b in zip(quiet, loud))
