@@ -56,6 +56,7 @@ print("MAP of (tub, lung, bronc) given dysp=yes:",
 print(f"budget: spent {budget.spent:g} of {budget.total:g} in {len(budget.ledger)} charges")
 
 # 5. A private Markov network fitted from the SAME release: post-processing, no further budget.
+from pgmpy.inference import BeliefPropagation  # noqa: E402
 from pgmpy.models import DiscreteMarkovNetwork  # noqa: E402
 
 # The moral graph of the DAG; its cliques are exactly the released family tables.
@@ -64,8 +65,7 @@ mn_estimator = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", max_iter=200, sh
 fitted = mn_estimator.fit(mn, release, cliques=families)
 print(f"\nCGM-EM: {mn_estimator.n_iter_} EM iterations, converged: {mn_estimator.converged_}")
 print("private Markov network (CGM-EM) from the released tables; P(bronc | dysp=yes):")
-# VariableElimination, normalised: pgmpy 1.1 leaves Markov-network answers unnormalised, and its
-# BeliefPropagation gave wrong answers on such a model in our checks (see docs/inference.md)
-answer = VariableElimination(fitted).query(["bronc"], evidence={"dysp": "yes"}, show_progress=False)
-print(answer.normalize(inplace=False))
+# BeliefPropagation returns normalised answers; pgmpy 1.1's VariableElimination would leave a
+# Markov network's answer unnormalised (see docs/inference.md)
+print(BeliefPropagation(fitted).query(["bronc"], evidence={"dysp": "yes"}, show_progress=False))
 print(f"budget still spent {budget.spent:g} of {budget.total:g}: fitting from a release is free")

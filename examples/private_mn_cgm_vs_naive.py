@@ -44,9 +44,9 @@ for method in ("naive-mle", "cgm-em"):
 
 
 def ask(model, variables, evidence=None):
-    """P(variables | evidence), axes in the order of ``variables``. pgmpy 1.1's VariableElimination
-    leaves Markov-network answers unnormalised; its BeliefPropagation can stop calibrating too early
-    on fitted potentials (docs/inference.md), so this is the exact engine, normalised."""
+    """P(variables | evidence), axes in the order of ``variables``, by exact variable elimination.
+    pgmpy 1.1's VariableElimination leaves Markov-network answers unnormalised (they sum to the
+    probability of the evidence), so normalise."""
     answer = VariableElimination(model).query(variables, evidence=evidence, show_progress=False, joint=True)
     values = answer.normalize(inplace=False).values
     return np.transpose(values, [list(answer.variables).index(v) for v in variables])

@@ -116,7 +116,7 @@ class CGMResult:
     converged: bool
     tolerance: float
     log_likelihood: list[float] = field(default_factory=list)  # the EM objective F per iteration
-    steps: list[float] = field(default_factory=list)  # SQUAREM step length per cycle (1 = two plain EM steps)
+    steps: list[float] = field(default_factory=list)  # SQUAREM step length per cycle (1 = two EM steps, 0 = one)
 
 
 @dataclass(frozen=True)
@@ -385,7 +385,7 @@ def cgm_em(
         t += 1
         alpha = 1.0
         if not accelerate or t >= max_iter:
-            theta, here = theta1, one
+            theta, here, alpha = theta1, one, 0.0
         else:
             # SQUAREM (Varadhan and Roland 2008, scheme S3): from two EM steps r = M(theta) - theta
             # and v = M(M(theta)) - 2 M(theta) + theta, jump to theta + 2 a r + a^2 v with
@@ -403,8 +403,10 @@ def cgm_em(
                 t += 1
                 if alpha == 1.0 or (math.isfinite(nxt.value) and nxt.value >= here.value):
                     break
-                # out of iterations: finish with the double EM step
-                alpha = 1.0 if t >= max_iter else max(1.0, (alpha + 1.0) / 2.0)
+                if t >= max_iter:  # out of iterations: keep the plain EM step
+                    cand, nxt, alpha = theta1, one, 0.0
+                    break
+                alpha = max(1.0, (alpha + 1.0) / 2.0)
             if alpha == step_max:
                 step_max *= 4.0
             theta, here = cand, nxt

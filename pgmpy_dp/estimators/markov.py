@@ -28,6 +28,7 @@ from ..engine import (
     make_inference,
     project_simplex,
 )
+from .._progress import PROGRESS_DELAY
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, pooled_record_count, release_marginals
@@ -332,7 +333,7 @@ class PrivateMarkovEstimator:
         self.log_potentials_ = theta
         self.n_records_ = n_records
         self.domain_ = model_domain
-        self.model_ = _to_pgmpy(model, model_domain, model_cliques, theta)
+        self.model_ = _to_pgmpy(model, model_domain, model_cliques, theta, engine)
         return self.model_
 
 
@@ -343,7 +344,7 @@ class _Bar:
     def __init__(self, total: int) -> None:
         from tqdm.auto import tqdm
 
-        self._bar = tqdm(total=total, desc="CGM-EM", leave=False)
+        self._bar = tqdm(total=total, desc="CGM-EM", leave=False, delay=PROGRESS_DELAY)
 
     def callback(self, it: int, ll: float, change: float) -> None:
         self._bar.update(1)
@@ -478,19 +479,24 @@ def _pooled_n_records(releases) -> float:
     return n
 
 
-def _to_pgmpy(model, domain: Domain, cliques, theta):
+def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import DiscreteMarkovNetwork
 
     fitted = DiscreteMarkovNetwork()
     fitted.add_nodes_from(model.nodes())
     fitted.add_edges_from(model.edges())
+    # Shifting by the max keeps every potential finite whatever the scale of theta; the floor keeps
+    # products of a few factors above underflow, where pgmpy's belief propagation would divide 0 by
+    # 0 (it only touches states of probability < 1e-30). Then -log Z is spread over the factors so
+    # the model's total mass is 1 (the Bethe estimate with loopy inference): pgmpy's
+    # BeliefPropagation declares calibration when sepset beliefs agree to an absolute 1e-8, and
+    # with a total mass of 1e-13..1e-27 that held before any message was passed (wrong answers).
+    shifted = [np.maximum(t - np.max(t), _LOG_POTENTIAL_FLOOR) for t in theta]
+    _, log_z = engine.marginals(shifted)
     factors = []
-    for c, t in zip(cliques, theta):
-        # shifting by the max keeps every potential in (0, 1], finite whatever the scale of theta;
-        # the floor keeps products of a few factors above underflow, where pgmpy's belief
-        # propagation would divide 0 by 0 (it only touches states of probability < 1e-30)
-        values = np.exp(np.maximum(t - np.max(t), _LOG_POTENTIAL_FLOOR))
+    for c, t in zip(cliques, shifted):
+        values = np.exp(t - log_z / len(cliques))
         factors.append(
             DiscreteFactor(list(c), list(t.shape), values.ravel(), state_names={a: list(domain[a]) for a in c})
         )
