@@ -49,7 +49,7 @@ def mn_fit() -> tuple[float, int]:
 
 
 def main() -> None:
-    limit = mle_module.single_threaded_blas
+    limit = mle_module.single_threaded_blas  # the name fit_log_potentials looks up
     rows = []
     for rep in range(3):
         for mode in ("default threads", "one thread"):

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import minimize
-from threadpoolctl import ThreadpoolController
 
+from .._blas import single_threaded_blas
 from .factor import align
 from .junction_tree import JunctionTree
 
@@ -30,25 +30,6 @@ __all__ = ["ConvergenceWarning", "MLEResult", "fit_log_potentials", "project_sim
 # Zero marginals have no finite MLE (Haberman 1973); without regularisation the
 # closed form floors them here so potentials stay finite (exp gives ~1e-300).
 _LOG_FLOOR = math.log(1e-300)
-
-
-_BLAS = ThreadpoolController()
-
-
-def single_threaded_blas():
-    """Context manager running BLAS on one thread (the L-BFGS-B fast path).
-
-    scipy's L-BFGS-B does a handful of tiny BLAS calls per iteration. With
-    OpenBLAS's default of one thread per core, every call wakes and joins the
-    thread pool: on 2 cores that costs about 8 ms per iteration against 0.15 ms
-    on one thread (``benchmarks/lbfgs_threads.py``), which dominated every fit.
-
-    Examples
-    --------
-    >>> with single_threaded_blas():
-    ...     pass
-    """
-    return _BLAS.limit(limits=1, user_api="blas")
 
 
 class ConvergenceWarning(UserWarning):

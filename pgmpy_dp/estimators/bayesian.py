@@ -30,6 +30,7 @@ with warnings.catch_warnings():
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.parameter_estimator.base import DiscreteParameterEstimator
 
+from .._blas import single_threaded_blas
 from ..privacy.budget import PrivacyBudget, check_epsilon
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, release_from_codes
@@ -285,7 +286,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     def _consistent_tables(self, release: MarginalRelease) -> list[np.ndarray]:
         attrs = [t.attrs for t in release]
         if self.consistency == "projection":
-            return project_consistent(attrs, [t.values for t in release], [t.variance for t in release])
+            with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls
+                return project_consistent(attrs, [t.values for t in release], [t.variance for t in release])
         clipped = [normalise_table(np.clip(t.values, 0, None)) for t in release]
         if self.consistency == "heuristic":
             return heuristic_consistent(attrs, clipped, [t.epsilon for t in release])
