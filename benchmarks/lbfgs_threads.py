@@ -1,8 +1,9 @@
 """Why L-BFGS runs with single-threaded BLAS: a side-by-side timing.
 
 scipy's L-BFGS-B makes a few tiny BLAS calls per iteration. With OpenBLAS's
-default thread pool (one thread per core) each call pays for waking and joining
-the pool. This script times one naive-MLE fit of the Markov-network benchmark
+default thread pool (one thread per core) each call hands work to the pool, and
+waits for a descheduled thread when the other cores are busy; run it on an idle
+machine and beside a CPU-bound process to see both cases. This script times one naive-MLE fit of the Markov-network benchmark
 (a 10-node third-order chain, k = 10, from one noisy release) and a bare
 L-BFGS-B run on a diagonal quadratic of the same size, with the default BLAS
 threads and with one thread, alternating in one process.

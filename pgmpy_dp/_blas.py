@@ -2,9 +2,12 @@
 
 scipy's L-BFGS-B and LSQR make many tiny BLAS calls (dot products, norms,
 rank-few updates). With OpenBLAS's default pool of one thread per core, each
-call wakes and joins the pool; on 2 cores that cost about 8 ms per L-BFGS-B
-iteration against 0.15 ms on one thread (``benchmarks/lbfgs_threads.py``), and
-more under load. Our loops have no large dense products, so one thread loses nothing.
+call hands work to the pool's threads; when the other cores are busy (a shared
+machine, two fits at once) it waits for a descheduled thread. Measured on 2
+cores with one CPU-bound process beside it (``benchmarks/lbfgs_threads.py``):
+a naive-MLE Markov-network fit took 1.5 s with the default pool and 0.69 s on
+one thread; on an idle machine both took 0.67 s. Our loops have no large dense
+products, so one thread loses nothing.
 """
 
 from __future__ import annotations
