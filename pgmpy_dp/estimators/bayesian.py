@@ -97,7 +97,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     stage1_release_ : MarginalRelease or None
         The stage-I noisy tables of the subsample (data-dependent allocation only).
     node_stats_ : pandas.DataFrame
-        Per node: height, out-degree, sensitivity, weight, estimated error and epsilon.
+        Per node: height, out-degree, parameter sensitivity (eq. 8: how much the
+        model's marginals move with the node's CPD, not the privacy sensitivity of its
+        table, which is 1), weight, estimated error and epsilon.
     state_names_ : dict
         The public domain used, ``{variable: [states]}``.
 
@@ -269,7 +271,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 {
                     "height": pd.Series(node_heights(parents)),
                     "out_degree": pd.Series(out_degrees(parents)),
-                    "sensitivity": pd.Series(parameter_sensitivity(parents, domain)),
+                    "parameter_sensitivity": pd.Series(parameter_sensitivity(parents, domain)),
                     "weight": pd.Series(node_weights),
                     "error": pd.Series(error, index=nodes),
                 }
