@@ -6,7 +6,7 @@ plus a list of cliques (attribute tuples); parameters are one log-potential
 array per clique, shaped ``domain.shape(clique)``.
 """
 
-from .cgm import CGMResult, Measurement, cgm_em, laplace_log_likelihood
+from .cgm import NOISE_MODELS, CGMResult, Measurement, cgm_em, gaussian_log_likelihood, laplace_log_likelihood
 from .factor import Factor, align, log_marginal, logsumexp
 from .inference import DEFAULT_MAX_JT_CELLS, make_inference
 from .junction_tree import Calibration, JunctionTree, as_cliques, is_decomposable, triangulate
@@ -23,10 +23,12 @@ __all__ = [
     "LoopyBP",
     "MLEResult",
     "Measurement",
+    "NOISE_MODELS",
     "align",
     "as_cliques",
     "cgm_em",
     "fit_log_potentials",
+    "gaussian_log_likelihood",
     "is_decomposable",
     "laplace_log_likelihood",
     "log_marginal",

@@ -62,22 +62,38 @@ import numpy as np
 from .factor import align
 from .mle import ConvergenceWarning, fit_log_potentials, tie_groups
 
-__all__ = ["CGMResult", "Measurement", "cgm_em", "laplace_log_likelihood"]
+__all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "gaussian_log_likelihood", "laplace_log_likelihood"]
+
+
+NOISE_MODELS = ("laplace", "gaussian")
 
 
 @dataclass(frozen=True, eq=False)
 class Measurement:
-    """One noisy table: counts ``values`` over ``attrs`` with Laplace noise of ``scale`` per cell."""
+    """One noisy table: counts ``values`` over ``attrs`` with noise of ``scale`` per cell.
+
+    ``noise="laplace"``: ``scale`` is the Laplace scale ``b``; ``noise="gaussian"``:
+    ``scale`` is the standard deviation ``sigma``.
+    """
 
     attrs: tuple[str, ...]
     values: np.ndarray
     scale: float
+    noise: str = "laplace"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "attrs", tuple(self.attrs))
         object.__setattr__(self, "values", np.asarray(self.values, dtype=np.float64))
         if not (math.isfinite(self.scale) and self.scale > 0):
             raise ValueError(f"measurement over {self.attrs} needs a positive finite noise scale, got {self.scale!r}")
+        if self.noise not in NOISE_MODELS:
+            raise ValueError(f"measurement over {self.attrs}: noise must be one of {NOISE_MODELS}, got {self.noise!r}")
+
+    def log_likelihood(self, n: np.ndarray, smoothing: float = 1.0) -> tuple[float, np.ndarray, np.ndarray]:
+        """Log-likelihood of the table given counts ``n``, its gradient and curvature in ``n``."""
+        if self.noise == "gaussian":
+            return gaussian_log_likelihood(self.values, n, self.scale)
+        return laplace_log_likelihood(self.values, n, self.scale, smoothing)
 
 
 def laplace_log_likelihood(
@@ -104,6 +120,22 @@ def laplace_log_likelihood(
     if smoothing == 0:
         return -float(np.abs(r).sum()) / scale, np.sign(r) / scale, curvature
     return -float(np.sum(s - delta)) / scale, r / (s * scale), curvature
+
+
+def gaussian_log_likelihood(y: np.ndarray, n: np.ndarray, sigma: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """Gaussian log-likelihood of noisy counts ``y`` given counts ``n`` (std ``sigma``), its gradient and curvature.
+
+    ``sum -(y - n)^2 / (2 sigma^2)`` (constants dropped); the curvature is ``1 / sigma^2`` per cell.
+
+    Examples
+    --------
+    >>> ll, g, k = gaussian_log_likelihood(np.array([2.0, 0.0]), np.zeros(2), sigma=1.0)
+    >>> ll, g.tolist(), k.tolist()
+    (-2.0, [2.0, 0.0], [1.0, 1.0])
+    """
+    r = np.asarray(y, dtype=np.float64) - n
+    inv = 1.0 / (sigma * sigma)
+    return -0.5 * inv * float(np.sum(r * r)), r * inv, np.full(r.shape, inv)
 
 
 @dataclass
@@ -252,7 +284,7 @@ def cgm_em(
         stiff = [np.zeros(domain.shape(c)) for c in cliques]
         toward = [np.zeros(domain.shape(c)) for c in cliques]
         for m, h, n in zip(measurements, hosts, table_counts(mu)):
-            ll, g, k = laplace_log_likelihood(m.values, n, m.scale, smoothing)
+            ll, g, k = m.log_likelihood(n, smoothing)
             total += ll
             if directions:
                 grad[h] = grad[h] + align(g, m.attrs, cliques[h])
