@@ -209,6 +209,11 @@ class MarginalRelease:
         return math.fsum(t.sensitivity for t in self.tables)
 
     @property
+    def l2_sensitivity(self) -> float:
+        """L2 sensitivity of all tables concatenated (what calibrates Gaussian noise): ``sqrt(|C|)``."""
+        return math.sqrt(math.fsum(t.sensitivity**2 for t in self.tables))
+
+    @property
     def attrs(self) -> list[tuple[str, ...]]:
         """Attribute tuples of the released tables."""
         return [t.attrs for t in self.tables]

@@ -308,6 +308,28 @@ CASES += [
         delta=GAUSS_DELTA,
     ),
 ]
+def public_gaussian_release(tables, rho):
+    """``run`` calling ``df.dp.release(rho=...)`` once per run (default OpenDP sampler), charging a zCDP budget."""
+
+    def one_run(df: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+        budget = PrivacyBudget(rho=rho)
+        rel = df.dp.release(tables, rho=rho, budget=budget)
+        assert rel.sampler == "opendp" and budget.remaining == 0
+        return np.concatenate([t.values.ravel() for t in rel.tables])
+
+    return run_in_loop(one_run)
+
+
+CASES.append(
+    AuditCase(
+        AuditTarget(f"df.dp.release rho={GAUSS_RHO} at delta={GAUSS_DELTA} (loop, default OpenDP)", GAUSS_CLAIM,
+                    public_gaussian_release(UNIFORM, GAUSS_RHO)),
+        4_000,
+        alpha=1e-4,
+        n_select=1_000,
+        delta=GAUSS_DELTA,
+    )
+)
 MUTANTS.append(
     AuditCase(
         AuditTarget("mutant: gaussian release, half sigma (batched, seeded)", GAUSS_CLAIM,

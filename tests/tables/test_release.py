@@ -163,6 +163,7 @@ def test_gaussian_sigma_for_c_tables():
     assert [t.rho for t in rel.tables] == pytest.approx([0.2] * 3)
     assert [t.mechanism for t in rel.tables] == ["discrete_gaussian"] * 3
     assert rel.mechanism == "discrete_gaussian" and rel.rho == pytest.approx(0.6)
+    assert rel.l2_sensitivity == pytest.approx(math.sqrt(3)) and rel.sensitivity == 3
     assert rel.epsilon is None and all(t.epsilon is None for t in rel.tables)  # no pure-DP claim
     assert rel.epsilon_delta(1e-6) == (rho_to_epsilon_delta(rel.rho, 1e-6), 1e-6)
     assert rel[("c",)].variance == discrete_gaussian_variance(sigma)
