@@ -31,6 +31,7 @@ from ..engine import (
 from .._progress import PROGRESS_DELAY
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
+from ..privacy.random_state import check_random_state
 from ..tables.release import MarginalRelease, pooled_record_count, release_marginals
 
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
@@ -127,6 +128,9 @@ class PrivateMarkovEstimator:
         The fitted model (also returned by :meth:`fit`).
     releases_ : list of MarginalRelease
         The measurements used (the one made by ``fit`` when it was given data).
+        A release made by ``fit`` is stored as soon as it exists, so a fit that
+        fails after it (interrupted, or a warning turned into an error) still
+        leaves what the budget paid for here.
     cliques_ : list of tuple of str
         Cliques whose potentials were fitted, in factor order.
     log_potentials_ : list of numpy.ndarray
@@ -230,7 +234,9 @@ class PrivateMarkovEstimator:
             Groups of cliques sharing one potential, matched axis by axis, e.g.
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
         """
+        _check_model_type(model)
         self._check_params()
+        check_random_state(self.random_state)
         model_cliques = _model_cliques(model, cliques)
         if isinstance(data, pd.DataFrame):
             if epsilon is None:
@@ -246,6 +252,8 @@ class PrivateMarkovEstimator:
                 show_progress=self.show_progress,
             )
             releases = [release]
+            # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
+            self.releases_ = releases
         else:
             releases = [data] if isinstance(data, MarginalRelease) else data
             if (
@@ -338,6 +346,22 @@ class PrivateMarkovEstimator:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _check_model_type(model) -> None:
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    if not isinstance(model, DiscreteMarkovNetwork):
+        hint = (
+            "; a Bayesian network's moral graph is model.to_markov_model(), or fit its CPDs with "
+            "DiscretePrivateMLE"
+            if hasattr(model, "get_parents")
+            else ""
+        )
+        raise TypeError(
+            f"model must be a pgmpy DiscreteMarkovNetwork, got {type(model).__name__}; build one with "
+            f"DiscreteMarkovNetwork([...edges...]){hint}"
+        )
 
 
 class _Bar:

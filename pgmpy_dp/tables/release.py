@@ -27,7 +27,11 @@ from ..privacy.mechanisms import (
     discrete_laplace_variance,
     sampler_for,
 )
+from ..privacy.random_state import check_random_state
 from .counting import contingency_table
+from .schema import FORMAT as _FORMAT
+from .schema import FORMAT_VERSION as _FORMAT_VERSION
+from .schema import read_json_source, validate_release_dict
 
 __all__ = [
     "NoisyTable",
@@ -37,10 +41,6 @@ __all__ = [
     "release_from_codes",
     "release_marginals",
 ]
-
-_FORMAT = "pgmpy-dp/marginal-release"
-_FORMAT_VERSION = 1
-
 
 @dataclass(frozen=True, eq=False)
 class NoisyTable:
@@ -227,7 +227,7 @@ class MarginalRelease:
         """A JSON-compatible dict holding everything in the release."""
         return {
             "format": _FORMAT,
-            "version": _FORMAT_VERSION,
+            "format_version": _FORMAT_VERSION,
             "mechanism": self.mechanism,
             "sampler": self.sampler,
             "epsilon": self.epsilon,
@@ -249,11 +249,12 @@ class MarginalRelease:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> MarginalRelease:
-        """Inverse of :meth:`to_dict`."""
-        if data.get("format") != _FORMAT:
-            raise ValueError(f"not a pgmpy-dp marginal release (format={data.get('format')!r})")
-        if data.get("version") != _FORMAT_VERSION:
-            raise ValueError(f"unsupported release format version {data.get('version')!r}")
+        """Inverse of :meth:`to_dict`; every field is validated first (:mod:`pgmpy_dp.tables.schema`).
+
+        Raises :class:`~pgmpy_dp.tables.schema.ReleaseFormatError` (a ``ValueError``)
+        naming the first field that is missing, of the wrong type, or inconsistent.
+        """
+        data = validate_release_dict(data)
         domain = Domain({a: states for a, states in data["domain"]})
         tables = [
             NoisyTable(
@@ -281,12 +282,16 @@ class MarginalRelease:
         return None
 
     @classmethod
-    def from_json(cls, source: str | Path) -> MarginalRelease:
-        """Read a release from JSON text or from a path written by :meth:`to_json`."""
-        text = str(source)
-        if not text.lstrip().startswith("{"):
-            text = Path(source).read_text()
-        return cls.from_dict(json.loads(text))
+    def from_json(cls, source: str | bytes | Path) -> MarginalRelease:
+        """Read a release from JSON text or from a file written by :meth:`to_json`.
+
+        ``source`` is JSON text if it is ``bytes``, or a ``str`` that starts with
+        ``{`` or ``[`` or parses as JSON (``"null"``, ``"3"``); any other ``str`` and
+        every ``os.PathLike`` is a file path (pass a ``Path`` for a file named like
+        JSON). A missing file raises ``FileNotFoundError`` naming it; anything that is
+        not a valid artifact raises :class:`~pgmpy_dp.tables.schema.ReleaseFormatError`.
+        """
+        return cls.from_dict(read_json_source(source))
 
 
 def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
@@ -337,7 +342,8 @@ def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CE
         if a in seen:
             raise DomainError(f"table {a} is requested twice; request it once or use two releases")
         seen.add(a)
-    if isinstance(epsilon, (Sequence, np.ndarray)) and not isinstance(epsilon, (str, bytes)):
+    per_table = isinstance(epsilon, (Sequence, np.ndarray)) and not isinstance(epsilon, (str, bytes))
+    if per_table:
         if len(epsilon) != len(attrs):
             raise ValueError(
                 f"got {len(epsilon)} per-table epsilons for {len(attrs)} tables; give one per table"
@@ -347,11 +353,20 @@ def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CE
         total = check_epsilon(epsilon)
         eps = [total / len(attrs)] * len(attrs)
     for e, a in zip(eps, attrs):
-        if 1.0 / e > MAX_SCALE:
+        scale = 1.0 / e if e > 0 else math.inf  # a tiny total split over tables can underflow to 0
+        if scale > MAX_SCALE:
+            split = "" if per_table else f" (the total {total:g} split over {len(attrs)} tables)"
             raise ValueError(
-                f"epsilon {e:g} for table {a} is too small: its noise scale {1.0 / e:g} exceeds the "
+                f"epsilon {e:g}{split} for table {a} is too small: its noise scale {scale:g} exceeds the "
                 f"largest supported {MAX_SCALE:g}, and such a table would be pure noise; raise epsilon"
             )
+    try:
+        math.fsum(eps)  # what the budget is charged and the release records
+    except OverflowError:
+        raise ValueError(
+            f"the per-table epsilons {[float(e) for e in eps]} sum to more than the largest float; "
+            "give each table a smaller epsilon"
+        ) from None
     return attrs, eps
 
 
@@ -389,7 +404,7 @@ def release_from_codes(
     # one bincount per table: thousands of tables of a million rows take tens of seconds
     counted = progress(attrs, show_progress, "counting tables")
     exact = [contingency_table(codes, domain, a, weights) for a in counted]
-    rng = np.random.default_rng(random_state) if random_state is not None else None
+    rng = check_random_state(random_state)
     samplers = [sampler_for(sum(x.size for x in exact), rng)] * len(exact)
     label = label or "release " + ", ".join("(" + ", ".join(a) + ")" for a in attrs)
 
