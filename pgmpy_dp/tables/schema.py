@@ -174,7 +174,7 @@ def validate_release_dict(data) -> dict:
             f"is {version!r}; this pgmpy-dp reads versions {list(SUPPORTED_VERSIONS)}: upgrade pgmpy-dp",
         )
     mechanism = _require(data, "mechanism", "")
-    if mechanism not in MECHANISMS and mechanism != MIXED:
+    if not isinstance(mechanism, str) or (mechanism not in MECHANISMS and mechanism != MIXED):
         raise ReleaseFormatError("mechanism", f"is {mechanism!r}; known mechanisms: {[*MECHANISMS, MIXED]}")
     sampler = _require(data, "sampler", "")
     if not isinstance(sampler, str) or not sampler:
@@ -189,9 +189,9 @@ def validate_release_dict(data) -> dict:
     if not isinstance(tables, list) or not tables:
         raise ReleaseFormatError("tables", f"must be a non-empty list of tables, got {_describe(tables)}")
     parsed = [_table(t, f"tables[{i}]", domain, mechanism) for i, t in enumerate(tables)]
-    seen: dict[frozenset, int] = {}
+    seen: dict[tuple, int] = {}
     for i, t in enumerate(parsed):
-        key = frozenset(t["attrs"])
+        key = t["attrs"]
         if key in seen:
             raise ReleaseFormatError(
                 f"tables[{i}].attrs", f"{list(t['attrs'])} are already released in tables[{seen[key]}]"
@@ -251,6 +251,8 @@ def _read(path: Path) -> str:
             f"no release file {str(path)!r}; from_json reads a file written by to_json, or JSON text "
             "starting with '{'"
         ) from None
+    except OSError as exc:  # a directory, no permission, a name too long
+        raise type(exc)(exc.errno, f"cannot read the release file {str(path)!r}: {exc.strerror}") from None
     except ValueError as exc:  # e.g. a NUL character in the path
         raise ReleaseFormatError("(root)", f"is neither JSON text nor a usable path ({exc})") from None
 
@@ -322,7 +324,7 @@ def _check_total(data: Mapping, key: str, parts: list) -> None:
 
 def _state(value, field: str):
     """A JSON state back to the Python value it was written from (lists were tuples)."""
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):  # tuple: to_dict's own output, before JSON
         return tuple(_state(v, field) for v in value)
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
@@ -379,7 +381,7 @@ def _table(t, where: str, domain: Domain, release_mechanism: str) -> dict:
     mechanism = t.get("mechanism", release_mechanism if release_mechanism != MIXED else None)
     if mechanism is None:
         raise ReleaseFormatError(f"{where}.mechanism", f"is missing; it is required when the release is {MIXED!r}")
-    if mechanism not in MECHANISMS:
+    if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ReleaseFormatError(f"{where}.mechanism", f"is {mechanism!r}; known mechanisms: {list(MECHANISMS)}")
     if release_mechanism != MIXED and mechanism != release_mechanism:
         raise ReleaseFormatError(
