@@ -235,8 +235,10 @@ class PrivateMarkovEstimator:
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
         """
         _check_model_type(model)
+        _check_param_types(self)
         self._check_params()
         check_random_state(self.random_state)
+        _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
         if isinstance(data, pd.DataFrame):
             if epsilon is None:
@@ -346,6 +348,39 @@ class PrivateMarkovEstimator:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _check_param_types(est: PrivateMarkovEstimator) -> None:
+    """The types ``_check_params``' comparisons rely on: a bool is an int, an array has no truth value."""
+    for name in ("method", "inference"):
+        value = getattr(est, name)
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {value!r} ({type(value).__name__})")
+    for name, kind in (("max_iter", "a positive int"), ("tol", "a positive number"), ("regularization", "a number")):
+        value = getattr(est, name)
+        if name == "regularization" and isinstance(value, str):
+            continue  # "auto", or refused by _check_params
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be {kind}, got {value!r} ({type(value).__name__})")
+        if name != "max_iter" and abs(value) > float(np.finfo(np.float64).max):
+            raise ValueError(f"{name} must be a finite number, got an int of {len(str(abs(value)))} digits")
+
+
+def _check_clique_args(cliques, tied) -> None:
+    def is_clique(c) -> bool:
+        return isinstance(c, str) or (isinstance(c, (list, tuple)) and len(c) > 0)
+
+    if cliques is not None and not (isinstance(cliques, (list, tuple)) and all(is_clique(c) for c in cliques)):
+        raise TypeError(
+            f"cliques must be a list of tuples of node names such as [('a', 'b'), ('c',)], got {cliques!r}"
+        )
+    if tied is not None and not (
+        isinstance(tied, (list, tuple))
+        and all(isinstance(g, (list, tuple)) and g and all(is_clique(c) for c in g) for g in tied)
+    ):
+        raise TypeError(
+            f"tied must be a list of groups of cliques such as [[('x1', 'x2'), ('x2', 'x3')]], got {tied!r}"
+        )
 
 
 def _check_model_type(model) -> None:

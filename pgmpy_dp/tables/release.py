@@ -336,6 +336,10 @@ def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CE
         )
     if len(tables) == 0:
         raise ValueError("no tables requested; pass at least one attribute tuple")
+    if isinstance(max_cells, (bool, np.bool_)) or not isinstance(max_cells, (int, np.integer)):
+        raise TypeError(f"max_cells must be a positive int, got {max_cells!r} ({type(max_cells).__name__})")
+    if max_cells < 1:
+        raise ValueError(f"max_cells must be a positive int, got {max_cells!r}")
     attrs = [domain.check_table(t, max_cells) for t in tables]
     seen = set()
     for a in attrs:
@@ -475,7 +479,7 @@ def _check_n_records(n_records):
     number = isinstance(n_records, (int, float, np.integer, np.floating))
     if isinstance(n_records, (bool, np.bool_)) or not number:
         raise TypeError(f"n_records must be a number (a public record count) or None, got {n_records!r}")
-    if not (math.isfinite(n_records) and n_records >= 0):
+    if not (abs(n_records) <= float(np.finfo(np.float64).max) and n_records >= 0):  # isfinite overflows on huge ints
         raise ValueError(f"n_records must be a finite non-negative count, got {n_records!r}")
     return n_records
 
