@@ -19,10 +19,12 @@ Structure (extend the lists, not the tests):
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -276,7 +278,10 @@ RELEASE_CASES = [
     ("n_records negative", dict(n_records=-3), ValueError, r"n_records must be a finite non-negative count"),
     ("n_records str", dict(n_records="12"), TypeError, r"n_records must be a number"),
     ("budget not a PrivacyBudget", dict(budget=1.0), TypeError, r"budget must be a pgmpy_dp.PrivacyBudget or None, got float"),
-    ("random_state str", dict(random_state="seed"), TypeError, r"SeedSequence expects int"),
+    ("random_state str", dict(random_state="seed"), TypeError, r"random_state must be None, a non-negative int seed"),
+    ("random_state bool", dict(random_state=False), TypeError, r"random_state must be .* got False \(bool\)"),
+    ("max_cells str", dict(max_cells="10"), TypeError, r"max_cells must be a positive int, got .10."),
+    ("max_cells zero", dict(max_cells=0), ValueError, r"max_cells must be a positive int, got 0"),
     ("domain states a str", dict(domain={"a": "xyz"}), DomainError, r"states of attribute 'a' must be a list of values"),
     ("domain with NaN state", dict(domain={"a": ["x", "y", "z", math.nan]}), DomainError, r"lists NaN as a state"),
     ("domain with repeated state", dict(domain={"a": ["x", "x", "y", "z"]}), DomainError, r"lists a state twice: \['x'\]"),
@@ -448,3 +453,423 @@ def test_record_count_estimate_with_a_noiseless_table():
     """Regression: a table with zero noise variance (huge epsilon) made the estimate 0/0 = NaN."""
     rel = good_frame().dp.release([("a",), ("b",)], [1e300, 1.0])
     assert rel.n_records_estimate == 12.0
+
+
+# -- regressions: raw errors that used to escape -------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRY_POINTS if e.per_table], ids=lambda e: e.name)
+def test_per_table_epsilons_whose_sum_overflows_are_refused(entry):
+    """[1e308, 1e308] used to be released and then raise OverflowError when the budget summed it."""
+    budget = PrivacyBudget(1e308)
+    with pytest.raises(ValueError, match=r"per-table epsilons \[1e\+308, 1e\+308\] sum to more than the largest"):
+        entry.call(good_frame(), [1e308, 1e308], budget=budget)
+    assert budget.spent == 0 and budget.ledger == ()
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS, ids=lambda e: e.name)
+def test_a_subnormal_epsilon_split_over_tables_is_refused(entry):
+    """5e-324 over several tables underflows to 0 per table: it used to divide by zero."""
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(ValueError, match=r"epsilon .*(too small|must be positive and finite, got 0.0)"):
+        entry.call(good_frame(), 5e-324, budget=budget)
+    assert budget.spent == 0 and budget.ledger == ()
+
+
+RANDOM_STATE_CASES = [
+    ("junk", TypeError, r"random_state must be None, a non-negative int seed or a numpy.random.Generator, got 'junk'"),
+    (False, TypeError, r"got False \(bool\); a bool is not a seed"),
+    (np.bool_(True), TypeError, r"got (np\.True_|True) \(bool_?\)"),
+    (1.5, TypeError, r"random_state must be None, a non-negative int seed"),
+    (-1, ValueError, r"random_state must be a non-negative int seed, got -1"),
+    (np.random.RandomState(0), TypeError, r"\(RandomState\)"),
+]
+
+
+def _release_rs(df, rs, budget):
+    return df.dp.release(TABLES, 1.0, budget=budget, random_state=rs)
+
+
+def _bn_rs(df, rs, budget):
+    est = DiscretePrivateMLE(epsilon=1.0, budget=budget, random_state=rs)
+    return DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
+
+
+def _mn_rs(df, rs, budget):
+    est = PrivateMarkovEstimator(method="naive-mle", random_state=rs, show_progress=False)
+    return est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), df, epsilon=1.0, budget=budget)
+
+
+def _mn_rs_from_release(df, rs, budget):
+    release = df.dp.release([("a", "b"), ("b", "c")], 1.0, random_state=0)
+    est = PrivateMarkovEstimator(method="naive-mle", random_state=rs, show_progress=False)
+    return est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), release)
+
+
+_BN_RANDOM_STATE = pytest.mark.xfail(
+    strict=False, reason="bn12: DiscretePrivateMLE.fit should call pgmpy_dp.privacy.random_state.check_random_state"
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [_release_rs, pytest.param(_bn_rs, marks=_BN_RANDOM_STATE), _mn_rs, _mn_rs_from_release],
+    ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator(df)", "PrivateMarkovEstimator(release)"],
+)
+@pytest.mark.parametrize("case", RANDOM_STATE_CASES, ids=["str", "False", "np.True_", "float", "negative", "RandomState"])
+def test_bad_random_state_is_refused_by_every_entry_point(call, case):
+    value, exc, message = case
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(exc, match=message):
+        call(good_frame(), value, budget)
+    assert budget.spent == 0
+
+
+@pytest.mark.parametrize("call", [_release_rs, _bn_rs, _mn_rs], ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator"])
+@pytest.mark.parametrize("value", [None, 0, np.int64(3), 2**70, np.random.default_rng(1)], ids=["None", "0", "np.int64", "2**70", "Generator"])
+def test_valid_random_states_are_accepted(call, value):
+    budget = PrivacyBudget(1.0)
+    call(good_frame(), value, budget)
+    assert budget.spent == 1.0
+
+
+def test_same_seed_same_release():
+    a, b = (good_frame().dp.release(TABLES, 1.0, random_state=7) for _ in range(2))
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    "model, name",
+    [
+        (DiscreteBayesianNetwork([("a", "b"), ("b", "c")]), r"got DiscreteBayesianNetwork; .*to_markov_model\(\)"),
+        (nx.Graph([("a", "b"), ("b", "c")]), r"got Graph"),
+        (nx.DiGraph([("a", "b")]), r"got DiGraph"),
+        (None, r"got NoneType"),
+        ([("a", "b")], r"got list"),
+    ],
+    ids=["BayesianNetwork", "networkx Graph", "networkx DiGraph", "None", "edge list"],
+)
+def test_markov_estimator_refuses_other_models_before_spending(model, name):
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(TypeError, match=r"model must be a pgmpy DiscreteMarkovNetwork, " + name):
+        PrivateMarkovEstimator(method="naive-mle").fit(model, good_frame(), epsilon=1.0, budget=budget)
+    assert budget.spent == 0
+
+
+# -- the fuzzer: every public entry point, every parameter ------------------------------------------
+#
+# Each case is (entry point, parameter, value). A value the parameter accepts is skipped; any
+# other must raise a TypeError or ValueError (DomainError, CellLimitError, ReleaseFormatError are
+# ValueErrors; from_json may raise an OSError for a path) whose message names the parameter (or
+# the column), raised by pgmpy_dp itself rather than from deep inside numpy, pandas or pgmpy,
+# with nothing spent.
+
+import os  # noqa: E402
+import traceback  # noqa: E402
+
+import pgmpy  # noqa: E402
+
+from pgmpy_dp import MarginalRelease  # noqa: E402
+
+_FOREIGN = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, pd, pgmpy, nx))
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating, Fraction)) and not isinstance(v, (bool, np.bool_))
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def _positive(v) -> bool:
+    return _is_number(v) and _finite(v) and v > 0
+
+
+def _int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _epsilon_ok(v) -> bool | None:
+    """None: an epsilon so small that refusing it ("too small") is as right as accepting it."""
+    if not _positive(v):
+        return False
+    return True if float(v) >= 1e-6 else None
+
+
+def _random_state_ok(v) -> bool:
+    return v is None or (_int(v) and v >= 0) or isinstance(v, np.random.Generator)
+
+
+def _domain_ok(v) -> bool | None:
+    """None: a non-mapping domain, whose validation belongs to helper ux18 (see the xfail test below).
+
+    Keys that are not columns of the data are ignored; a column's entry must list all its states.
+    """
+    if v is None:
+        return True
+    if not isinstance(v, dict):
+        return None
+    return all(k not in STATES or (isinstance(s, list) and set(STATES[k]) <= set(s)) for k, s in v.items())
+
+
+def _tables_ok(v) -> bool:
+    if not isinstance(v, list) or not v:
+        return False
+    tables = [(t,) if isinstance(t, str) else t for t in v]
+    if not all(isinstance(t, tuple) and t and all(a in STATES for a in t) and len(set(t)) == len(t) for t in tables):
+        return False
+    return len(set(tables)) == len(tables)
+
+
+MARKOV_EDGES = [("a", "b"), ("b", "c")]
+_MODEL_JUNK = [DiscreteBayesianNetwork(MARKOV_EDGES), nx.Graph(MARKOV_EDGES)]
+
+#: values tried for every parameter (plus hypothesis' own numbers and strings)
+JUNK_VALUES = [
+    None, True, False, np.bool_(True), 0, -1, 1, 2, 3, 10**400, np.int64(-3), 0.5, -0.5, 1e-300, np.float64(np.nan),
+    math.nan, math.inf, -math.inf, 1 + 0j, Fraction(1, 3), "", "junk", "a", "auto", b"x", [], [1], ["a"], [("a", "b")],
+    [("a", "zz")], [("a", "a")], [()], ("a", "b"), {}, {"a": 1}, {"a": ["x"]}, {"zz": [1]}, object(),
+    np.zeros(2), pd.Series([1.0]), *_MODEL_JUNK,
+]
+
+
+def _huge_int(v) -> bool:
+    return _int(v) and abs(v) > float(np.finfo(np.float64).max)
+
+
+def _array_like(v) -> bool:
+    return isinstance(v, (np.ndarray, pd.Series))
+
+
+@dataclass(frozen=True)
+class Fuzzed:
+    """One parameter of one entry point: which values it accepts and how an error must name it."""
+
+    valid: Callable  # value -> True (accepted), False (must be refused), None (skip: either is right)
+    names: str  # regex the error message must match
+    elsewhere: Callable = lambda v: None  # value -> helper whose file the fix belongs in (xfail test below)
+
+
+def _good_mn_release():
+    return good_frame(50, 1).dp.release(MARKOV_EDGES, 1.0, random_state=0)
+
+
+def _call_release(params, budget):
+    p = dict(tables=TABLES, epsilon=1.0, domain=None, budget=budget, random_state=None, max_cells=10**7, n_records=None)
+    p.update(params)
+    return good_frame().dp.release(p.pop("tables"), p.pop("epsilon"), show_progress=False, **p)
+
+
+def _call_bn(params, budget):
+    p = dict(epsilon=1.0, budget=budget)
+    fit = {"model": DiscreteBayesianNetwork(MARKOV_EDGES), "data": good_frame()}
+    p.update(params)
+    for k in fit:
+        fit[k] = p.pop(k, fit[k])
+    return DiscretePrivateMLE(**p).fit(fit["model"], fit["data"])
+
+
+def _call_mn(params, budget):
+    init = dict(method="naive-mle", show_progress=False)
+    fit = dict(model=DiscreteMarkovNetwork(MARKOV_EDGES), data=good_frame(), epsilon=1.0, budget=budget)
+    for k, v in params.items():
+        (fit if k in ("model", "data", "epsilon", "budget", "domain", "cliques", "tied") else init)[k] = v
+    if not isinstance(fit["data"], pd.DataFrame) and "epsilon" not in params and "budget" not in params:
+        fit.pop("epsilon"), fit.pop("budget")  # a release has already been paid for
+    model, data = fit.pop("model"), fit.pop("data")
+    return PrivateMarkovEstimator(**init).fit(model, data, **fit)
+
+
+def _call_from_json(params, budget):
+    return MarginalRelease.from_json(params["source"])
+
+
+_BUDGET = Fuzzed(lambda v: v is None or isinstance(v, PrivacyBudget), r"budget")
+_RANDOM_STATE = Fuzzed(_random_state_ok, r"random_state")
+#: check_epsilon (privacy/budget.py, helper zcdp11) lets float() overflow on an int beyond float64
+_EPSILON = Fuzzed(_epsilon_ok, r"epsilon", lambda v: "zcdp11" if _huge_int(v) else None)
+#: DiscretePrivateMLE._check_params (helper bn12) compares before checking the type
+_BN_CHOICE = (lambda v: "bn12" if _array_like(v) else None)
+_BN_FRACTION = (lambda v: None if _is_number(v) or isinstance(v, (bool, np.bool_)) or _array_like(v) else "bn12")
+
+FUZZED = {
+    "release": (_call_release, {
+        "tables": Fuzzed(_tables_ok, r"table"),
+        "epsilon": _EPSILON,
+        "domain": Fuzzed(_domain_ok, r"domain|states of attribute 'a'|column 'a'"),
+        "budget": _BUDGET,
+        "random_state": _RANDOM_STATE,
+        "max_cells": Fuzzed(lambda v: _int(v) and v >= 6, r"max_cells"),
+        "n_records": Fuzzed(lambda v: v is None or (_is_number(v) and not isinstance(v, Fraction) and _finite(v) and v >= 0),
+                            r"n_records"),
+    }),
+    "DiscretePrivateMLE": (_call_bn, {
+        "epsilon": _EPSILON,
+        "allocation": Fuzzed(lambda v: isinstance(v, str) and v in ("data-dependent", "uniform"), r"allocation",
+                             _BN_CHOICE),
+        "stage1_fraction": Fuzzed(lambda v: _positive(v) and v < 1, r"stage1_fraction", _BN_FRACTION),
+        "sample_rate": Fuzzed(lambda v: _positive(v) and v <= 1, r"sample_rate", _BN_FRACTION),
+        "consistency": Fuzzed(lambda v: v is None or (isinstance(v, str) and v in ("projection", "heuristic")),
+                              r"consistency", _BN_CHOICE),
+        "state_names": Fuzzed(_domain_ok, r"state_names|states of attribute 'a'|column 'a'"),
+        "budget": _BUDGET,
+        # random_state: see test_bad_random_state_is_refused_by_every_entry_point (bn12)
+        "model": Fuzzed(lambda v: isinstance(v, DiscreteBayesianNetwork), r"model"),
+        "data": Fuzzed(lambda v: False, r"data|DataFrame"),
+    }),
+    "PrivateMarkovEstimator": (_call_mn, {
+        "method": Fuzzed(lambda v: isinstance(v, str) and v in ("cgm-em", "naive-mle"), r"method"),
+        "max_iter": Fuzzed(lambda v: _int(v) and v >= 1, r"max_iter"),
+        "tol": Fuzzed(lambda v: _positive(v) and not isinstance(v, Fraction), r"tol"),
+        "regularization": Fuzzed(
+            lambda v: (isinstance(v, str) and v == "auto") or (_is_number(v) and not isinstance(v, Fraction)
+                                                                and _finite(v) and v >= 0),
+            r"regularization",
+        ),
+        "inference": Fuzzed(lambda v: isinstance(v, str) and v in ("auto", "junction-tree", "loopy"), r"inference"),
+        "random_state": _RANDOM_STATE,
+        "model": Fuzzed(lambda v: isinstance(v, DiscreteMarkovNetwork), r"model"),
+        "data": Fuzzed(lambda v: False, r"data"),
+        "epsilon": _EPSILON,
+        "budget": _BUDGET,
+        "domain": Fuzzed(_domain_ok, r"domain|states of attribute 'a'|column 'a'"),
+        "cliques": Fuzzed(lambda v: v is None, r"clique"),
+        "tied": Fuzzed(lambda v: v is None or (isinstance(v, list) and not v), r"tied"),
+    }),
+    "MarginalRelease.from_json": (_call_from_json, {
+        "source": Fuzzed(lambda v: False, r"source|field|release file"),
+    }),
+}
+
+_VALUES = st.one_of(
+    st.sampled_from(JUNK_VALUES),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(2**70), 2**70),
+    st.text(max_size=6),
+)
+
+
+def _check_refusal(entry, param, value, budget):
+    call, params = FUZZED[entry]
+    spec = params[param]
+    try:
+        call({param: value}, budget)
+    except (TypeError, ValueError, OSError) as exc:
+        message = str(exc)
+        assert re.search(spec.names, message), f"{entry}({param}={value!r}): message does not name it: {message}"
+        deepest = traceback.extract_tb(exc.__traceback__)[-1].filename
+        assert not deepest.startswith(_FOREIGN), f"{entry}({param}={value!r}) raised from {deepest}: {exc!r}"
+        if isinstance(exc, OSError):
+            assert entry == "MarginalRelease.from_json", f"{entry}({param}={value!r}): {exc!r}"
+    else:
+        raise AssertionError(f"{entry} accepted {param}={value!r}")
+    assert budget.spent == 0 and budget.ledger == ()
+
+
+@pytest.mark.parametrize(
+    "entry, param", [(e, p) for e, (_, params) in FUZZED.items() for p in params], ids=lambda x: x
+)
+def test_every_junk_value_for_every_parameter(entry, param, tmp_path, monkeypatch):
+    """The deterministic half of the fuzzer: every value of JUNK_VALUES the parameter does not accept."""
+    monkeypatch.chdir(tmp_path)
+    spec = FUZZED[entry][1][param]
+    tried = 0
+    for value in JUNK_VALUES:
+        if spec.valid(value) is False and not spec.elsewhere(value) and not isinstance(value, PrivacyBudget):
+            _check_refusal(entry, param, value, PrivacyBudget(10.0))
+            tried += 1
+    assert tried > 0
+
+
+@pytest.mark.parametrize("entry", list(FUZZED))
+@settings(
+    max_examples=200, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(data=st.data())
+def test_fuzz_every_parameter_of_every_entry_point(entry, data, tmp_path_factory):
+    param = data.draw(st.sampled_from(sorted(FUZZED[entry][1])), label="param")
+    value = data.draw(_VALUES, label="value")
+    spec = FUZZED[entry][1][param]
+    if param == "budget" and isinstance(value, PrivacyBudget):
+        value = None
+    if spec.valid(value) is not False or spec.elsewhere(value):
+        return  # accepted (tested elsewhere), or a case of the xfail tests below
+    budget = PrivacyBudget(10.0)
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.getbasetemp())  # from_json treats most strings as paths
+    try:
+        _check_refusal(entry, param, value, budget)
+    finally:
+        os.chdir(cwd)
+
+
+_DOMAIN_PARAMS = [("release", "domain"), ("DiscretePrivateMLE", "state_names"), ("PrivateMarkovEstimator", "domain")]
+_DOMAIN_VALUES = [
+    ["a", "b"], [("a", ["x", "y", "z"])], "a", 3, Domain({"a": ["x", "y", "z"], "b": [0, 1], "c": [True, False]}),
+]
+
+
+@pytest.mark.xfail(strict=False, reason="domain input validation: ux18")
+@pytest.mark.parametrize("entry, param", _DOMAIN_PARAMS, ids=[f"{e}-{p}" for e, p in _DOMAIN_PARAMS])
+@pytest.mark.parametrize("value", _DOMAIN_VALUES, ids=["list of names", "list of pairs", "str", "int", "Domain"])
+def test_fuzz_domain_given_as_a_non_mapping(entry, param, value):
+    """A ``Domain`` is documented to work; a list, str or int must be refused naming the parameter."""
+    budget = PrivacyBudget(10.0)
+    if isinstance(value, Domain):
+        FUZZED[entry][0]({param: value}, budget)  # must succeed
+        assert budget.spent == 1.0
+        return
+    _check_refusal(entry, param, value, budget)
+
+
+_MULTI = good_frame().set_axis(pd.MultiIndex.from_tuples([("a", "x"), ("b", "x"), ("c", "x")]), axis=1)
+_INTS = good_frame().set_axis([0, 1, 2], axis=1)
+_INT_STATES = {0: STATES["a"], 1: STATES["b"], 2: STATES["c"]}
+_COLUMN_CASES = {
+    "release, MultiIndex columns": lambda b: _MULTI.dp.release([("a",)], 1.0, domain=STATES, budget=b),
+    "MN, MultiIndex columns": lambda b: PrivateMarkovEstimator(method="naive-mle").fit(
+        DiscreteMarkovNetwork([("a", "b")]), _MULTI, epsilon=1.0, domain=STATES, budget=b),
+    "release, int column names": lambda b: _INTS.dp.release([(0, 1), (2,)], 1.0, domain=_INT_STATES, budget=b),
+    "BN, int column names": lambda b: DiscreteBayesianNetwork([(0, 1), (1, 2)]).fit(
+        _INTS, estimator=DiscretePrivateMLE(1.0, state_names=_INT_STATES, budget=b)),
+    "MN, int column names": lambda b: PrivateMarkovEstimator(method="naive-mle").fit(
+        DiscreteMarkovNetwork([(0, 1), (1, 2)]), _INTS, epsilon=1.0, domain=_INT_STATES, budget=b),
+}
+
+
+@pytest.mark.xfail(strict=False, reason="domain input validation: ux18")
+@pytest.mark.parametrize("case", list(_COLUMN_CASES))
+def test_fuzz_unusual_column_labels(case):
+    """MultiIndex columns: a raw pandas AttributeError; int names: 'attribute 0 is not in the domain ['0', ...]'."""
+    budget = PrivacyBudget(10.0)
+    with pytest.raises((TypeError, ValueError)) as info:
+        _COLUMN_CASES[case](budget)
+    deepest = traceback.extract_tb(info.value.__traceback__)[-1].filename
+    assert not deepest.startswith(_FOREIGN), f"raised from {deepest}: {info.value!r}"
+    assert re.search(r"column.*(str|string|MultiIndex)", str(info.value)), str(info.value)
+    assert budget.spent == 0
+
+
+#: (entry point, parameter, value, helper whose file the fix belongs in): raw errors the fuzzer found
+ELSEWHERE = [
+    (entry, param, value, owner)
+    for entry, (_, params) in FUZZED.items()
+    for param, spec in params.items()
+    for value in JUNK_VALUES
+    if spec.valid(value) is False and (owner := spec.elsewhere(value))
+]
+
+
+@pytest.mark.parametrize(
+    "entry, param, value, owner",
+    [pytest.param(*case, marks=pytest.mark.xfail(strict=False, reason=f"fix belongs to helper {case[3]}"))
+     for case in ELSEWHERE],
+    ids=[f"{e}-{p}-{type(v).__name__}-{i}" for i, (e, p, v, _) in enumerate(ELSEWHERE)],
+)
+def test_fuzz_findings_for_other_helpers(entry, param, value, owner):
+    _check_refusal(entry, param, value, PrivacyBudget(10.0))

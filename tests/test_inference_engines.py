@@ -13,9 +13,7 @@ from functools import reduce
 import numpy as np
 import pytest
 from pgmpy.inference import VariableElimination
-from pgmpy.models import DiscreteMarkovNetwork
 
-import pgmpy_dp
 
 # the model of the docs' caveat: asia's moral graph, naive MLE from a seeded release
 FIT = """

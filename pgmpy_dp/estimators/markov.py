@@ -32,6 +32,7 @@ from .._progress import PROGRESS_DELAY
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
+from ..privacy.random_state import check_random_state
 from ..tables.release import MarginalRelease, pooled_record_count, release_marginals
 
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
@@ -128,6 +129,9 @@ class PrivateMarkovEstimator:
         The fitted model (also returned by :meth:`fit`).
     releases_ : list of MarginalRelease
         The measurements used (the one made by ``fit`` when it was given data).
+        A release made by ``fit`` is stored as soon as it exists, so a fit that
+        fails after it (interrupted, or a warning turned into an error) still
+        leaves what the budget paid for here.
     cliques_ : list of tuple of str
         Cliques whose potentials were fitted, in factor order.
     log_potentials_ : list of numpy.ndarray
@@ -239,7 +243,11 @@ class PrivateMarkovEstimator:
             Groups of cliques sharing one potential, matched axis by axis, e.g.
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
         """
+        _check_model_type(model)
+        _check_param_types(self)
         self._check_params()
+        check_random_state(self.random_state)
+        _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
         if isinstance(data, pd.DataFrame):
             if epsilon is None and rho is None:
@@ -255,6 +263,8 @@ class PrivateMarkovEstimator:
                 show_progress=self.show_progress, rho=rho,
             )
             releases = [release]
+            # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
+            self.releases_ = releases
         else:
             releases = [data] if isinstance(data, MarginalRelease) else data
             if (
@@ -348,6 +358,55 @@ class PrivateMarkovEstimator:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _check_param_types(est: PrivateMarkovEstimator) -> None:
+    """The types ``_check_params``' comparisons rely on: a bool is an int, an array has no truth value."""
+    for name in ("method", "inference"):
+        value = getattr(est, name)
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {value!r} ({type(value).__name__})")
+    for name, kind in (("max_iter", "a positive int"), ("tol", "a positive number"), ("regularization", "a number")):
+        value = getattr(est, name)
+        if name == "regularization" and isinstance(value, str):
+            continue  # "auto", or refused by _check_params
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be {kind}, got {value!r} ({type(value).__name__})")
+        if name != "max_iter" and abs(value) > float(np.finfo(np.float64).max):
+            raise ValueError(f"{name} must be a finite number, got an int of {len(str(abs(value)))} digits")
+
+
+def _check_clique_args(cliques, tied) -> None:
+    def is_clique(c) -> bool:
+        return isinstance(c, str) or (isinstance(c, (list, tuple)) and len(c) > 0)
+
+    if cliques is not None and not (isinstance(cliques, (list, tuple)) and all(is_clique(c) for c in cliques)):
+        raise TypeError(
+            f"cliques must be a list of tuples of node names such as [('a', 'b'), ('c',)], got {cliques!r}"
+        )
+    if tied is not None and not (
+        isinstance(tied, (list, tuple))
+        and all(isinstance(g, (list, tuple)) and g and all(is_clique(c) for c in g) for g in tied)
+    ):
+        raise TypeError(
+            f"tied must be a list of groups of cliques such as [[('x1', 'x2'), ('x2', 'x3')]], got {tied!r}"
+        )
+
+
+def _check_model_type(model) -> None:
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    if not isinstance(model, DiscreteMarkovNetwork):
+        hint = (
+            "; a Bayesian network's moral graph is model.to_markov_model(), or fit its CPDs with "
+            "DiscretePrivateMLE"
+            if hasattr(model, "get_parents")
+            else ""
+        )
+        raise TypeError(
+            f"model must be a pgmpy DiscreteMarkovNetwork, got {type(model).__name__}; build one with "
+            f"DiscreteMarkovNetwork([...edges...]){hint}"
+        )
 
 
 class _Bar:

@@ -36,7 +36,11 @@ from ..privacy.mechanisms import (
     discrete_laplace_variance,
     sampler_for,
 )
+from ..privacy.random_state import check_random_state
 from .counting import contingency_table
+from .schema import FORMAT as _FORMAT
+from .schema import FORMAT_VERSION as _FORMAT_VERSION
+from .schema import read_json_source, validate_release_dict
 
 __all__ = [
     "NoisyTable",
@@ -47,12 +51,6 @@ __all__ = [
     "release_from_codes",
     "release_marginals",
 ]
-
-_FORMAT = "pgmpy-dp/marginal-release"
-# version 2 added Gaussian (zCDP) tables: per-table "mechanism" and "rho", release "rho"
-_FORMAT_VERSION = 2
-_READABLE_VERSIONS = (1, 2)
-
 
 @dataclass(frozen=True, eq=False)
 class NoisyTable:
@@ -312,7 +310,7 @@ class MarginalRelease:
         """A JSON-compatible dict holding everything in the release."""
         return {
             "format": _FORMAT,
-            "version": _FORMAT_VERSION,
+            "format_version": _FORMAT_VERSION,
             "mechanism": self.mechanism,
             "sampler": self.sampler,
             "epsilon": self.epsilon,
@@ -337,11 +335,12 @@ class MarginalRelease:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> MarginalRelease:
-        """Inverse of :meth:`to_dict`."""
-        if data.get("format") != _FORMAT:
-            raise ValueError(f"not a pgmpy-dp marginal release (format={data.get('format')!r})")
-        if data.get("version") not in _READABLE_VERSIONS:
-            raise ValueError(f"unsupported release format version {data.get('version')!r}")
+        """Inverse of :meth:`to_dict`; every field is validated first (:mod:`pgmpy_dp.tables.schema`).
+
+        Raises :class:`~pgmpy_dp.tables.schema.ReleaseFormatError` (a ``ValueError``)
+        naming the first field that is missing, of the wrong type, or inconsistent.
+        """
+        data = validate_release_dict(data)
         domain = Domain({a: states for a, states in data["domain"]})
         tables = [
             NoisyTable(
@@ -372,12 +371,16 @@ class MarginalRelease:
         return None
 
     @classmethod
-    def from_json(cls, source: str | Path) -> MarginalRelease:
-        """Read a release from JSON text or from a path written by :meth:`to_json`."""
-        text = str(source)
-        if not text.lstrip().startswith("{"):
-            text = Path(source).read_text()
-        return cls.from_dict(json.loads(text))
+    def from_json(cls, source: str | bytes | Path) -> MarginalRelease:
+        """Read a release from JSON text or from a file written by :meth:`to_json`.
+
+        ``source`` is JSON text if it is ``bytes``, or a ``str`` that starts with
+        ``{`` or ``[`` or parses as JSON (``"null"``, ``"3"``); any other ``str`` and
+        every ``os.PathLike`` is a file path (pass a ``Path`` for a file named like
+        JSON). A missing file raises ``FileNotFoundError`` naming it; anything that is
+        not a valid artifact raises :class:`~pgmpy_dp.tables.schema.ReleaseFormatError`.
+        """
+        return cls.from_dict(read_json_source(source))
 
 
 def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
@@ -441,6 +444,10 @@ def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_M
         )
     if len(tables) == 0:
         raise ValueError("no tables requested; pass at least one attribute tuple")
+    if isinstance(max_cells, (bool, np.bool_)) or not isinstance(max_cells, (int, np.integer)):
+        raise TypeError(f"max_cells must be a positive int, got {max_cells!r} ({type(max_cells).__name__})")
+    if max_cells < 1:
+        raise ValueError(f"max_cells must be a positive int, got {max_cells!r}")
     attrs = [domain.check_table(t, max_cells) for t in tables]
     seen = set()
     for a in attrs:
@@ -455,13 +462,22 @@ def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_M
     else:
         total = check(budget, name)
         per_table = [total / len(attrs)] * len(attrs)
+    split = isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes))
     for e, a in zip(per_table, attrs):
         scale = _noise_scale(e, rho is not None)
         if not scale <= MAX_SCALE:  # also catches an overflow to inf
+            where = "" if split else f" (the total {total:g} split over {len(attrs)} tables)"
             raise ValueError(
-                f"{name} {e:g} for table {a} is too small: its noise scale {scale:g} exceeds the "
+                f"{name} {e:g}{where} for table {a} is too small: its noise scale {scale:g} exceeds the "
                 f"largest supported {MAX_SCALE:g}, and such a table would be pure noise; raise {name}"
             )
+    try:
+        math.fsum(per_table)  # what the budget is charged and the release records
+    except OverflowError:
+        raise ValueError(
+            f"the per-table {name}s {[float(e) for e in per_table]} sum to more than the largest float; "
+            f"give each table a smaller {name}"
+        ) from None
     return attrs, per_table
 
 
@@ -541,7 +557,7 @@ def release_counts(
     counts = _check_exact(exact, domain, attrs)
     n_records = _check_n_records(n_records)
     mechanism = GAUSSIAN_MECHANISM if gaussian else MECHANISM
-    rng = np.random.default_rng(random_state) if random_state is not None else None
+    rng = check_random_state(random_state)
     sampler = sampler_for(sum(x.size for x in counts), rng, mechanism)
     label = label or "release " + ", ".join("(" + ", ".join(a) + ")" for a in attrs)
 
@@ -721,7 +737,7 @@ def _check_n_records(n_records):
     number = isinstance(n_records, (int, float, np.integer, np.floating))
     if isinstance(n_records, (bool, np.bool_)) or not number:
         raise TypeError(f"n_records must be a number (a public record count) or None, got {n_records!r}")
-    if not (math.isfinite(n_records) and n_records >= 0):
+    if not (abs(n_records) <= float(np.finfo(np.float64).max) and n_records >= 0):  # isfinite overflows on huge ints
         raise ValueError(f"n_records must be a finite non-negative count, got {n_records!r}")
     return n_records
 

@@ -1,0 +1,71 @@
+"""Validation of the ``random_state`` argument of every public entry point.
+
+A seed makes noise reproducible, and so removable by anyone who knows it: it is
+for experiments only. What counts as a seed is decided here once, so every
+entry point refuses the same things with the same message (numpy would take a
+bool as the seed 0 without a word, and reject a str with an error about its
+``SeedSequence`` internals).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["check_random_state"]
+
+_SEED_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+
+
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator | None:
+    """Validate a ``random_state`` argument and return the generator it stands for.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator, BitGenerator or SeedSequence
+        ``None`` (the default everywhere) means OS randomness, as a real release
+        needs; anything else seeds numpy for a reproducible experiment.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    numpy.random.Generator or None
+        ``None`` for ``None``; the generator itself when one is given (so
+        successive calls continue one stream); else ``numpy.random.default_rng(random_state)``.
+
+    Raises
+    ------
+    TypeError
+        For a bool (numpy would silently use it as the seed 0 or 1), a str, a
+        float, a legacy ``numpy.random.RandomState`` or any other type.
+    ValueError
+        For a negative int.
+
+    Examples
+    --------
+    >>> check_random_state(None) is None
+    True
+    >>> int(check_random_state(0).integers(10)) == int(np.random.default_rng(0).integers(10))
+    True
+    >>> check_random_state(False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: random_state must be None, a non-negative int seed or a numpy.random.Generator, got False (bool); ...
+    """
+    if random_state is None:
+        return None
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer, *_SEED_TYPES)):
+        hint = (
+            "a bool is not a seed; leave it None for a real release"
+            if isinstance(random_state, (bool, np.bool_))
+            else "use None for a real release (OS randomness) or an int seed for an experiment"
+        )
+        raise TypeError(
+            f"{name} must be None, a non-negative int seed or a numpy.random.Generator, "
+            f"got {random_state!r} ({type(random_state).__name__}); {hint}"
+        )
+    if isinstance(random_state, (int, np.integer)) and random_state < 0:
+        raise ValueError(f"{name} must be a non-negative int seed, got {random_state!r}")
+    return np.random.default_rng(random_state)
