@@ -350,8 +350,9 @@ class MarginalRelease:
                 scale=float(t["scale"]),
                 sensitivity=float(t["sensitivity"]),
                 # version 1 artifacts (before Gaussian releases) hold only discrete Laplace tables
-                mechanism=t.get("mechanism", data["mechanism"]),
-                rho=None if t.get("rho") is None else float(t["rho"]),
+                mechanism=t["mechanism"],
+                # a Laplace table's zCDP cost is implied by its epsilon (checked by the schema)
+                rho=float(t["rho"]) if t["mechanism"] == GAUSSIAN_MECHANISM else None,
             )
             for t in data["tables"]
         ]

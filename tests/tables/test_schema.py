@@ -108,7 +108,7 @@ def test_a_laplace_table_may_state_its_zcdp_cost():
 
 def test_mixed_release_names_each_tables_mechanism():
     gauss = gaussian_artifact()["tables"][0]
-    art = tampered(lambda a: (a.update(mechanism="mixed"), a["tables"][0].update(mechanism="discrete_laplace")))
+    art = tampered(lambda a: (a.update(mechanism="mixed"), [t.pop("mechanism") for t in a["tables"][1:]]))
     art["domain"] += [["g1", ["x", "y"]], ["g2", [0, 1, 2]]]
     art["tables"].append({**gauss, "attrs": ["g1", "g2"]})
     art.pop("epsilon")  # the Gaussian table has none, so neither has the release
@@ -164,7 +164,7 @@ BAD = [
     ("unknown table mechanism", _set(["tables", 0, "mechanism"], "gaussian"), "tables[0].mechanism", r"known"),
     ("table mechanism disagrees", _set(["tables", 0, "mechanism"], "discrete_gaussian"), "tables[0].mechanism",
      r"the release says every table is 'discrete_laplace'"),
-    ("mixed but one mechanism", _set(["mechanism"], "mixed"), "tables[0].mechanism", r"required when the release is"),
+    ("mixed but one mechanism", _set(["mechanism"], "mixed"), "mechanism", r"is 'mixed', but every table uses"),
     ("shape disagrees with the domain", _set(["tables", 0, "shape"], [2, 3]), "tables[0].shape",
      r"is \[2, 3\], but the domain gives \['a', 'b'\] the shape \[3, 2\]"),
     ("values of another length", _set(["tables", 1, "values"], [1.0]), "tables[1].values", r"has 1 entries, .* 2 cells"),
