@@ -195,7 +195,7 @@ BAD = [
     ("domain attr not a str", _set(["domain", 0, 0], 5), "domain[0][0]", r"attribute name"),
     ("domain states a str", _set(["domain", 0, 1], "xyz"), "domain[0][1]", r"non-empty list of states"),
     ("domain state repeated", _set(["domain", 0, 1], ["x", "x", "z"]), "domain[0][1]", r"lists a state twice"),
-    ("domain state NaN", _set(["domain", 0, 1], ["x", math.nan, "z"]), "domain[0][1]", r"NaN"),
+    ("domain state NaN", _set(["domain", 0, 1], ["x", math.nan, "z"]), "domain[0][1]", r"state nan, which JSON cannot"),
     ("domain state inf", _set(["domain", 0, 1], ["x", math.inf, "z"]), "domain[0][1]", r"JSON cannot carry"),
     ("domain state an object", _set(["domain", 0, 1], ["x", {"k": 1}, "z"]), "domain[0][1]", r"JSON scalars"),
     ("domain attr declared twice", _set(["domain", 1], ["a", ["x"]]), "domain[1][0]", r"a second time"),
