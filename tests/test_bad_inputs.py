@@ -14,12 +14,20 @@ Structure (extend the lists, not the tests):
   disconnected, nodes missing from the data, families over the cell limit) for
   the BN and MN estimators: ``call(df, epsilon, model_spec, budget=None)``. A new
   estimator joins ``ENTRY_POINTS`` and ``MODEL_ENTRY_POINTS`` next to the two below.
+* ``FUZZED``: the fuzzer's table, per public entry point and parameter: which values it
+  accepts and a regex the error must match. Every value of ``JUNK_VALUES`` and values drawn
+  by hypothesis that a parameter does not accept must be refused with a ``TypeError`` or
+  ``ValueError`` naming it, raised by pgmpy_dp (not from inside numpy, pandas or pgmpy), with
+  nothing spent. Findings whose fix belongs in another helper's file are xfail tests
+  (``ELSEWHERE``, the domain cases); a new public parameter gets a ``FUZZED`` entry.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -27,12 +35,21 @@ from fractions import Fraction
 import networkx as nx
 import numpy as np
 import pandas as pd
+import pgmpy
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pgmpy_dp
-from pgmpy_dp import BudgetExceededError, CellLimitError, Domain, DomainError, PrivacyBudget, release_marginals
+from pgmpy_dp import (
+    BudgetExceededError,
+    CellLimitError,
+    Domain,
+    DomainError,
+    MarginalRelease,
+    PrivacyBudget,
+    release_marginals,
+)
 from pgmpy_dp.privacy.mechanisms import MAX_SCALE
 from pgmpy_dp.tables import release_from_codes
 
@@ -563,13 +580,6 @@ def test_markov_estimator_refuses_other_models_before_spending(model, name):
 # ValueErrors; from_json may raise an OSError for a path) whose message names the parameter (or
 # the column), raised by pgmpy_dp itself rather than from deep inside numpy, pandas or pgmpy,
 # with nothing spent.
-
-import os  # noqa: E402
-import traceback  # noqa: E402
-
-import pgmpy  # noqa: E402
-
-from pgmpy_dp import MarginalRelease  # noqa: E402
 
 _FOREIGN = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, pd, pgmpy, nx))
 

@@ -366,6 +366,8 @@ class MarginalRelease:
             raise TypeError(
                 f"cannot write the release as JSON: {exc}. Domain states must be str, int, float or bool"
             ) from None
+        except ValueError as exc:  # an infinite float state
+            raise ValueError(f"cannot write the release as JSON: {exc}; domain states must be finite") from None
         if path is None:
             return text
         Path(path).write_text(text)

@@ -328,6 +328,8 @@ def _state(value, field: str):
     """A JSON state back to the Python value it was written from (lists were tuples)."""
     if isinstance(value, (list, tuple)):  # tuple: to_dict's own output, before JSON
         return tuple(_state(v, field) for v in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ReleaseFormatError(field, f"holds the state {value!r}, which JSON cannot carry (to_json refuses it)")
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     raise ReleaseFormatError(field, f"must hold states that are JSON scalars or lists, got {_describe(value)}")

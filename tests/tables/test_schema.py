@@ -195,7 +195,8 @@ BAD = [
     ("domain attr not a str", _set(["domain", 0, 0], 5), "domain[0][0]", r"attribute name"),
     ("domain states a str", _set(["domain", 0, 1], "xyz"), "domain[0][1]", r"non-empty list of states"),
     ("domain state repeated", _set(["domain", 0, 1], ["x", "x", "z"]), "domain[0][1]", r"lists a state twice"),
-    ("domain state NaN", _set(["domain", 0, 1], ["x", math.nan, "z"]), "domain[0][1]", r"NaN"),
+    ("domain state NaN", _set(["domain", 0, 1], ["x", math.nan, "z"]), "domain[0][1]", r"state nan, which JSON cannot"),
+    ("domain state inf", _set(["domain", 0, 1], ["x", math.inf, "z"]), "domain[0][1]", r"JSON cannot carry"),
     ("domain state an object", _set(["domain", 0, 1], ["x", {"k": 1}, "z"]), "domain[0][1]", r"JSON scalars"),
     ("domain attr declared twice", _set(["domain", 1], ["a", ["x"]]), "domain[1][0]", r"a second time"),
     ("domain state dropped", _set(["domain", 0, 1], ["x", "y"]), "tables[0].shape", r"the shape \[2, 2\]"),
@@ -384,3 +385,9 @@ def test_any_text_is_json_or_a_path_and_fails_clearly(text, tmp_path, monkeypatc
         assert repr(text) in str(exc) or repr(str(Path(text))) in str(exc)
     else:
         raise AssertionError(f"{text!r} loaded as a release")
+
+
+def test_a_release_with_an_infinite_state_cannot_be_written():
+    df = pd.DataFrame({"v": pd.Categorical([1.0, math.inf], categories=[1.0, math.inf])})
+    with pytest.raises(ValueError, match=r"cannot write the release as JSON: .*states must be finite"):
+        df.dp.release(["v"], 1.0).to_json()
