@@ -498,6 +498,9 @@ def release_marginals(
         Total budget, or one budget per table.
     domain : mapping or Domain, optional
         Public states for columns that are not categorical (and overrides for those that are).
+        A :class:`~pgmpy_dp.Domain` also carries public bin edges for numeric
+        columns and a declared missing-value state: ``Domain({...}, bins={"age": [17, 25, 35, 91]},
+        missing="Missing")``. Every state must be JSON-writable (checked before any budget is spent).
     budget : PrivacyBudget, optional
         Accountant to charge; raises :class:`BudgetExceededError` before any noise if short.
     random_state : int or numpy.random.Generator, optional
@@ -508,7 +511,7 @@ def release_marginals(
         Declare the record count public and store it. Leave ``None`` unless the
         count is already public: otherwise it is estimated from the noisy tables.
     show_progress : bool
-        Show a progress bar over the tables being counted; it appears only when
+        Show progress bars over the columns being encoded and the tables being counted; they appear only when
         counting takes more than a couple of seconds (thousands of tables, or
         millions of rows).
 
@@ -547,7 +550,8 @@ def release_marginals(
     else:
         columns = []
     dom = Domain.from_dataframe(df, columns, domain)
-    codes = dom.encode(df, columns)
+    dom.check_json()  # a release is published as JSON: fail before anything is charged
+    codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(
         codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
         show_progress=show_progress,
