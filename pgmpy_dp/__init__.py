@@ -23,6 +23,7 @@ from .privacy import (
 from .tables import MarginalRelease, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from . import datasets  # noqa: F401
+from .querying import query
 
 __version__ = "0.1.0"
 
@@ -35,5 +36,6 @@ __all__ = [
     "MarginalRelease",
     "PrivacyBudget",
     "PrivateMarkovEstimator",
+    "query",
     "release_marginals",
 ]
