@@ -49,8 +49,15 @@ class DataDerivedDomainWarning(UserWarning):
     Raised for an unordered categorical column whose categories are sorted and
     all occur in the data, which is what ``astype("category")`` produces. The
     check looks at the data (one bit per column), but its result is only shown
-    to the data holder running the code; it is never part of a release.
+    to the data holder running the code; it is never part of a release. Declared
+    dtypes that happen to look like this are silenced by passing their states in
+    ``domain=``, or by listing the columns in ``df.attrs["pgmpy_dp_public_columns"]``
+    (as :func:`pgmpy_dp.datasets.sample_network` does for its model-declared states).
     """
+
+
+#: ``df.attrs`` key listing columns whose categorical dtypes are declared public.
+PUBLIC_COLUMNS_ATTR = "pgmpy_dp_public_columns"
 
 
 def _format_edge(edge: float) -> str:
@@ -260,13 +267,16 @@ class Domain:
         _check_columns_exist(df, columns)
         declared = domain if isinstance(domain, Domain) else Domain(domain or {})
         states, from_dtype = {}, set()
+        # columns whose categorical dtype the frame's producer declared public (see DataDerivedDomainWarning)
+        vouched = set(df.attrs.get(PUBLIC_COLUMNS_ATTR, ()))
         dtypes = df.dtypes  # one lookup: df[col] costs tens of microseconds per call
         for col in columns:
             if col in declared:
                 continue
             if isinstance(dtypes[col], pd.CategoricalDtype):
                 states[col] = list(dtypes[col].categories)
-                from_dtype.add(col)
+                if col not in vouched:
+                    from_dtype.add(col)
             else:
                 raise DomainError(
                     f"column {col!r} has no public domain; declare it with "

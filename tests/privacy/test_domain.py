@@ -200,3 +200,13 @@ def test_warning_for_categories_read_from_the_data():
         declared_unobserved.dp.release(["a"], epsilon=1.0)
         unsorted.dp.release(["a"], epsilon=1.0)
         sorted_observed.dp.release(["a"], epsilon=1.0, domain={"a": ["x", "y"]})  # declared: silent
+
+
+def test_frames_whose_producer_declares_the_dtypes_do_not_warn():
+    df = pd.DataFrame({"a": ["x", "y", "y"]}).astype("category")
+    df.attrs["pgmpy_dp_public_columns"] = ["a"]
+    sampled = pgmpy_dp.datasets.sample_network("alarm", 500, seed=0)  # many sorted, fully observed dtypes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataDerivedDomainWarning)
+        df.dp.release(["a"], epsilon=1.0)
+        sampled.dp.release(list(sampled.columns), epsilon=1.0)
