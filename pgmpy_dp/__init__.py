@@ -16,6 +16,7 @@ from . import accessor  # noqa: F401  (registers df.dp)
 from .privacy import (
     BudgetExceededError,
     CellLimitError,
+    DataDerivedDomainWarning,
     Domain,
     DomainError,
     PrivacyBudget,
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BudgetExceededError",
     "CellLimitError",
+    "DataDerivedDomainWarning",
     "DiscretePrivateMLE",
     "Domain",
     "DomainError",

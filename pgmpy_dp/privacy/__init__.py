@@ -4,7 +4,7 @@ Nothing here imports pgmpy or any estimation code.
 """
 
 from .budget import BudgetExceededError, LedgerEntry, PrivacyBudget, check_epsilon
-from .domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
+from .domain import DEFAULT_MAX_CELLS, CellLimitError, DataDerivedDomainWarning, Domain, DomainError
 from .mechanisms import (
     MECHANISM,
     discrete_laplace_noise,
@@ -16,6 +16,7 @@ __all__ = [
     "BudgetExceededError",
     "CellLimitError",
     "DEFAULT_MAX_CELLS",
+    "DataDerivedDomainWarning",
     "Domain",
     "DomainError",
     "LedgerEntry",
