@@ -99,9 +99,11 @@ def _check_mapping(value, name: str):
     """Reject lists and other non-mappings for a ``{column: ...}`` argument, naming the fix."""
     if value is None or isinstance(value, (Mapping, Domain)):
         return value
+    if name == "domain":
+        name = "domain (state_names for DiscretePrivateMLE)"
     raise TypeError(
         f"{name} must be a mapping from column name to its public states, e.g. "
-        f"{name}={{'age': [...], 'sex': ['F', 'M']}}, or a pgmpy_dp.Domain; got {type(value).__name__}"
+        f"{{'age': [...], 'sex': ['F', 'M']}}, or a pgmpy_dp.Domain; got {type(value).__name__}"
     )
 
 

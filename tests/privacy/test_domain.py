@@ -158,7 +158,7 @@ def test_domain_reads_like_a_mapping_and_is_accepted_as_domain():
 def test_domain_given_as_a_list_names_the_parameter(domain):
     df = pd.DataFrame({"a": ["x", "y"]})
     budget = PrivacyBudget(1.0)
-    with pytest.raises(TypeError, match=r"domain must be a mapping .*e\.g\. domain="):
+    with pytest.raises(TypeError, match=r"domain \(state_names for DiscretePrivateMLE\) must be a mapping .*e\.g\. \{"):
         df.dp.release(["a"], epsilon=0.5, domain=domain, budget=budget)
     assert budget.spent == 0
 
