@@ -14,6 +14,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -513,7 +514,7 @@ class Domain:
                 "public domain: declare the states with domain={...} or pd.CategoricalDtype([...]) "
                 "(passing domain= for these columns also silences this warning)",
                 DataDerivedDomainWarning,
-                stacklevel=3,
+                stacklevel=_caller_stacklevel(),
             )
 
     def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
@@ -578,6 +579,21 @@ class Domain:
         if na.any():
             codes = self._fill_missing(codes, na, attr)
         return codes
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` that points a warning at the user's line, past pgmpy_dp's and pgmpy's frames."""
+    import sys
+
+    import importlib.util
+
+    inside = [str(Path(__file__).resolve().parents[1])]
+    spec = importlib.util.find_spec("pgmpy")  # locates pgmpy's estimator frames without importing it
+    inside += list(spec.submodule_search_locations or []) if spec else []
+    frame, level = sys._getframe(2), 2  # level 1 is the function that calls warnings.warn
+    while frame is not None and any(frame.f_code.co_filename.startswith(d) for d in inside):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _check_name(attr, where: str) -> None:
