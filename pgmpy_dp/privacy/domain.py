@@ -612,7 +612,8 @@ def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
             "the DataFrame has MultiIndex columns; flatten them to str names first, "
             "e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
         )
-    bad = [c for c in df.columns if not isinstance(c, str)]
+    columns = list(columns)
+    bad = [c for c in columns if not isinstance(c, str)]
     if bad:
         raise TypeError(
             f"column name(s) {bad[:5]} are not str; pgmpy node names must be str: "
