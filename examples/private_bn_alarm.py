@@ -1,11 +1,14 @@
 """A private Bayesian network of alarm: a what-if query, the budget allocation, and a privacy-utility plot.
 
-Run:  python examples/private_bn_alarm.py      (writes alarm_allocation.png and alarm_privacy_utility.png;
+Run:  python examples/private_bn_alarm.py      (writes alarm_allocation.png and alarm_privacy_utility.png to examples/output/;
       the plots need matplotlib, the optional "plot" extra: pip install ".[plot]")
 
 The noise is fresh on every run, so the private numbers change from run to run; pass
 ``random_state=`` to an estimator for a repeatable experiment.
 """
+
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,6 +21,10 @@ from pgmpy.parameter_estimator import DiscreteMLE
 from pgmpy_dp.datasets import load_network, sample_network
 from pgmpy_dp.evaluation.bayesian import cpd_errors
 from pgmpy_dp.evaluation.plots import plot_allocation, plot_privacy_utility
+
+# written files go to examples/output/ (gitignored), or to $PGMPY_DP_EXAMPLES_OUT
+OUT = Path(os.environ.get("PGMPY_DP_EXAMPLES_OUT", Path(__file__).resolve().parent / "output"))
+OUT.mkdir(parents=True, exist_ok=True)
 
 net = load_network("alarm")
 df = sample_network(net, 10_000, seed=2)
@@ -58,8 +65,8 @@ print(runs.groupby(["epsilon", "method"])["CPD L1"].mean().unstack().round(3))
 assert np.isfinite(runs["CPD L1"]).all()
 
 try:
-    plot_allocation(estimator, path="alarm_allocation.png")
-    plot_privacy_utility(runs, "CPD L1", path="alarm_privacy_utility.png")
-    print("\nwrote alarm_allocation.png and alarm_privacy_utility.png")
+    plot_allocation(estimator, path=OUT / "alarm_allocation.png")
+    plot_privacy_utility(runs, "CPD L1", path=OUT / "alarm_privacy_utility.png")
+    print(f"\nwrote alarm_allocation.png and alarm_privacy_utility.png to {OUT}")
 except ImportError as err:  # matplotlib is an optional extra; the numbers above are the result
     print(f"\nno plots: {err}")

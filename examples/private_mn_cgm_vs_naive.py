@@ -4,12 +4,15 @@ The data are 20,000 records sampled from the child network; the Markov network i
 (the undirected model of the same distribution). One release of the clique tables at epsilon = 0.5
 feeds both estimators, so they are compared on the same noise.
 
-Run:  python examples/private_mn_cgm_vs_naive.py      (writes child_noisy_vs_inferred.png; the plot
+Run:  python examples/private_mn_cgm_vs_naive.py      (writes child_noisy_vs_inferred.png to examples/output/; the plot
       needs matplotlib, the optional "plot" extra: pip install ".[plot]")
 """
 
+import os
 import time
 import warnings
+
+from pathlib import Path
 
 import numpy as np
 
@@ -19,6 +22,10 @@ from pgmpy.inference import VariableElimination
 from pgmpy_dp.datasets import load_network, sample_network
 from pgmpy_dp.evaluation.markov import kl_divergence
 from pgmpy_dp.evaluation.plots import plot_noisy_vs_inferred
+
+# written files go to examples/output/ (gitignored), or to $PGMPY_DP_EXAMPLES_OUT
+OUT = Path(os.environ.get("PGMPY_DP_EXAMPLES_OUT", Path(__file__).resolve().parent / "output"))
+OUT.mkdir(parents=True, exist_ok=True)
 
 # EM usually stops at max_iter (30) before its relative-change tolerance; we print n_iter_ instead
 warnings.filterwarnings("ignore", category=pgmpy_dp.estimators.markov.ConvergenceWarning)
@@ -67,7 +74,7 @@ noisy = noisy / noisy.sum()
 inferred = ask(fits["cgm-em"], list(attrs))
 exact = ask(truth, list(attrs))
 try:
-    plot_noisy_vs_inferred(noisy, inferred, truth=exact, path="child_noisy_vs_inferred.png")
-    print(f"\nwrote child_noisy_vs_inferred.png (cells of the table over {attrs})")
+    plot_noisy_vs_inferred(noisy, inferred, truth=exact, path=OUT / "child_noisy_vs_inferred.png")
+    print(f"\nwrote {OUT / 'child_noisy_vs_inferred.png'} (cells of the table over {attrs})")
 except ImportError as err:  # matplotlib is an optional extra
     print(f"\nno plot: {err}")

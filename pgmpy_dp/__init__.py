@@ -16,6 +16,7 @@ from . import accessor  # noqa: F401  (registers df.dp)
 from .privacy import (
     BudgetExceededError,
     CellLimitError,
+    DataDerivedDomainWarning,
     Domain,
     DomainError,
     PrivacyBudget,
@@ -23,17 +24,20 @@ from .privacy import (
 from .tables import MarginalRelease, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from . import datasets  # noqa: F401
+from .querying import query
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetExceededError",
     "CellLimitError",
+    "DataDerivedDomainWarning",
     "DiscretePrivateMLE",
     "Domain",
     "DomainError",
     "MarginalRelease",
     "PrivacyBudget",
     "PrivateMarkovEstimator",
+    "query",
     "release_marginals",
 ]

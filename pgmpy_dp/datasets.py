@@ -10,6 +10,8 @@ import warnings
 
 import pandas as pd
 
+from .privacy.domain import PUBLIC_COLUMNS_ATTR
+
 __all__ = ["load_network", "sample_network"]
 
 
@@ -54,4 +56,6 @@ def sample_network(model, n: int, seed: int | None = None) -> pd.DataFrame:
     if isinstance(model, str):
         model = load_network(model)
     df = BayesianModelSampling(model).forward_sample(size=int(n), seed=seed, show_progress=False)
-    return df.astype({v: pd.CategoricalDtype(model.states[v]) for v in df.columns})
+    df = df.astype({v: pd.CategoricalDtype(model.states[v]) for v in df.columns})
+    df.attrs[PUBLIC_COLUMNS_ATTR] = list(df.columns)  # the states come from the model, not the sample
+    return df

@@ -141,7 +141,14 @@ class PrivateMarkovEstimator:
     regularization_ : dict
         The L2 weights actually used, per stage.
     n_iter_, converged_, tolerance_ : int, bool, float
-        Iterations run, whether ``tol`` was reached, and the last relative change.
+        Iterations of the chosen ``method``'s own loop, whether its ``tol`` was
+        reached, and its last change: EM iterations and the relative change of
+        the EM objective for ``"cgm-em"``; L-BFGS iterations and the gradient
+        max-norm for ``"naive-mle"``.
+    mle_n_iter_ : int
+        L-BFGS iterations of the naive maximum-likelihood fit, for both methods
+        (for ``"cgm-em"`` it is the warm start, so ``n_iter_`` counts EM
+        iterations only).
     log_likelihood_ : list of float
         The EM objective after each iteration (``"cgm-em"``): smoothed Laplace
         log-likelihood of the noisy tables at the inferred counts, minus ``N`` times
@@ -186,6 +193,19 @@ class PrivateMarkovEstimator:
         self.inference = inference
         self.random_state = random_state
         self.show_progress = show_progress
+
+    def __repr__(self) -> str:
+        """scikit-learn style: the class and the parameters that differ from their defaults."""
+        import inspect
+
+        defaults = inspect.signature(type(self).__init__).parameters
+        changed = [
+            f"{name}={getattr(self, name)!r}"
+            for name, param in defaults.items()
+            if name != "self" and getattr(self, name, param.default) is not param.default
+            and getattr(self, name, param.default) != param.default
+        ]
+        return f"{type(self).__name__}({', '.join(changed)})"
 
     # -- validation --------------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -319,6 +339,7 @@ class PrivateMarkovEstimator:
                 engine, naive_targets, lam_naive / n_records, tied_idx,
                 max_iter=max(1000, self.max_iter), tol=self.tol * 1e-2,
             )
+        self.mle_n_iter_ = naive.n_iter
         if self.method == "naive-mle":
             theta = naive.log_potentials
             self.n_iter_, self.converged_ = naive.n_iter, naive.converged

@@ -14,7 +14,7 @@ from .budget import (
     epsilon_delta_to_rho,
     rho_to_epsilon_delta,
 )
-from .domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
+from .domain import DEFAULT_MAX_CELLS, CellLimitError, DataDerivedDomainWarning, Domain, DomainError
 from .mechanisms import (
     GAUSSIAN_MECHANISM,
     MECHANISM,
@@ -30,6 +30,7 @@ __all__ = [
     "CellLimitError",
     "Charge",
     "DEFAULT_MAX_CELLS",
+    "DataDerivedDomainWarning",
     "Domain",
     "DomainError",
     "GAUSSIAN_MECHANISM",

@@ -3,18 +3,32 @@
 A differentially private release may only depend on the data through noisy
 statistics, so everything that shapes the output (which states exist, in what
 order) must be declared by the data custodian and never read from the private
-table. :class:`Domain` owns that declaration.
+table. :class:`Domain` owns that declaration, including how raw values become
+states: public bin edges for numeric columns (``bins=``) and a declared state
+for missing values (``missing=``).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Domain", "DomainError", "CellLimitError", "DEFAULT_MAX_CELLS"]
+from .._progress import progress
+
+__all__ = [
+    "Domain",
+    "DomainError",
+    "CellLimitError",
+    "DataDerivedDomainWarning",
+    "DEFAULT_MAX_CELLS",
+    "bin_labels",
+]
 
 #: Largest number of cells a single table may have before we refuse to build it.
 #: 10 million float64 cells is 80 MB, which is already more than any marginal a
@@ -30,19 +44,109 @@ class CellLimitError(DomainError):
     """A table over the requested attributes would have too many cells."""
 
 
+class DataDerivedDomainWarning(UserWarning):
+    """A column's states look as if they were read from the private data.
+
+    Raised for an unordered categorical column whose categories are sorted and
+    all occur in the data, which is what ``astype("category")`` produces. The
+    check looks at the data (one bit per column), but its result is only shown
+    to the data holder running the code; it is never part of a release. Declared
+    dtypes that happen to look like this are silenced by passing their states in
+    ``domain=``, or by listing the columns in ``df.attrs["pgmpy_dp_public_columns"]``
+    (as :func:`pgmpy_dp.datasets.sample_network` does for its model-declared states).
+    """
+
+
+#: ``df.attrs`` key listing columns whose categorical dtypes are declared public.
+PUBLIC_COLUMNS_ATTR = "pgmpy_dp_public_columns"
+
+
+def _format_edge(edge: float) -> str:
+    """An edge as text: integral values without a decimal point (``17``, not ``17.0``)."""
+    if math.isinf(edge):
+        return "inf" if edge > 0 else "-inf"
+    return str(int(edge)) if float(edge).is_integer() else repr(float(edge))
+
+
+def bin_labels(edges: Sequence[float]) -> tuple[str, ...]:
+    """String labels of the bins between consecutive public ``edges``: ``"[lo, hi)"``.
+
+    Examples
+    --------
+    >>> bin_labels([17, 25, 35, 91])
+    ('[17, 25)', '[25, 35)', '[35, 91)')
+    >>> bin_labels([0, 0.5, float("inf")])
+    ('[0, 0.5)', '[0.5, inf)')
+    """
+    text = [_format_edge(e) for e in edges]
+    return tuple(f"[{lo}, {hi})" for lo, hi in zip(text[:-1], text[1:]))
+
+
+def _check_edges(attr, edges) -> tuple[float, ...]:
+    if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
+        raise DomainError(f"bins[{attr!r}] must be a list of public bin edges, got {edges!r}")
+    try:
+        parsed = tuple(float(e) for e in edges)
+    except (TypeError, ValueError):
+        raise DomainError(f"bins[{attr!r}] must hold numbers (bin edges), got {list(edges)!r}") from None
+    if len(parsed) < 2:
+        raise DomainError(f"bins[{attr!r}] needs at least two edges (one bin), got {list(parsed)}")
+    if any(math.isnan(e) for e in parsed) or any(b <= a for a, b in zip(parsed, parsed[1:])):
+        raise DomainError(f"bins[{attr!r}] must be strictly increasing numbers, got {list(parsed)}")
+    return parsed
+
+
+def _check_mapping(value, name: str):
+    """Reject lists and other non-mappings for a ``{column: ...}`` argument, naming the fix."""
+    if value is None or isinstance(value, (Mapping, Domain)):
+        return value
+    if name == "domain":
+        name = "domain (state_names for DiscretePrivateMLE)"
+    raise TypeError(
+        f"{name} must be a mapping from column name to its public states, e.g. "
+        f"{{'age': [...], 'sex': ['F', 'M']}}, or a pgmpy_dp.Domain; got {type(value).__name__}"
+    )
+
+
+def _check_state(value, what: str):
+    if isinstance(value, float) and math.isnan(value):
+        raise DomainError(f"{what} is NaN; NaN is not a public state (use missing= to name one)")
+    try:
+        hash(value)
+    except TypeError:
+        raise DomainError(f"{what} must be a hashable scalar such as a str or int, got {value!r}") from None
+
+
 def _as_python(value):
     """Return a JSON- and hash-friendly Python scalar for numpy scalars."""
     return value.item() if isinstance(value, np.generic) else value
 
 
 class Domain:
-    """Ordered public states for a set of attributes.
+    """Ordered public states for a set of attributes, and how raw values map to them.
 
     Parameters
     ----------
-    states : mapping of str to sequence
+    states : mapping of str to sequence, optional
         For each attribute, its possible states in a fixed order. The order
-        defines the integer code of each state (its position).
+        defines the integer code of each state (its position). Another
+        ``Domain`` is copied with its bins and missing states.
+    bins : mapping of str to sequence of float, optional
+        Public bin edges for numeric attributes, e.g. ``{"age": [17, 25, 35, 50, 65, 91]}``.
+        The attribute's states become the string labels ``"[17, 25)"``, ...
+        (see :func:`bin_labels`), so releases stay JSON-writable, and the edges
+        are kept in :attr:`bins`. Values are **clamped** to the edges: a value
+        below the first edge is counted in the first bin, one at or above the
+        last edge in the last bin. Use ``-inf``/``inf`` as outer edges for
+        open-ended bins. The edges must be public (never computed from the data,
+        as ``pd.cut(x, 5)`` or quantiles would).
+    missing : str or mapping of str to state, optional
+        A declared state for missing values (NaN, None, ``pd.NA``). A single
+        value applies to every attribute of the domain (including attributes
+        later taken from categorical dtypes by :meth:`from_dataframe`); a
+        mapping names it per attribute. It is appended to the attribute's
+        states unless they already list it (a sentinel such as ``"?"``). Without
+        it, missing values are an error.
 
     Examples
     --------
@@ -53,11 +157,43 @@ class Domain:
     8
     >>> d["xray"]
     ('neg', 'pos')
+
+    Numeric columns with public bins, and a missing state:
+
+    >>> d = Domain({"sex": ["F", "M"]}, bins={"age": [17, 30, 60, 91]}, missing="Missing")
+    >>> d["age"]
+    ('[17, 30)', '[30, 60)', '[60, 91)', 'Missing')
+    >>> df = pd.DataFrame({"sex": ["F", None, "M"], "age": [16, 45.5, None]})
+    >>> d.encode(df)["age"].tolist(), d.encode(df)["sex"].tolist()
+    ([0, 1, 3], [0, 2, 1])
     """
 
-    def __init__(self, states: Mapping[str, Sequence]) -> None:
+    def __init__(
+        self,
+        states: Mapping[str, Sequence] | Domain | None = None,
+        *,
+        bins: Mapping[str, Sequence[float]] | None = None,
+        missing=None,
+    ) -> None:
+        states = _check_mapping(states, "states")
+        bins = _check_mapping(bins, "bins")
+        base_bins: dict[str, tuple[float, ...]] = {}
+        base_missing: dict[str, object] = {}
+        self._missing_all = None
+        if isinstance(states, Domain):
+            base_bins, base_missing = dict(states._bins), dict(states._missing)
+            self._missing_all = states._missing_all
+            # a copy: the states already carry the labels and missing states of ``states``
+            self._states = dict(states._states)
+            self._bins, self._missing, self._from_dtype = base_bins, base_missing, set()
+            if bins is None and missing is None:
+                return
+            states = {a: [v for v in s if not (a in base_missing and v == base_missing[a])]
+                      for a, s in states._states.items() if a not in base_bins}
+            bins = {**base_bins, **(bins or {})}
         parsed: dict[str, tuple] = {}
-        for attr, values in states.items():
+        for attr, values in (states or {}).items():
+            _check_name(attr, "states")
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
                 raise DomainError(
                     f"states of attribute {attr!r} must be a list of values, got {values!r}"
@@ -65,13 +201,43 @@ class Domain:
             values = tuple(_as_python(v) for v in values)
             if len(values) == 0:
                 raise DomainError(f"attribute {attr!r} has an empty domain; declare at least one state")
+            if any(isinstance(v, float) and math.isnan(v) for v in values):
+                raise DomainError(
+                    f"attribute {attr!r} lists NaN as a state; NaN is not a public state "
+                    "(name one with missing=, e.g. Domain(..., missing='Missing'))"
+                )
             if len(set(values)) != len(values):
                 dup = pd.Series(values)[pd.Series(values).duplicated()].tolist()
                 raise DomainError(f"attribute {attr!r} lists a state twice: {dup}")
-            if any(isinstance(v, float) and math.isnan(v) for v in values):
-                raise DomainError(f"attribute {attr!r} lists NaN as a state; NaN is not a public state")
-            parsed[str(attr)] = values
+            parsed[attr] = values
+        self._bins = {}
+        for attr, edges in (bins or {}).items():
+            _check_name(attr, "bins")
+            if attr in parsed:
+                raise DomainError(
+                    f"attribute {attr!r} is declared both with states and with bins; declare it once"
+                )
+            self._bins[attr] = _check_edges(attr, edges)
+            parsed[attr] = bin_labels(self._bins[attr])
+        self._missing = {}
+        if isinstance(missing, Mapping):
+            unknown = [a for a in missing if a not in parsed]
+            if unknown:
+                raise DomainError(f"missing= names attribute(s) {unknown} that are not in the domain {list(parsed)}")
+            per_attr = dict(missing)
+        elif missing is not None:
+            self._missing_all = missing
+            per_attr = dict.fromkeys(parsed, missing)
+        else:
+            per_attr = {}
+        for attr, label in {**{a: m for a, m in base_missing.items() if a in parsed}, **per_attr}.items():
+            label = _as_python(label)
+            _check_state(label, f"the missing state of {attr!r}")
+            self._missing[attr] = label
+            if label not in parsed[attr]:
+                parsed[attr] = (*parsed[attr], label)
         self._states = parsed
+        self._from_dtype: set[str] = set()
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -83,9 +249,11 @@ class Domain:
     ) -> Domain:
         """Collect the public domain of ``columns`` from categorical dtypes and ``domain``.
 
-        An explicit ``domain`` entry wins over a categorical dtype. A column
-        with neither is an error: its states would otherwise be read from the
-        private data.
+        An explicit ``domain`` entry (a mapping, or a :class:`Domain` with its
+        bins and missing states) wins over a categorical dtype. A column with
+        neither is an error: its states would otherwise be read from the private
+        data. A ``Domain`` declaring one ``missing`` state for all attributes
+        extends the columns taken from categorical dtypes with it too.
 
         Examples
         --------
@@ -93,24 +261,37 @@ class Domain:
         ...                    "b": [1, 2]})
         >>> Domain.from_dataframe(df, domain={"b": [1, 2, 3]})
         Domain(a: 3, b: 3)
+        >>> Domain.from_dataframe(df, domain=Domain(bins={"b": [0, 2, 4]}, missing="?"))["a"]
+        ('x', 'y', 'z', '?')
         """
-        explicit = dict(domain.items()) if domain is not None else {}
+        domain = _check_mapping(domain, "domain")
         _check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
         _check_columns_exist(df, columns)
-        states = {}
+        declared = domain if isinstance(domain, Domain) else Domain(domain or {})
+        states, from_dtype = {}, set()
+        # columns whose categorical dtype the frame's producer declared public (see DataDerivedDomainWarning)
+        vouched = set(df.attrs.get(PUBLIC_COLUMNS_ATTR, ()))
         dtypes = df.dtypes  # one lookup: df[col] costs tens of microseconds per call
         for col in columns:
-            if col in explicit:
-                states[col] = explicit[col]
-            elif isinstance(dtypes[col], pd.CategoricalDtype):
+            if col in declared:
+                continue
+            if isinstance(dtypes[col], pd.CategoricalDtype):
                 states[col] = list(dtypes[col].categories)
+                if col not in vouched:
+                    from_dtype.add(col)
             else:
                 raise DomainError(
                     f"column {col!r} has no public domain; declare it with "
-                    f"df[{col!r}].astype(pd.CategoricalDtype([...])) or domain={{{col!r}: [...]}}"
+                    f"df[{col!r}].astype(pd.CategoricalDtype([...])), domain={{{col!r}: [...]}} "
+                    f"or, for a numeric column, public bin edges: domain=pgmpy_dp.Domain(bins={{{col!r}: [...]}})"
                 )
-        return cls(states)
+        missing = declared._missing_all
+        found = Domain(states, missing=missing) if states else Domain()
+        keep = [c for c in columns if c in declared]
+        result = declared.project(keep).merge(found) if keep else found
+        result._from_dtype = from_dtype
+        return result.project([c for c in columns])
 
     # -- queries ----------------------------------------------------------------------
     @property
@@ -118,22 +299,47 @@ class Domain:
         """Attribute names, in declaration order."""
         return tuple(self._states)
 
+    @property
+    def bins(self) -> dict[str, tuple[float, ...]]:
+        """Public bin edges of the binned attributes (``{attr: edges}``)."""
+        return dict(self._bins)
+
+    @property
+    def missing(self) -> dict[str, object]:
+        """The declared missing state of each attribute that has one (``{attr: state}``)."""
+        return dict(self._missing)
+
     def __getitem__(self, attr: str) -> tuple:
         try:
             return self._states[attr]
-        except KeyError:
+        except (KeyError, TypeError):
             raise DomainError(
                 f"attribute {attr!r} is not in the domain {list(self._states)}"
             ) from None
 
     def __contains__(self, attr: object) -> bool:
-        return attr in self._states
+        try:
+            return attr in self._states
+        except TypeError:  # unhashable
+            return False
 
     def __len__(self) -> int:
         return len(self._states)
 
     def __iter__(self):
         return iter(self._states)
+
+    def keys(self):
+        """Attribute names (a ``Domain`` reads like a ``{attr: states}`` mapping)."""
+        return self._states.keys()
+
+    def items(self):
+        """``(attr, states)`` pairs, as for a mapping."""
+        return self._states.items()
+
+    def values(self):
+        """The states of each attribute, as for a mapping."""
+        return self._states.values()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Domain) and self._states == other._states
@@ -156,9 +362,23 @@ class Domain:
         """Number of cells of a dense table over ``attrs`` (exact Python integer)."""
         return math.prod(self.shape(attrs))
 
+    def _with(self, states: dict[str, tuple], bins: dict, missing: dict) -> Domain:
+        out = Domain.__new__(Domain)
+        out._states, out._bins, out._missing = states, bins, missing
+        out._missing_all, out._from_dtype = self._missing_all, set()
+        return out
+
     def project(self, attrs: Iterable[str]) -> Domain:
-        """The sub-domain over ``attrs``, in the given order."""
-        return Domain({a: self[a] for a in attrs})
+        """The sub-domain over ``attrs``, in the given order (bins and missing states kept)."""
+        attrs = list(attrs)
+        states = {a: self[a] for a in attrs}
+        out = self._with(
+            states,
+            {a: e for a, e in self._bins.items() if a in states},
+            {a: m for a, m in self._missing.items() if a in states},
+        )
+        out._from_dtype = self._from_dtype & set(attrs)
+        return out
 
     def merge(self, other: Domain) -> Domain:
         """Union of two domains; shared attributes must declare identical states."""
@@ -168,11 +388,48 @@ class Domain:
                     f"attribute {a!r} has different states in the two domains: "
                     f"{list(self[a])} vs {list(other[a])}"
                 )
-        return Domain({**self._states, **other._states})
+        out = self._with(
+            {**self._states, **other._states},
+            {**self._bins, **other._bins},
+            {**self._missing, **other._missing},
+        )
+        out._from_dtype = (self._from_dtype | other._from_dtype)
+        return out
 
     def to_dict(self) -> dict[str, list]:
         """Plain ``{attr: [states]}`` mapping (JSON-serialisable for JSON-native states)."""
         return {a: list(s) for a, s in self._states.items()}
+
+    def check_json(self, attrs: Iterable[str] | None = None) -> None:
+        """Raise a :class:`DomainError` naming the first state that JSON cannot hold losslessly.
+
+        Releases are published as JSON, so :func:`~pgmpy_dp.release_marginals`
+        calls this *before* it charges the budget. States must be ``str``,
+        ``int``, finite ``float`` or ``bool``; ``pd.Interval`` categories from
+        ``pd.cut`` are not: declare public edges with ``bins=`` instead.
+
+        Examples
+        --------
+        >>> Domain({"a": ["x", 2, 2.5, True]}).check_json()
+        >>> Domain({"age": [pd.Interval(0, 10)]}).check_json()
+        Traceback (most recent call last):
+        ...
+        pgmpy_dp.privacy.domain.DomainError: state Interval(0, 10, closed='right') of attribute 'age' ...
+        """
+        for a in self.attrs if attrs is None else attrs:
+            for v in self[a]:
+                ok = type(v) in (str, int, bool) or (type(v) is float and math.isfinite(v))
+                if ok and isinstance(v, str):
+                    ok = json.loads(json.dumps(v)) == v
+                if not ok:
+                    hint = (
+                        "declare public bin edges with Domain(bins={...}) instead of pd.cut categories"
+                        if isinstance(v, pd.Interval)
+                        else "use str, int, finite float or bool states (e.g. convert them with str)"
+                    )
+                    raise DomainError(
+                        f"state {v!r} of attribute {a!r} cannot be written to a JSON release; {hint}"
+                    )
 
     def check_table(self, attrs: Sequence[str], max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, ...]:
         """Validate one requested table and return it as a tuple of attribute names.
@@ -184,7 +441,7 @@ class Domain:
         attrs = (attrs,) if isinstance(attrs, str) else tuple(attrs)
         if len(attrs) == 0:
             raise DomainError("a table must name at least one attribute")
-        missing = [a for a in attrs if a not in self._states]
+        missing = [a for a in attrs if a not in self]
         if missing:
             raise DomainError(
                 f"table {attrs} names {missing}, which are not columns with a public domain "
@@ -202,11 +459,17 @@ class Domain:
         return attrs
 
     # -- encoding ---------------------------------------------------------------------
-    def encode(self, df: pd.DataFrame, attrs: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+    def encode(
+        self, df: pd.DataFrame, attrs: Iterable[str] | None = None, show_progress: bool = False
+    ) -> dict[str, np.ndarray]:
         """Encode columns of ``df`` to integer codes (position of the state in the domain).
 
-        One vectorised pass per column. NaN and values outside the declared
-        states raise a :class:`DomainError` naming the column and the value.
+        One vectorised pass per column. Binned attributes are cut at their
+        public edges (values clamped to the outer bins); missing values take the
+        declared missing state. Otherwise NaN and values outside the declared
+        states raise a :class:`DomainError` naming the column (never a count).
+        ``show_progress`` draws a bar over the columns when encoding takes more
+        than a couple of seconds (millions of rows).
 
         Returns
         -------
@@ -221,10 +484,43 @@ class Domain:
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
         _check_columns_exist(df, attrs)
-        return {a: self._encode_column(df[a], a) for a in attrs}
+        codes = {a: self._encode_column(df[a], a) for a in progress(attrs, show_progress, "encoding columns")}
+        self._warn_data_derived(df, codes)
+        return codes
+
+    def _warn_data_derived(self, df: pd.DataFrame, codes: Mapping[str, np.ndarray]) -> None:
+        """Warn about categorical columns whose categories look made by ``astype("category")``.
+
+        pandas sorts the observed values into the categories, so an unordered
+        dtype whose categories are sorted and all observed is suspicious. A
+        declared dtype can look the same: the warning says how to silence it.
+        """
+        suspects = []
+        for a in sorted(self._from_dtype & set(codes)):
+            dtype = df[a].dtype
+            cats = list(dtype.categories)
+            if dtype.ordered or len(cats) < 2:
+                continue
+            try:
+                is_sorted = cats == sorted(cats)
+            except TypeError:
+                continue
+            if is_sorted and np.bincount(codes[a], minlength=len(self[a]))[: len(cats)].all():
+                suspects.append(a)
+        if suspects:
+            warnings.warn(
+                f"column(s) {suspects} take their states from a categorical dtype whose categories look "
+                "read from the private data (as astype('category') does); a private release must use a "
+                "public domain: declare the states with domain={...} or pd.CategoricalDtype([...]) "
+                "(passing domain= for these columns also silences this warning)",
+                DataDerivedDomainWarning,
+                stacklevel=_caller_stacklevel(),
+            )
 
     def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
         states = self[attr]
+        if attr in self._bins:
+            return self._encode_binned(col, attr)
         dtype = col.dtype
         if isinstance(dtype, pd.CategoricalDtype):
             cat_codes = col.array.codes  # the ndarray itself, without building a Series
@@ -246,21 +542,83 @@ class Domain:
         if bad.any():
             na = col.isna().to_numpy()
             if na.any():
+                codes = self._fill_missing(codes, na, attr)
+                bad = codes < 0
+            if bad.any():
+                values = pd.unique(col.to_numpy()[bad])
                 raise DomainError(
-                    f"column {attr!r} has {int(na.sum())} missing value(s) (NaN); "
-                    "drop or impute them before a private release"
+                    f"column {attr!r} has value(s) {[_as_python(v) for v in values[:5]]} outside its "
+                    f"declared domain {list(states)[:20]}; add them to the declared states or remove those rows"
                 )
-            values = pd.unique(col.to_numpy()[bad])
-            raise DomainError(
-                f"column {attr!r} has value(s) {[_as_python(v) for v in values[:5]]} outside its declared domain "
-                f"{list(states)[:20]}; add them to the declared states or remove those rows"
-            )
         return codes.astype(np.intp, copy=False)
+
+    def _fill_missing(self, codes: np.ndarray, na: np.ndarray, attr: str) -> np.ndarray:
+        if attr not in self._missing:
+            # no count here: the number of missing values is a private statistic
+            raise DomainError(
+                f"column {attr!r} has missing values (NaN or None); declare a missing state, e.g. "
+                f"domain=pgmpy_dp.Domain({{...}}, missing='Missing'), or drop or impute them "
+                "before a private release"
+            )
+        codes = np.array(codes, dtype=np.intp)
+        codes[na] = self[attr].index(self._missing[attr])
+        return codes
+
+    def _encode_binned(self, col: pd.Series, attr: str) -> np.ndarray:
+        edges = np.asarray(self._bins[attr])
+        try:
+            x = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"column {attr!r} is binned by bins={{{attr!r}: [...]}} but holds non-numeric values; "
+                "bin only numeric columns"
+            ) from None
+        # clamp: below the first edge -> first bin, at or above the last -> last bin (documented)
+        codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2).astype(np.intp)
+        na = np.isnan(x)
+        if na.any():
+            codes = self._fill_missing(codes, na, attr)
+        return codes
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` that points a warning at the user's line, past pgmpy_dp's and pgmpy's frames."""
+    import sys
+
+    import importlib.util
+
+    inside = [str(Path(__file__).resolve().parents[1])]
+    spec = importlib.util.find_spec("pgmpy")  # locates pgmpy's estimator frames without importing it
+    inside += list(spec.submodule_search_locations or []) if spec else []
+    frame, level = sys._getframe(2), 2  # level 1 is the function that calls warnings.warn
+    while frame is not None and any(frame.f_code.co_filename.startswith(d) for d in inside):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _check_name(attr, where: str) -> None:
+    if not isinstance(attr, str):
+        raise TypeError(
+            f"{where} names attribute {attr!r} of type {type(attr).__name__}; attribute names must be "
+            "str (pgmpy node names): rename the columns, e.g. df.columns = df.columns.map(str)"
+        )
 
 
 def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(df.columns, pd.MultiIndex):
+        raise TypeError(
+            "the DataFrame has MultiIndex columns; flatten them to str names first, "
+            "e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
+        )
+    columns = list(columns)
+    bad = [c for c in columns if not isinstance(c, str)]
+    if bad:
+        raise TypeError(
+            f"column name(s) {bad[:5]} are not str; pgmpy node names must be str: "
+            "rename them, e.g. df.columns = df.columns.map(str)"
+        )
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise DomainError(

@@ -279,30 +279,84 @@ class MarginalRelease:
     __hash__ = None  # mutable numpy payload
 
     # -- views ---------------------------------------------------------------------------
+    def _marginal(self, attrs) -> tuple[tuple[str, ...], np.ndarray]:
+        """Noisy counts over ``attrs``, in that order, from the released tables (post-processing).
+
+        A released table over exactly these attributes (in any order) is used
+        as is, transposed if needed. Otherwise every released table that
+        contains all of ``attrs`` is summed down to them, and these marginals
+        are combined with inverse-variance weights (a summed cell's noise
+        variance is the table's cell variance times the number of cells summed).
+        """
+        key = (attrs,) if isinstance(attrs, str) else tuple(attrs)
+        if key in self._index:
+            return key, self._index[key].values
+        wanted = set(key)
+        if len(wanted) != len(key):
+            raise KeyError(f"{key} names an attribute twice; name each once")
+        exact = [t for t in self.tables if set(t.attrs) == wanted]
+        covering = exact or [t for t in self.tables if wanted <= set(t.attrs)]
+        if not covering:
+            raise KeyError(
+                f"no released table contains all of {key}; released: {self.attrs}"
+            ) from None
+        total, weight = 0.0, 0.0
+        for t in covering:
+            other = tuple(i for i, a in enumerate(t.attrs) if a not in wanted)
+            summed = t.values.sum(axis=other) if other else t.values
+            kept = [a for a in t.attrs if a in wanted]
+            summed = np.transpose(summed, [kept.index(a) for a in key])
+            var = t.variance * (t.values.size // max(summed.size, 1))
+            w = 1.0 / var if var > 0 else math.inf
+            if math.isinf(w):  # a noiseless table (huge epsilon) is used alone
+                return key, summed
+            total, weight = total + w * summed, weight + w
+        return key, total / weight
+
     def series(self, attrs) -> pd.Series:
-        """One noisy table as a Series indexed by the public states (a MultiIndex for 2+ attributes)."""
-        t = self[attrs]
-        if len(t.attrs) == 1:
-            index = pd.Index(self.domain[t.attrs[0]], name=t.attrs[0])
+        """Noisy counts over ``attrs`` as a Series indexed by the public states (a MultiIndex for 2+).
+
+        ``attrs`` may be a released table, the same attributes in another order,
+        or a subset of one or more released tables: reordering and summing out
+        attributes is post-processing and spends nothing. When several tables
+        contain ``attrs``, their marginals are combined with inverse-variance
+        weights (the most precise unbiased combination).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
+        >>> rel = df.dp.release([("a", "b")], epsilon=1e6, domain={"a": ["x", "y"], "b": ["u", "v"]})
+        >>> rel.series("a").tolist(), rel.series(("b", "a")).index.names
+        ([1.0, 1.0], FrozenList(['b', 'a']))
+        """
+        key, values = self._marginal(attrs)
+        if len(key) == 1:
+            index = pd.Index(self.domain[key[0]], name=key[0])
         else:
-            index = pd.MultiIndex.from_product([self.domain[a] for a in t.attrs], names=list(t.attrs))
-        return pd.Series(t.values.ravel(), index=index, name="noisy_count")
+            index = pd.MultiIndex.from_product([self.domain[a] for a in key], names=list(key))
+        return pd.Series(values.ravel(), index=index, name="noisy_count")
 
     def frame(self, attrs) -> pd.DataFrame:
-        """One noisy table in long form: one row per cell, columns ``attrs + ['noisy_count']``."""
+        """Noisy counts over ``attrs`` in long form: one row per cell, columns ``attrs + ['noisy_count']``.
+
+        ``attrs`` may be reordered or a subset of released tables, as for :meth:`series`.
+        """
         return self.series(attrs).reset_index()
 
     def factor(self, attrs, clip: bool = False):
-        """One noisy table as a pgmpy ``DiscreteFactor`` (noisy counts; ``clip`` sets negatives to 0)."""
+        """Noisy counts over ``attrs`` as a pgmpy ``DiscreteFactor`` (``clip`` sets negatives to 0).
+
+        ``attrs`` may be reordered or a subset of released tables, as for :meth:`series`.
+        """
         from pgmpy.factors.discrete import DiscreteFactor
 
-        t = self[attrs]
-        values = np.clip(t.values, 0, None) if clip else t.values
+        key, values = self._marginal(attrs)
+        values = np.clip(values, 0, None) if clip else values
         return DiscreteFactor(
-            list(t.attrs),
+            list(key),
             list(values.shape),
             values.ravel(),
-            state_names={a: list(self.domain[a]) for a in t.attrs},
+            state_names={a: list(self.domain[a]) for a in key},
         )
 
     # -- serialisation -------------------------------------------------------------------
@@ -786,6 +840,9 @@ def release_marginals(
         Total pure-DP budget, or one per table (discrete Laplace noise).
     domain : mapping or Domain, optional
         Public states for columns that are not categorical (and overrides for those that are).
+        A :class:`~pgmpy_dp.Domain` also carries public bin edges for numeric
+        columns and a declared missing-value state: ``Domain({...}, bins={"age": [17, 25, 35, 91]},
+        missing="Missing")``. Every state must be JSON-writable (checked before any budget is spent).
     budget : PrivacyBudget, optional
         Accountant to charge; raises :class:`BudgetExceededError` before any noise if short.
     random_state : int or numpy.random.Generator, optional
@@ -796,7 +853,7 @@ def release_marginals(
         Declare the record count public and store it. Leave ``None`` unless the
         count is already public: otherwise it is estimated from the noisy tables.
     show_progress : bool
-        Show a progress bar over the tables being counted; it appears only when
+        Show progress bars over the columns being encoded and the tables being counted; they appear only when
         counting takes more than a couple of seconds (thousands of tables, or
         millions of rows).
     rho : float or sequence of float, keyword only
@@ -838,7 +895,8 @@ def release_marginals(
     else:
         columns = []
     dom = Domain.from_dataframe(df, columns, domain)
-    codes = dom.encode(df, columns)
+    dom.check_json()  # a release is published as JSON: fail before anything is charged
+    codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(
         codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
         show_progress=show_progress, rho=rho,
