@@ -405,7 +405,7 @@ class Domain:
 
         Releases are published as JSON, so :func:`~pgmpy_dp.release_marginals`
         calls this *before* it charges the budget. States must be ``str``,
-        ``int``, finite ``float`` or ``bool``; ``pd.Interval`` categories from
+        ``int``, finite ``float``, ``bool`` or tuples of them; ``pd.Interval`` categories from
         ``pd.cut`` are not: declare public edges with ``bins=`` instead.
 
         Examples
@@ -418,10 +418,7 @@ class Domain:
         """
         for a in self.attrs if attrs is None else attrs:
             for v in self[a]:
-                ok = type(v) in (str, int, bool) or (type(v) is float and math.isfinite(v))
-                if ok and isinstance(v, str):
-                    ok = json.loads(json.dumps(v)) == v
-                if not ok:
+                if not _json_state(v):
                     hint = (
                         "declare public bin edges with Domain(bins={...}) instead of pd.cut categories"
                         if isinstance(v, pd.Interval)
@@ -627,3 +624,12 @@ def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
     if df.columns.duplicated().any():
         dup = df.columns[df.columns.duplicated()].unique().tolist()
         raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")
+
+
+def _json_state(v) -> bool:
+    """Whether JSON holds the state losslessly (a tuple is written as a list and read back as a tuple)."""
+    if type(v) is tuple:
+        return all(_json_state(x) for x in v)
+    if type(v) is str:
+        return json.loads(json.dumps(v)) == v
+    return type(v) in (int, bool) or (type(v) is float and math.isfinite(v))
