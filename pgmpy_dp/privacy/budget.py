@@ -66,7 +66,10 @@ class BudgetExceededError(RuntimeError):
 def _check_positive(value, name: str, example: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive finite number, got {value!r} ({type(value).__name__})")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond float64
+        value = math.inf
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be positive and finite, got {value!r}; e.g. {name}={example}")
     return value

@@ -508,8 +508,9 @@ class Domain:
             warnings.warn(
                 f"column(s) {suspects} take their states from a categorical dtype whose categories look "
                 "read from the private data (as astype('category') does); a private release must use a "
-                "public domain: declare the states with domain={...} or pd.CategoricalDtype([...]) "
-                "(passing domain= for these columns also silences this warning)",
+                "public domain. Declare the public states with domain={column: [...]}, or, if the dtype's "
+                "categories already are the public states, list the columns in "
+                f"df.attrs[{PUBLIC_COLUMNS_ATTR!r}]; either silences this warning",
                 DataDerivedDomainWarning,
                 stacklevel=_caller_stacklevel(),
             )
