@@ -168,7 +168,7 @@ def validate_release_dict(data) -> dict:
         raise ReleaseFormatError("(root)", f"must be a JSON object (a dict), got {type(data).__name__}")
     fmt = _require(data, "format", "")
     if fmt != FORMAT:
-        raise ReleaseFormatError("format", f"must be {FORMAT!r}, got {fmt!r}: this is not a pgmpy-dp marginal release")
+        raise ReleaseFormatError("format", f"must be {FORMAT!r}, got {_describe(fmt)}: this is not a pgmpy-dp marginal release")
     version = _format_version(data)
     if version not in SUPPORTED_VERSIONS:
         raise ReleaseFormatError(
@@ -177,10 +177,10 @@ def validate_release_dict(data) -> dict:
         )
     mechanism = _require(data, "mechanism", "")
     if not isinstance(mechanism, str) or (mechanism not in MECHANISMS and mechanism != MIXED):
-        raise ReleaseFormatError("mechanism", f"is {mechanism!r}; known mechanisms: {[*MECHANISMS, MIXED]}")
+        raise ReleaseFormatError("mechanism", f"is {_describe(mechanism)}; known mechanisms: {[*MECHANISMS, MIXED]}")
     sampler = _require(data, "sampler", "")
     if not isinstance(sampler, str) or not sampler:
-        raise ReleaseFormatError("sampler", f"must be a non-empty str, got {sampler!r}")
+        raise ReleaseFormatError("sampler", f"must be a non-empty str, got {_describe(sampler)}")
     n_records = _require(data, "n_records", "")
     if n_records is not None:
         n_records = _number(n_records, "n_records")
@@ -386,7 +386,7 @@ def _table(t, where: str, domain: Domain, release_mechanism: str) -> dict:
     if mechanism is None:
         raise ReleaseFormatError(f"{where}.mechanism", f"is missing; it is required when the release is {MIXED!r}")
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
-        raise ReleaseFormatError(f"{where}.mechanism", f"is {mechanism!r}; known mechanisms: {list(MECHANISMS)}")
+        raise ReleaseFormatError(f"{where}.mechanism", f"is {_describe(mechanism)}; known mechanisms: {list(MECHANISMS)}")
     if release_mechanism != MIXED and mechanism != release_mechanism:
         raise ReleaseFormatError(
             f"{where}.mechanism", f"is {mechanism!r}, but the release says every table is {release_mechanism!r}"

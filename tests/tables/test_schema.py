@@ -160,7 +160,7 @@ BAD = [
      r"sensitivity 2.0"),
     ("total epsilon inconsistent", _set(["epsilon"], 5.0), "epsilon", r"the tables' epsilons sum to"),
     ("total sensitivity inconsistent", _set(["sensitivity"], 1.0), "sensitivity", r"sensitivitys sum to 3"),
-    ("unknown mechanism", _set(["mechanism"], "laplace"), "mechanism", r"'laplace'; known mechanisms"),
+    ("unknown mechanism", _set(["mechanism"], "laplace"), "mechanism", r"'laplace' \(str\); known mechanisms"),
     ("unknown table mechanism", _set(["tables", 0, "mechanism"], "gaussian"), "tables[0].mechanism", r"known"),
     ("table mechanism disagrees", _set(["tables", 0, "mechanism"], "discrete_gaussian"), "tables[0].mechanism",
      r"the release says every table is 'discrete_laplace'"),
