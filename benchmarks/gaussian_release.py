@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import statistics
-import sys
 import time
 from pathlib import Path
 

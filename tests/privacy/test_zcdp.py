@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 from scipy.stats import norm
