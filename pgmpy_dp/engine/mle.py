@@ -206,32 +206,20 @@ def fit_log_potentials(
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
 
-    shapes = [domain.shape(cliques[g[0]]) for g in groups]
-    sizes = [math.prod(s) for s in shapes]
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    target_group = np.concatenate([np.sum([targets[i] for i in g], axis=0).ravel() for g in groups])
-
-    def unpack(x: np.ndarray) -> list[np.ndarray]:
-        out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
-        for k, g in enumerate(groups):
-            block = x[offsets[k] : offsets[k + 1]].reshape(shapes[k])
-            for i in g:
-                out[i] = block
-        return out
+    # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
+    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
+    problem = WarmMLE(inference, lam, tied)
+    target_group = problem._targets(targets)
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        theta = unpack(x)
-        mu, log_z = inference.marginals(theta)
-        mu_group = np.concatenate([np.sum([mu[i] for i in g], axis=0).ravel() for g in groups])
-        f = -float(x @ target_group) + log_z + 0.5 * lam * float(x @ x)
-        return f, mu_group - target_group + lam * x
+        return problem._value(x, target_group)
 
     if init is None:
-        x0 = np.zeros(offsets[-1])
+        x0 = np.zeros(problem.offsets[-1])
     else:
         if len(init) != len(cliques):
             raise ValueError(f"init needs {len(cliques)} arrays, got {len(init)}")
-        x0 = np.concatenate([np.mean([np.asarray(init[i], dtype=np.float64) for i in g], axis=0).ravel() for g in groups])
+        x0 = problem._pack(init)
     with warnings.catch_warnings(), single_threaded_blas():
         # loopy BP warns per call; the solver's own status is what we report
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -249,7 +237,7 @@ def fit_log_potentials(
             ConvergenceWarning,
             stacklevel=2,
         )
-    theta = unpack(res.x.copy())  # tied cliques keep sharing one array
+    theta = problem._unpack(res.x.copy())  # tied cliques keep sharing one array
     return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", reason)
 
 
@@ -300,17 +288,17 @@ class WarmMLE:
 
     Examples
     --------
+    >>> from pgmpy_dp.engine import make_inference
     >>> from pgmpy_dp.privacy.domain import Domain
-    >>> from pgmpy_dp.engine import JunctionTree
-    >>> d = Domain({v: [0, 1] for v in "abc"})
-    >>> jt = JunctionTree(d, [("a", "b"), ("b", "c"), ("a", "c")])
-    >>> truth = [np.log([[3.0, 1.0], [1.0, 2.0]]), np.zeros((2, 2)), np.log([[1.0, 2.0], [2.0, 1.0]])]
-    >>> target, _ = jt.marginals(truth)
-    >>> solver = WarmMLE(jt, regularization=0.0)
-    >>> fit = solver.solve(target, [np.zeros((2, 2))] * 3, max_iter=100, tol=1e-9)
-    >>> fitted, _ = jt.marginals(fit.log_potentials)
-    >>> fit.converged, max(float(np.abs(f - t).max()) for f, t in zip(fitted, target)) < 1e-7
-    (True, True)
+    >>> loop = make_inference(Domain({v: [0, 1, 2] for v in "xyz"}), [("x", "y"), ("y", "z"), ("z", "x")])
+    >>> rng = np.random.default_rng(0)
+    >>> theta = [rng.normal(size=(3, 3)) for _ in range(3)]
+    >>> solver = WarmMLE(loop, regularization=1e-4)
+    >>> first = solver.solve(loop.marginals(theta)[0], [np.zeros((3, 3))] * 3, max_iter=100, tol=1e-9)
+    >>> moved = [0.9 * t for t in theta]  # EM's next M-step: new targets, the same curvature
+    >>> second = solver.solve(loop.marginals(moved)[0], first.log_potentials, max_iter=100, tol=1e-9)
+    >>> first.converged, second.converged, len(solver.pairs) > 0
+    (True, True, True)
     """
 
     def __init__(self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20) -> None:
@@ -333,6 +321,9 @@ class WarmMLE:
             for i in g:
                 out[i] = block
         return out
+
+    def _targets(self, marginals) -> np.ndarray:
+        return np.concatenate([np.sum([np.asarray(marginals[i], dtype=np.float64) for i in g], axis=0).ravel() for g in self.groups])
 
     def _value(self, x: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
         mu, log_z = self.inference.marginals(self._unpack(x))
@@ -362,7 +353,7 @@ class WarmMLE:
         Stops when the gradient max-norm is at most ``tol`` or after ``max_iter`` iterations
         (each one inference call plus backtracking, which is rare once the pairs are learned).
         """
-        target = np.concatenate([np.sum([np.asarray(marginals[i], dtype=np.float64) for i in g], axis=0).ravel() for g in self.groups])
+        target = self._targets(marginals)
         x = self._pack(init)
         f, g = self._value(x, target)
         it = 0
