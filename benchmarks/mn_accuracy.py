@@ -12,7 +12,15 @@ number of edges). Methods, each scored by the exact KL(true || learned):
 * ``naive-mle``: ``PrivateMarkovEstimator(method="naive-mle")`` with its defaults;
 * ``cgm-em``: ``PrivateMarkovEstimator(method="cgm-em")`` with its defaults;
 * ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference; it
-  ignores the data, so one draw per population is reported for all its releases).
+  ignores the data, so one draw per population is reported for all its releases);
+* ``mbi-md`` and ``mbi-ig`` (with ``--mbi``, needs ``pip install -e ".[bench]"``): private-pgm's
+  ``mbi`` 2.0 MirrorDescent (its recommended estimator, 1000 iterations) and InteriorGradient
+  (its most accurate other estimator on a pilot cell; LBFGS and DualAveraging were far worse)
+  on the SAME noisy tables, with each cell's noise std (the discrete Laplace std) and the same
+  record count the CGM-EM fit uses as known total. mbi is jit-compiled by JAX: one untimed
+  warm-up fit per population and estimator keeps compilation out of its seconds.
+
+The methods run interleaved, release by release, so the seconds compare under the same load.
 
 Seconds per fit are wall-clock times of ``fit(model, release)`` (the release is
 made once, outside the timing). Writes ``results/mn_accuracy.csv`` (one row per
@@ -22,6 +30,8 @@ fit), ``results/mn_accuracy_summary.csv`` (means per cell) and
 Run:  python benchmarks/mn_accuracy.py                 # N in 1e4..1e6, eps in 0.1, 0.5, 1
       python benchmarks/mn_accuracy.py --full          # adds eps = 0.01
       python benchmarks/mn_accuracy.py --populations 1 --replications 1 --n 10000  # smoke run
+      python benchmarks/mn_accuracy.py --mbi --populations 3 --replications 3        # with mbi (both)
+      python benchmarks/mn_accuracy.py --mbi mbi-md --populations 1 --replications 2 --out mn_accuracy_mbi
 """
 
 from __future__ import annotations
@@ -43,7 +53,41 @@ from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
-METHODS = ["non-private", "naive-mle", "cgm-em", "random"]
+METHODS = ["non-private", "naive-mle", "cgm-em", "random", "mbi-md", "mbi-ig"]
+
+
+def mbi_fitter(domain: Domain, name: str):
+    """A function fitting mbi's estimator ``name`` to a release; returns (cliques, log-potentials, seconds)."""
+    import os
+
+    os.environ.setdefault("JAX_ENABLE_COMPILATION_CACHE", "false")
+    import jax
+
+    jax.config.update("jax_enable_x64", True)  # mbi's advice for N > 1e5
+    import mbi
+    from mbi import estimation
+
+    cls = {"mbi-md": estimation.MirrorDescent, "mbi-ig": estimation.InteriorGradient}[name]
+    mdom = mbi.Domain(list(domain.attrs), [domain.size(a) for a in domain.attrs])
+
+    def fit(release, total: float):
+        ms = [
+            mbi.LinearMeasurement(t.values.ravel(), t.attrs, stddev=float(np.sqrt(t.variance)))
+            for t in release.tables
+        ]
+        loss = mbi.marginal_loss.from_linear_measurements(ms, mdom, norm="l2")
+        t0 = time.perf_counter()
+        model = cls().estimate(mdom, loss, known_total=total, iters=1000)
+        jax.block_until_ready(model.potentials)  # JAX dispatches asynchronously
+        secs = time.perf_counter() - t0
+        cliques, theta = [], []
+        for c in model.potentials.cliques:
+            f = model.potentials[c]
+            cliques.append(tuple(f.domain.attributes))
+            theta.append(np.asarray(f.values, dtype=np.float64))
+        return cliques, theta, secs
+
+    return fit
 
 
 def make_graph(kind: str, n_nodes: int, rng: np.random.Generator, er_p: float) -> list[tuple[str, str]]:
@@ -86,6 +130,8 @@ def run(args) -> pd.DataFrame:
                 rfit = fit_log_potentials(jt, rand, regularization=1.0 / n, warn=False)
                 t_rand = time.perf_counter() - t0
                 kl_rand = kl(edges, rfit.log_potentials)
+                mbi_fits = {name: mbi_fitter(domain, name) for name in args.mbi}
+                warmed: set = set()
                 for eps in args.eps:
                     for rep in range(args.replications):
                         release = release_from_codes(codes, domain, edges, eps, random_state=rng)
@@ -102,7 +148,14 @@ def run(args) -> pd.DataFrame:
                             rows.append({**base, "method": method, "kl": kl(est.cliques_, est.log_potentials_),
                                          "seconds": secs, "n_iter": est.n_iter_, "converged": est.converged_})
                         rows.append({**base, "method": "random", "kl": kl_rand, "seconds": t_rand, "n_iter": rfit.n_iter})
-                        done = rows[-4:]
+                        total = est.n_records_  # the record count CGM-EM used: mbi's known total
+                        for name, fit in mbi_fits.items():
+                            if name not in warmed:  # compile outside the timing
+                                fit(release, total)
+                                warmed.add(name)
+                            cl, th, secs = fit(release, total)
+                            rows.append({**base, "method": name, "kl": kl(cl, th), "seconds": secs, "n_iter": 1000})
+                        done = rows[-4 - len(mbi_fits):]
                         print(
                             f"{kind:6s} N={n:>8,d} eps={eps:<5g} pop={pop} rep={rep}  "
                             + "  ".join(f"{r['method']}: KL={r['kl']:.4f} ({r['seconds']:.2f}s)" for r in done),
@@ -119,6 +172,10 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     wide = wide.reset_index()
     wide["cgm_over_naive_time"] = wide["seconds_cgm-em"] / wide["seconds_naive-mle"]
     wide["cgm_below_naive"] = wide["kl_cgm-em"] < wide["kl_naive-mle"]
+    for name in ("mbi-md", "mbi-ig"):
+        if f"kl_{name}" in wide:
+            wide[f"cgm_over_{name}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{name}"]
+            wide[f"cgm_kl_le_{name}"] = wide["kl_cgm-em"] <= wide[f"kl_{name}"]
     return wide
 
 
@@ -173,7 +230,14 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
+    parser.add_argument(
+        "--mbi", nargs="*", choices=["mbi-md", "mbi-ig"], default=None,
+        help="add mbi's estimators (extra 'bench'); bare --mbi means both. mbi-ig takes ~40 s per fit here",
+    )
     args = parser.parse_args(argv)
+    if args.mbi is not None and not args.mbi:
+        args.mbi = ["mbi-md", "mbi-ig"]
+    args.mbi = args.mbi or []
     if args.full and 0.01 not in args.eps:
         args.eps = [0.01] + args.eps
     RESULTS.mkdir(exist_ok=True)

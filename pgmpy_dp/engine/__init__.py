@@ -11,7 +11,7 @@ from .factor import Factor, align, log_marginal, logsumexp
 from .inference import DEFAULT_MAX_JT_CELLS, make_inference
 from .junction_tree import Calibration, JunctionTree, as_cliques, is_decomposable, triangulate
 from .loopy import LoopyBP
-from .mle import ConvergenceWarning, MLEResult, fit_log_potentials, project_simplex, tie_groups
+from .mle import ConvergenceWarning, MLEResult, WarmMLE, fit_log_potentials, project_simplex, tie_groups
 
 __all__ = [
     "CGMResult",
@@ -24,6 +24,7 @@ __all__ = [
     "MLEResult",
     "Measurement",
     "NOISE_MODELS",
+    "WarmMLE",
     "align",
     "as_cliques",
     "cgm_em",

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .factor import align
-from .mle import ConvergenceWarning, fit_log_potentials, tie_groups
+from .mle import ConvergenceWarning, WarmMLE, tie_groups
 
 __all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "gaussian_log_likelihood", "laplace_log_likelihood"]
 
@@ -187,6 +187,7 @@ def cgm_em(
     accelerate: bool = True,
     m_step_iter: int = 20,
     m_tol: float = 1e-8,
+    count_tol: float = 1e-3,
     callback: Callable[[int, float, float], None] | None = None,
     warn: bool = True,
 ) -> CGMResult:
@@ -209,7 +210,8 @@ def cgm_em(
     max_iter : int
         Largest number of EM iterations.
     tol : float
-        Stop when the relative change of the EM objective ``F`` (module docstring) falls below it.
+        Stop when the relative change of the EM objective ``F`` (module docstring) falls below it
+        (or when the counts stop moving, see ``count_tol``).
     damping : float
         ``alpha``: the largest NLBP step length tried (the line search only shortens it).
     nlbp_iter : int
@@ -223,6 +225,12 @@ def cgm_em(
         SQUAREM extrapolation of the EM steps (same fixed points, fewer iterations).
     m_step_iter, m_tol : int, float
         L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
+        One L-BFGS serves every M-step (:class:`~pgmpy_dp.engine.mle.WarmMLE`), so its curvature
+        carries over from one EM iteration to the next.
+    count_tol : float
+        Also stop when no inferred count moved by more than ``count_tol`` noise scales (of its
+        table) in the last iteration: the counts are what EM estimates, and changes that small
+        are far below what the noise lets the data decide. ``0`` turns this rule off.
     callback : callable, optional
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
@@ -368,6 +376,7 @@ def cgm_em(
         return phi, mu_phi, lz_phi
 
     shift: dict = {"offset": None}  # last M-step solution minus its starting point phi
+    m_solver = WarmMLE(inference, lam, tied)
 
     def em_map(theta, state) -> _EMStep:
         """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given.
@@ -391,9 +400,8 @@ def cgm_em(
         # and EM crawls. The penalty's correction phi -> M-step solution changes little from one
         # EM iteration to the next: start from phi plus the last correction instead.
         start = phi if shift["offset"] is None else [p + o for p, o in zip(phi, shift["offset"])]
-        fit = fit_log_potentials(
-            inference, mu_phi, lam, tied, init=start, max_iter=m_step_iter, tol=m_tol, warn=False
-        )
+        # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
+        fit = m_solver.solve(mu_phi, start, max_iter=m_step_iter, tol=m_tol)
         # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
         current = -dot(theta, mu_phi) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
         theta_m = fit.log_potentials if fit.objective <= current else theta
@@ -405,6 +413,7 @@ def cgm_em(
 
     theta = [np.zeros(domain.shape(c)) for c in cliques] if init is None else tie([np.array(t, dtype=np.float64) for t in init])
     here = em_map(theta, None)
+    last_counts = table_counts(here.state[1])
     t = 1
     trace: list[float] = [here.value]
     steps: list[float] = []
@@ -445,9 +454,12 @@ def cgm_em(
         steps.append(alpha)
         change = abs(here.value - trace[-1]) / max(1.0, abs(trace[-1]))
         trace.append(here.value)
+        counts = table_counts(here.state[1])
+        moved = max(float(np.max(np.abs(a - b))) / m.scale for a, b, m in zip(counts, last_counts, measurements))
+        last_counts = counts
         if callback is not None:
             callback(t, here.value, change)
-        if change < tol:
+        if change < tol or moved < count_tol:
             converged = True
             break
     theta = here.theta

@@ -20,6 +20,12 @@ import numpy as np
 from ..privacy.domain import Domain
 from .factor import align, log_marginal, logsumexp
 
+#: Largest spread (max - min) of a tree clique's log-potentials for the probability-space path of
+#: :meth:`JunctionTree.marginals`: ``exp(-600)`` is still 1e-261, far from float64's underflow, so
+#: products of a few messages stay representable; wider cliques use the log-space path.
+_EXP_RANGE = 600.0
+_TINY = 1e-250  # a belief whose total is below this has lost digits to underflow
+
 __all__ = [
     "Calibration",
     "JunctionTree",
@@ -183,6 +189,30 @@ class JunctionTree:
                     axes = tuple(i for i, x in enumerate(self.nodes[a]) if x not in sep)
                     kept = tuple(x for x in self.nodes[a] if x in sep)
                     self._drop[(a, b)] = (axes, kept)
+        # Index arithmetic of the fast (probability-space) path, computed once: how each model
+        # clique's array is transposed and reshaped to broadcast into its host, which axes a
+        # message sums out and the shape that makes it broadcast into its receiver.
+        self._into_host = []
+        for c, h in zip(self.cliques, self.host):
+            node = self.nodes[h]
+            order = sorted(range(len(c)), key=lambda i: node.index(c[i]))
+            shape = [1] * len(node)
+            for i in order:
+                shape[node.index(c[i])] = domain.size(c[i])
+            self._into_host.append((tuple(order), tuple(shape)))
+        self._msg_shape = {}
+        for (a, b), (axes, kept) in self._drop.items():
+            shape = [1] * len(self.nodes[b])
+            for x in kept:
+                shape[self.nodes[b].index(x)] = domain.size(x)
+            self._msg_shape[(a, b)] = (axes, tuple(shape))
+        self._out_axes = []  # per model clique: axes of its host to sum out, then the transposition
+        for c, h in zip(self.cliques, self.host):
+            node = self.nodes[h]
+            axes = tuple(i for i, a in enumerate(node) if a not in c)
+            rest = [a for a in node if a in c]
+            perm = tuple(rest.index(a) for a in c)
+            self._out_axes.append((axes, None if perm == tuple(range(len(c))) else perm))
 
     @property
     def max_cells(self) -> int:
@@ -198,8 +228,8 @@ class JunctionTree:
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
         psi = [np.zeros(s) for s in self.shapes]
-        for c, h, theta in zip(self.cliques, self.host, log_potentials):
-            psi[h] += align(theta, c, self.nodes[h])
+        for h, theta, (order, shape) in zip(self.host, log_potentials, self._into_host):
+            psi[h] += np.transpose(theta, order).reshape(shape)
         return psi
 
     def _message(self, a: int, b: int, belief: np.ndarray) -> np.ndarray:
@@ -253,8 +283,88 @@ class JunctionTree:
             beliefs.append(b - z)
         return Calibration(beliefs, float(log_z))
 
+    def _fast_beliefs(self, psi: list[np.ndarray]) -> tuple[list[np.ndarray], float] | None:
+        """Sum-product in probability space with rescaled messages: normalised beliefs and ``log Z``.
+
+        One ``exp`` per tree clique instead of a log-sum-exp per message (2-3x fewer passes over
+        the arrays). Each clique is shifted by its maximum before ``exp`` and each upward message
+        is divided by its own maximum, the logs of both going into ``log Z``. Returns ``None`` when
+        that could lose mass: a clique whose finite log-potentials span more than
+        :data:`_EXP_RANGE` (cells below the range would underflow to 0 while another clique could
+        make them likely), or a message or belief that came out all zero or non-finite.
+        """
+        log_z = 0.0
+        prob = []
+        for x in psi:
+            top = float(np.max(x))
+            if not math.isfinite(top) or top - float(np.min(x)) > _EXP_RANGE:
+                return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
+            prob.append(np.exp(x - top))
+            log_z += top
+        msg: dict[tuple[int, int], np.ndarray] = {}
+        for v in reversed(self.order):
+            p = self.parent[v]
+            if p is None:
+                continue
+            b = prob[v]
+            for c in self.children[v]:
+                b = b * msg[(c, v)]
+            axes, shape = self._msg_shape[(v, p)]
+            m = (np.sum(b, axis=axes) if axes else b).reshape(shape)
+            scale = float(np.max(m))
+            if not (scale > 0 and math.isfinite(scale)):
+                return None
+            msg[(v, p)] = m / scale
+            log_z += math.log(scale)
+        beliefs: list[np.ndarray] = [None] * len(self.nodes)  # type: ignore[list-item]
+        for v in self.order:
+            b = prob[v]
+            for c in self.children[v]:
+                b = b * msg[(c, v)]
+            p = self.parent[v]
+            if p is not None:
+                b = b * msg[(p, v)]
+            total = float(np.sum(b))
+            if not (total > _TINY and math.isfinite(total)):
+                return None  # the mass underflowed (or overflowed): use the log-space path
+            if v == self.root:
+                log_z += math.log(total)
+            for c in self.children[v]:
+                # the belief divided by what c sent: the product of everything else, without recomputing it
+                axes, shape = self._msg_shape[(v, c)]
+                sent = msg[(c, v)]
+                if np.all(sent > 0):
+                    rest = b / sent
+                else:  # a zero in what c sent: recompute the product without it
+                    rest = prob[v]
+                    for o in self.children[v]:
+                        if o != c:
+                            rest = rest * msg[(o, v)]
+                    if p is not None:
+                        rest = rest * msg[(p, v)]
+                m = (np.sum(rest, axis=axes) if axes else rest).reshape(shape)
+                scale = float(np.max(m))
+                if not (scale > 0 and math.isfinite(scale)):
+                    return None
+                msg[(v, c)] = m / scale
+            beliefs[v] = b / total
+        return beliefs, log_z
+
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
-        """Marginal probabilities of every model clique (axes in clique order) and ``log Z``."""
+        """Marginal probabilities of every model clique (axes in clique order) and ``log Z``.
+
+        Runs in probability space with rescaled messages when that is safe (the usual case:
+        finite log-potentials spanning less than :data:`_EXP_RANGE` per tree clique), else in log
+        space (:meth:`calibrate`); both give the same numbers up to rounding.
+        """
+        fast = self._fast_beliefs(self._potentials(log_potentials))
+        if fast is not None:
+            probs, log_z = fast
+            out = []
+            for h, (axes, perm) in zip(self.host, self._out_axes):
+                m = probs[h].sum(axis=axes) if axes else probs[h]
+                out.append(m if perm is None else np.transpose(m, perm))
+            return out, log_z
         cal = self.calibrate(log_potentials)
         probs = [np.exp(b) for b in cal.log_beliefs]  # one exp per tree clique, then plain sums
         out = []

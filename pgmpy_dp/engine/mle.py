@@ -25,11 +25,13 @@ from .._blas import single_threaded_blas
 from .factor import align
 from .junction_tree import JunctionTree
 
-__all__ = ["ConvergenceWarning", "MLEResult", "fit_log_potentials", "project_simplex", "tie_groups"]
+__all__ = ["ConvergenceWarning", "MLEResult", "WarmMLE", "fit_log_potentials", "project_simplex", "tie_groups"]
 
 # Zero marginals have no finite MLE (Haberman 1973); without regularisation the
 # closed form floors them here so potentials stay finite (exp gives ~1e-300).
 _LOG_FLOOR = math.log(1e-300)
+#: An L-BFGS stop for lack of decrease counts as converged when the gradient is within this factor of tol.
+_ROUNDING_SLACK = 10.0
 
 
 class ConvergenceWarning(UserWarning):
@@ -158,7 +160,9 @@ def fit_log_potentials(
     init : sequence of numpy.ndarray, optional
         Warm start (one array per clique).
     max_iter, tol : int, float
-        L-BFGS iteration limit and gradient tolerance (max-norm, per record).
+        L-BFGS iteration limit and gradient tolerance (max-norm, per record). A stop because the line
+        search found no lower objective (float64 rounding) also counts as converged when the
+        gradient is within 10x ``tol``.
     warn : bool
         Emit a :class:`ConvergenceWarning` when the solver stops early.
 
@@ -206,32 +210,20 @@ def fit_log_potentials(
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
 
-    shapes = [domain.shape(cliques[g[0]]) for g in groups]
-    sizes = [math.prod(s) for s in shapes]
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    target_group = np.concatenate([np.sum([targets[i] for i in g], axis=0).ravel() for g in groups])
-
-    def unpack(x: np.ndarray) -> list[np.ndarray]:
-        out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
-        for k, g in enumerate(groups):
-            block = x[offsets[k] : offsets[k + 1]].reshape(shapes[k])
-            for i in g:
-                out[i] = block
-        return out
+    # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
+    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
+    problem = WarmMLE(inference, lam, tied)
+    target_group = problem._targets(targets)
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        theta = unpack(x)
-        mu, log_z = inference.marginals(theta)
-        mu_group = np.concatenate([np.sum([mu[i] for i in g], axis=0).ravel() for g in groups])
-        f = -float(x @ target_group) + log_z + 0.5 * lam * float(x @ x)
-        return f, mu_group - target_group + lam * x
+        return problem._value(x, target_group)
 
     if init is None:
-        x0 = np.zeros(offsets[-1])
+        x0 = np.zeros(problem.offsets[-1])
     else:
         if len(init) != len(cliques):
             raise ValueError(f"init needs {len(cliques)} arrays, got {len(init)}")
-        x0 = np.concatenate([np.mean([np.asarray(init[i], dtype=np.float64) for i in g], axis=0).ravel() for g in groups])
+        x0 = problem._pack(init)
     with warnings.catch_warnings(), single_threaded_blas():
         # loopy BP warns per call; the solver's own status is what we report
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -240,13 +232,168 @@ def fit_log_potentials(
             options={"maxiter": int(max_iter), "gtol": float(tol), "ftol": 1e-15, "maxcor": 20},
         )
     gnorm = float(np.max(np.abs(res.jac))) if res.jac is not None and res.jac.size else 0.0
-    converged = bool(gnorm <= tol or res.success)
+    # A failed line search ("ABNORMAL") means float64 cannot resolve a lower objective from here:
+    # with the gradient within _ROUNDING_SLACK of tol, that point is the solution to rounding (the
+    # same fit converges or not depending on the last bits of log Z)
+    at_rounding = str(res.message).upper().startswith("ABNORMAL") and gnorm <= _ROUNDING_SLACK * tol
+    converged = bool(gnorm <= tol or res.success or at_rounding)
+    reason = _lbfgs_reason(str(res.message), res.nit, max_iter)
     if warn and not converged:
         warnings.warn(
             f"MLE stopped after {res.nit} L-BFGS iterations with gradient max-norm {gnorm:.2e} > tol={tol:g} "
-            f"({res.message}); raise max_iter, or regularization for tables with zeros",
+            f"({reason}); raise max_iter, or regularization for tables with zeros",
             ConvergenceWarning,
             stacklevel=2,
         )
-    theta = unpack(res.x.copy())  # tied cliques keep sharing one array
-    return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", str(res.message))
+    theta = problem._unpack(res.x.copy())  # tied cliques keep sharing one array
+    return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", reason)
+
+
+def _lbfgs_reason(message: str, n_iter: int, max_iter: int) -> str:
+    """scipy's L-BFGS-B stop message, made readable (recent scipy prints ``"ABNORMAL: "`` with no reason).
+
+    Examples
+    --------
+    >>> _lbfgs_reason("ABNORMAL: ", 12, 1000)
+    'the line search found no lower objective along the search direction: the gradient left is at the rounding level of the objective, so tol is stricter than float64 resolves here'
+    >>> _lbfgs_reason("STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT", 1000, 1000)
+    'max_iter=1000 reached'
+    """
+    text = message.strip()
+    if n_iter >= max_iter or "ITERATIONS REACHED LIMIT" in text.upper():
+        return f"max_iter={max_iter} reached"
+    if text.upper().startswith("ABNORMAL"):
+        detail = text.split(":", 1)[1].strip() if ":" in text else ""
+        return (
+            "the line search found no lower objective along the search direction: the gradient left is at the "
+            "rounding level of the objective, so tol is stricter than float64 resolves here"
+            + (f" (scipy: {detail})" if detail else "")
+        )
+    return text or "no reason given by scipy"
+
+
+class WarmMLE:
+    """Repeated MLE solves on one model whose targets change: L-BFGS that keeps its curvature.
+
+    The objective ``f(theta) = -<theta, mu_hat> + log Z(theta) + (lambda / 2) ||theta||^2``
+    depends on the targets ``mu_hat`` only through a linear term, so its gradient differences
+    ``mu(theta') - mu(theta) + lambda (theta' - theta)`` and hence the L-BFGS curvature pairs
+    do not depend on them. EM's M-steps solve this problem once per iteration with new targets:
+    keeping the pairs from earlier solves makes the first step of the next one a quasi-Newton
+    step, where a fresh L-BFGS starts with a gradient step and needs tens of iterations to
+    learn the poorly determined directions again.
+
+    Parameters
+    ----------
+    inference : JunctionTree or LoopyBP
+        Engine for the model's cliques.
+    regularization : float
+        ``lambda`` of the per-record penalty.
+    tied : list of list of int, optional
+        Groups of clique indices sharing one potential.
+    memory : int
+        Curvature pairs kept (the most recent).
+
+    Examples
+    --------
+    >>> from pgmpy_dp.engine import make_inference
+    >>> from pgmpy_dp.privacy.domain import Domain
+    >>> loop = make_inference(Domain({v: [0, 1, 2] for v in "xyz"}), [("x", "y"), ("y", "z"), ("z", "x")])
+    >>> rng = np.random.default_rng(0)
+    >>> theta = [rng.normal(size=(3, 3)) for _ in range(3)]
+    >>> solver = WarmMLE(loop, regularization=1e-4)
+    >>> first = solver.solve(loop.marginals(theta)[0], [np.zeros((3, 3))] * 3, max_iter=100, tol=1e-9)
+    >>> moved = [0.9 * t for t in theta]  # EM's next M-step: new targets, the same curvature
+    >>> second = solver.solve(loop.marginals(moved)[0], first.log_potentials, max_iter=100, tol=1e-9)
+    >>> first.converged, second.converged, len(solver.pairs) > 0
+    (True, True, True)
+    """
+
+    def __init__(self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20) -> None:
+        self.inference = inference
+        self.lam = float(regularization)
+        self.groups = tie_groups(inference.cliques, tied, inference.domain)
+        self.shapes = [inference.domain.shape(inference.cliques[g[0]]) for g in self.groups]
+        self.offsets = np.concatenate([[0], np.cumsum([math.prod(s) for s in self.shapes])]).astype(int)
+        self.memory = int(memory)
+        self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
+        self.calls = 0  # inference calls made, for profiling
+
+    def _pack(self, arrays) -> np.ndarray:
+        return np.concatenate([np.mean([np.asarray(arrays[i], dtype=np.float64) for i in g], axis=0).ravel() for g in self.groups])
+
+    def _unpack(self, x: np.ndarray) -> list[np.ndarray]:
+        out: list[np.ndarray] = [None] * len(self.inference.cliques)  # type: ignore[list-item]
+        for k, g in enumerate(self.groups):
+            block = x[self.offsets[k] : self.offsets[k + 1]].reshape(self.shapes[k])
+            for i in g:
+                out[i] = block
+        return out
+
+    def _targets(self, marginals) -> np.ndarray:
+        return np.concatenate([np.sum([np.asarray(marginals[i], dtype=np.float64) for i in g], axis=0).ravel() for g in self.groups])
+
+    def _value(self, x: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
+        mu, log_z = self.inference.marginals(self._unpack(x))
+        self.calls += 1
+        mu_group = np.concatenate([np.sum([mu[i] for i in g], axis=0).ravel() for g in self.groups])
+        return -float(x @ target) + log_z + 0.5 * self.lam * float(x @ x), mu_group - target + self.lam * x
+
+    def _direction(self, g: np.ndarray) -> np.ndarray:
+        # L-BFGS two-loop recursion over the kept pairs (Nocedal and Wright, Algorithm 7.4)
+        q = -g
+        alphas = []
+        for s, y, rho in reversed(self.pairs):
+            a = rho * float(s @ q)
+            alphas.append(a)
+            q = q - a * y
+        if self.pairs:
+            s, y, rho = self.pairs[-1]
+            q = q * (float(s @ y) / float(y @ y))
+        for (s, y, rho), a in zip(self.pairs, reversed(alphas)):
+            b = rho * float(y @ q)
+            q = q + (a - b) * s
+        return q
+
+    def solve(self, marginals: Sequence[np.ndarray], init: Sequence[np.ndarray], max_iter: int = 20, tol: float = 1e-8) -> MLEResult:
+        """Minimise ``f`` for these target marginals (per-record, one per clique) from ``init``.
+
+        Stops when the gradient max-norm is at most ``tol`` or after ``max_iter`` iterations
+        (each one inference call plus backtracking, which is rare once the pairs are learned).
+        """
+        target = self._targets(marginals)
+        x = self._pack(init)
+        f, g = self._value(x, target)
+        it = 0
+        gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+        message = "gradient below tol"
+        while gnorm > tol and it < max_iter:
+            d = self._direction(g)
+            slope = float(g @ d)
+            if not slope < 0:  # the kept curvature is stale for this point: restart with a gradient step
+                self.pairs.clear()
+                d = -g
+                slope = -float(g @ g)
+            # the first L-BFGS step of a run has no curvature yet: keep it short
+            step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
+            while True:
+                x_new = x + step * d
+                f_new, g_new = self._value(x_new, target)
+                if f_new <= f + 1e-4 * step * slope or step < 1e-10:
+                    break
+                step *= 0.5
+            if not f_new <= f + 1e-4 * step * slope:
+                message = "line search found no decrease (the gradient is at rounding level)"
+                break
+            s, y = x_new - x, g_new - g
+            sy = float(s @ y)
+            if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
+                self.pairs.append((s, y, 1.0 / sy))
+                del self.pairs[: -self.memory]
+            x, f, g = x_new, f_new, g_new
+            gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+            it += 1
+        else:
+            if gnorm > tol:
+                message = f"max_iter={max_iter} reached"
+        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "warm-lbfgs", message)

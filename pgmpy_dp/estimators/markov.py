@@ -105,7 +105,8 @@ class PrivateMarkovEstimator:
         limit rather than by ``tol``; 30 is where the benchmark's accuracy gains
         over naive MLE are reached at a few times its cost.
     tol : float
-        Relative change of the EM objective at which EM stops (see :mod:`pgmpy_dp.engine.cgm`);
+        Relative change of the EM objective at which EM stops (see :mod:`pgmpy_dp.engine.cgm`;
+        EM also stops once no inferred count moves by more than 0.001 noise scales);
         the MLE stops at gradient max-norm ``tol * 1e-2`` per record.
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,

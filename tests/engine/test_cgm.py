@@ -78,3 +78,21 @@ def test_cgm_em_with_gaussian_measurements_recovers_nearly_noiseless_counts():
     y = Measurement(("a", "b"), np.array([[600.0, 100.0], [100.0, 200.0]]), scale=0.01, noise="gaussian")
     fit = cgm_em(jt, [y], n_records=1000, max_iter=500)
     np.testing.assert_allclose(fit.counts[0], y.values, atol=0.5)
+
+
+def test_count_rule_stops_when_the_counts_stop_moving(loopy_model):
+    """count_tol stops EM long before the objective's relative change reaches rounding level, with
+    counts within a small fraction of a noise scale of the fully converged ones (measured: 35-83
+    against 517-1029 iterations, at most 0.054 scales apart, over three releases)."""
+    domain, cliques, theta = loopy_model
+    jt = JunctionTree(domain, cliques)
+    marg, _ = jt.marginals(theta)
+    rng = np.random.default_rng(1)
+    n, scale = 5000, 5.0
+    meas = [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
+    common = dict(n_records=n, regularization=1.0 / n, max_iter=3000, tol=1e-300, warn=False)
+    early = cgm_em(jt, meas, count_tol=1e-3, **common)
+    full = cgm_em(jt, meas, count_tol=0, **common)
+    assert early.converged and full.converged
+    assert 5 * early.n_iter < full.n_iter
+    assert max(float(np.max(np.abs(a - b))) for a, b in zip(early.counts, full.counts)) < 0.1 * scale

@@ -61,3 +61,42 @@ def test_exact_sampling_matches_marginals(loopy_model):
         emp = contingency_table(codes, domain, c) / n
         # binomial standard error bound: 5 sd of the largest cell
         assert np.max(np.abs(emp - m)) < 5 * np.sqrt(0.25 / n)
+
+
+def _log_space_marginals(jt, theta):
+    """The reference: marginals from the log-space calibration (one log-sum-exp per message)."""
+    cal = jt.calibrate(theta)
+    return [jt.marginal(cal, c) for c in jt.cliques], cal.log_z
+
+
+@pytest.mark.parametrize("scale", [0.1, 3.0, 30.0])
+def test_probability_space_marginals_equal_log_space_calibration(loopy_model, scale):
+    """The fast path (exp once per clique, rescaled messages) gives the log-space answers."""
+    rng = np.random.default_rng(7)
+    domain = Domain({f"x{i}": list(range(k)) for i, k in enumerate([3, 4, 2, 5, 3, 4, 2])})
+    chain = [(f"x{i}", f"x{j}") for i in range(7) for j in range(i + 1, 7) if j - i <= 2]
+    for dom, cliques in [(loopy_model[0], loopy_model[1]), (domain, chain)]:
+        jt = JunctionTree(dom, cliques)
+        theta = [scale * rng.normal(size=dom.shape(c)) for c in cliques]
+        assert jt._fast_beliefs(jt._potentials(theta)) is not None  # the fast path did run
+        marg, log_z = jt.marginals(theta)
+        ref, ref_log_z = _log_space_marginals(jt, theta)
+        assert log_z == pytest.approx(ref_log_z, rel=1e-12, abs=1e-9)
+        for m, r in zip(marg, ref):
+            np.testing.assert_allclose(m, r, rtol=1e-9, atol=1e-14)
+
+
+def test_wide_or_zero_potentials_take_the_log_space_path(loopy_model, brute_force):
+    domain, cliques, theta = loopy_model
+    jt = JunctionTree(domain, cliques)
+    zeros = [t.copy() for t in theta]
+    zeros[0][0, :] = -np.inf  # exact zeros: a state the model rules out
+    wide = [t.copy() for t in theta]
+    wide[3][0, 0, 0] = -700.0  # one cell beyond the probability-space range
+    for th in (zeros, wide):
+        assert jt._fast_beliefs(jt._potentials(th)) is None
+        marg, log_z = jt.marginals(th)
+        exact, exact_log_z = brute_force(domain, cliques, th)
+        assert log_z == pytest.approx(exact_log_z)
+        for m, e in zip(marg, exact):
+            np.testing.assert_allclose(m, e, atol=1e-12)

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from pgmpy_dp.engine import JunctionTree, LoopyBP, fit_log_potentials, project_simplex
+from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, LoopyBP, fit_log_potentials, project_simplex
+from pgmpy_dp.privacy.domain import Domain
 
 
 def max_diff(a, b):
@@ -90,3 +91,82 @@ def test_simplex_projection():
         assert np.all(v[~pos] <= (v - p)[pos][0] + 1e-12)
     with pytest.raises(ValueError, match="NaN"):
         project_simplex(np.array([np.nan, 1.0]))
+
+
+def test_warm_mle_matches_scipy_lbfgs_on_a_regularised_loopy_model(loopy_model):
+    from pgmpy_dp.engine.mle import WarmMLE
+
+    domain, cliques, theta = loopy_model
+    jt = JunctionTree(domain, cliques)
+    target, _ = jt.marginals([0.5 * t for t in theta])
+    lam = 1e-3
+    ref = fit_log_potentials(jt, target, lam, max_iter=2000, tol=1e-11)
+    fit = WarmMLE(jt, lam).solve(target, [np.zeros(domain.shape(c)) for c in cliques], max_iter=2000, tol=1e-11)
+    assert fit.converged and ref.converged
+    assert fit.objective == pytest.approx(ref.objective, abs=1e-12)
+    # the flattest direction has curvature ~lambda, so a gradient of 1e-11 leaves ~1e-8 per entry
+    for a, b in zip(fit.log_potentials, ref.log_potentials):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_warm_mle_keeps_its_curvature_for_new_targets(loopy_model):
+    """EM's M-steps in miniature: a partial first solve, then targets that drift. Keeping the
+    curvature pairs takes fewer iterations in total than a cold L-BFGS per target (measured
+    79 against 97 here), to the same solutions."""
+    from pgmpy_dp.engine.mle import WarmMLE
+
+    domain, cliques, theta = loopy_model
+    jt = JunctionTree(domain, cliques)
+    lam = 1e-3
+    first, _ = jt.marginals([0.5 * t for t in theta])
+    warm = WarmMLE(jt, lam)
+    start = warm.solve(first, [np.zeros(domain.shape(c)) for c in cliques], max_iter=2000, tol=1e-6).log_potentials
+    warm_iters = cold_iters = 0
+    for f in (0.52, 0.55, 0.6):
+        target, _ = jt.marginals([f * t for t in theta])
+        again = warm.solve(target, start, max_iter=2000, tol=1e-8)
+        cold = WarmMLE(jt, lam).solve(target, start, max_iter=2000, tol=1e-8)
+        assert again.converged and cold.converged
+        warm_iters += again.n_iter
+        cold_iters += cold.n_iter
+        for a, b in zip(again.log_potentials, cold.log_potentials):
+            np.testing.assert_allclose(a, b, atol=1e-4)  # gradient 1e-8 over curvature ~lambda
+        start = again.log_potentials
+    assert warm_iters < cold_iters
+
+
+def test_warm_mle_pools_tied_cliques_like_scipy_lbfgs():
+    from pgmpy_dp.engine.mle import WarmMLE
+
+    rng = np.random.default_rng(5)
+    domain = Domain({v: [0, 1, 2] for v in "abcd"})
+    cliques = [("a", "b"), ("b", "c"), ("c", "d")]
+    target, _ = JunctionTree(domain, cliques).marginals([rng.normal(size=(3, 3)) for _ in cliques])
+    jt = JunctionTree(domain, cliques)
+    ref = fit_log_potentials(jt, target, 1e-2, tied=[[0, 1, 2]], tol=1e-11)
+    fit = WarmMLE(jt, 1e-2, tied=[[0, 1, 2]]).solve(target, [np.zeros((3, 3))] * 3, max_iter=500, tol=1e-11)
+    assert fit.log_potentials[0] is fit.log_potentials[2]
+    np.testing.assert_allclose(fit.log_potentials[0], ref.log_potentials[0], atol=1e-7)
+
+
+def test_closed_form_equals_lbfgs_mle_on_a_decomposable_model():
+    """On a decomposable model the clique/separator ratios are the MLE L-BFGS converges to."""
+    rng = np.random.default_rng(11)
+    domain = Domain({v: list(range(k)) for v, k in zip("abcde", [2, 3, 4, 2, 3])})
+    cliques = [("a", "b"), ("b", "c", "d"), ("d", "e")]
+    jt = JunctionTree(domain, cliques)
+    target, _ = jt.marginals([rng.normal(size=domain.shape(c)) for c in cliques])
+    closed = fit_log_potentials(jt, target)
+    lbfgs = fit_log_potentials(jt, target, init=[np.zeros(domain.shape(c)) for c in cliques], tol=1e-11, max_iter=5000)
+    assert closed.method == "closed-form" and lbfgs.method == "lbfgs" and lbfgs.converged
+    for a, b in zip(jt.marginals(closed.log_potentials)[0], jt.marginals(lbfgs.log_potentials)[0]):
+        np.testing.assert_allclose(a, b, atol=1e-8)
+
+
+def test_stop_reason_is_never_empty(loopy_model):
+    domain, cliques, theta = loopy_model
+    jt = JunctionTree(domain, cliques)
+    target, _ = jt.marginals(theta)
+    with pytest.warns(ConvergenceWarning, match=r"\(max_iter=2 reached\)"):
+        fit = fit_log_potentials(jt, target, max_iter=2, tol=1e-12)
+    assert fit.message == "max_iter=2 reached"

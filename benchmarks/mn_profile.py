@@ -1,0 +1,155 @@
+"""Where CGM-EM spends its time: inference calls per phase, seconds per call, per-iteration cost.
+
+Fits ``PrivateMarkovEstimator(method="cgm-em")`` (defaults) on a few cells of
+``mn_accuracy.py``'s grid (same models, same seeds, one release each) and counts
+every inference call by phase: the naive-MLE warm start, the E-steps (NLBP and the
+objective) and the M-steps. It works against whichever ``pgmpy_dp`` is imported, so
+running it with ``PYTHONPATH`` pointing at an older checkout profiles that version:
+
+    python benchmarks/mn_profile.py                           # this checkout
+    PYTHONPATH=/path/to/old/checkout python benchmarks/mn_profile.py --label before
+
+Prints one line per cell and appends them to ``results/mn_profile.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pgmpy.models import DiscreteMarkovNetwork
+
+import pgmpy_dp
+import pgmpy_dp.engine.cgm as cgm_module
+import pgmpy_dp.engine.mle as mle_module
+import pgmpy_dp.estimators.markov as markov_module
+from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
+from pgmpy_dp.evaluation.markov import kl_divergence_potentials
+from pgmpy_dp.privacy.domain import Domain
+from pgmpy_dp.tables import release_from_codes
+
+from mn_accuracy import make_graph
+
+RESULTS = Path(__file__).parent / "results"
+CELLS = [("chain3", 10_000, 0.1), ("er", 100_000, 0.5), ("chain3", 1_000_000, 0.5), ("er", 1_000_000, 1.0)]
+
+
+class Counter:
+    """Wraps JunctionTree.marginals and the M-step entry point to count calls and time per phase."""
+
+    def __init__(self) -> None:
+        self.phase = "warm start"
+        self.calls: dict[str, int] = {}
+        self.seconds: dict[str, float] = {}
+        orig = JunctionTree.marginals
+        counter = self
+
+        def marginals(jt, theta):
+            t0 = time.perf_counter()
+            out = orig(jt, theta)
+            key = counter.phase
+            counter.calls[key] = counter.calls.get(key, 0) + 1
+            counter.seconds[key] = counter.seconds.get(key, 0.0) + time.perf_counter() - t0
+            return out
+
+        JunctionTree.marginals = marginals
+
+        def in_phase(fn, phase):
+            def wrapped(*a, **k):
+                before, counter.phase = counter.phase, phase
+                try:
+                    return fn(*a, **k)
+                finally:
+                    counter.phase = before
+            return wrapped
+
+        # the EM loop: everything inside it is E-step unless it runs inside the M-step solver
+        markov_module.cgm_em = in_phase(cgm_module.cgm_em, "E-step")
+        if hasattr(mle_module, "WarmMLE"):  # this version: one warm L-BFGS for all M-steps
+            mle_module.WarmMLE.solve = in_phase(mle_module.WarmMLE.solve, "M-step")
+        else:  # earlier versions: a fresh fit_log_potentials per M-step
+            cgm_module.fit_log_potentials = in_phase(cgm_module.fit_log_potentials, "M-step")
+
+    def reset(self) -> None:
+        self.phase, self.calls, self.seconds = "warm start", {}, {}
+
+
+def per_call(jt, theta, rounds: int = 100) -> dict:
+    """Milliseconds per marginals call: the probability-space path against the log-space one, interleaved.
+
+    The log-space path (``calibrate``: a log-sum-exp per message, then one ``exp`` per clique) is
+    what ``marginals`` ran before the probability-space path existed.
+    """
+
+    def log_space(t):  # normalised beliefs per tree clique, as the old marginals made them
+        cal = jt.calibrate(t)
+        return [np.exp(b) for b in cal.log_beliefs]
+
+    def fast(t):  # the same beliefs in probability space
+        return jt._fast_beliefs(jt._potentials(t))
+
+    times = {"fast": 0.0, "log": 0.0}
+    for _ in range(rounds):
+        for name, fn in (("fast", fast), ("log", log_space)):
+            t0 = time.perf_counter()
+            fn(theta)
+            times[name] += time.perf_counter() - t0
+    return {
+        "ms_per_call_prob_space": round(1e3 * times["fast"] / rounds, 3),
+        "ms_per_call_log_space": round(1e3 * times["log"] / rounds, 3),
+    }
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--label", default="this checkout")
+    parser.add_argument("--out", default="mn_profile")
+    args = parser.parse_args(argv)
+    counter = Counter()
+    rows = []
+    k, nodes = 10, 10
+    domain = Domain({f"x{i}": list(range(k)) for i in range(nodes)})
+    for kind, n, eps in CELLS:
+        rng = np.random.default_rng([0, ["chain3", "er"].index(kind), n, 0])  # population 0 of mn_accuracy.py
+        edges = make_graph(kind, nodes, rng, 0.3)
+        theta = [np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k)) for _ in edges]
+        jt = JunctionTree(domain, edges)
+        codes = jt.sample(theta, n, random_state=rng)
+        release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
+        counter.reset()
+        est = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", show_progress=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            t0 = time.perf_counter()
+            est.fit(DiscreteMarkovNetwork(edges), release)
+            secs = time.perf_counter() - t0
+        calls, inf_s = counter.calls, counter.seconds
+        em_iter = max(1, est.n_iter_)
+        row = dict(
+            version=args.label, model=kind, N=n, epsilon=eps, seconds=round(secs, 3),
+            kl=kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
+            em_iterations=est.n_iter_, converged=est.converged_,
+            calls_warm_start=calls.get("warm start", 0), calls_e_step=calls.get("E-step", 0),
+            calls_m_step=calls.get("M-step", 0),
+            e_calls_per_iter=round(calls.get("E-step", 0) / em_iter, 1),
+            m_calls_per_iter=round(calls.get("M-step", 0) / em_iter, 1),
+            ms_per_call=round(1e3 * sum(inf_s.values()) / max(1, sum(calls.values())), 3),
+            inference_share=round(sum(inf_s.values()) / secs, 2),
+            em_seconds_per_iter=round((inf_s.get("E-step", 0) + inf_s.get("M-step", 0)) / em_iter, 4),
+        )
+        if hasattr(jt, "_fast_beliefs"):
+            row.update(per_call(JunctionTree(domain, est.cliques_), est.log_potentials_))
+        rows.append(row)
+        print(row, flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{args.out}.csv"
+    df = pd.DataFrame(rows)
+    df.to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+if __name__ == "__main__":
+    main()
