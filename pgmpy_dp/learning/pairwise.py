@@ -93,9 +93,11 @@ class _PrivateMRFEstimator:
         eta: float = 0.25,
         threshold: float | None = None,
         n_iter: int = 50,
+        radius: float | None = None,
         random_state=None,
     ) -> None:
         self.width = width
+        self.radius = radius
         self.eta = eta
         self.threshold = threshold
         self.n_iter = n_iter
@@ -107,6 +109,9 @@ class _PrivateMRFEstimator:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
                 raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        r = self.radius
+        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
+            raise ValueError(f"radius must be None (2 * width) or a positive finite number, got {r!r}")
         t = self.threshold
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
             raise ValueError(f"threshold must be None (eta / 2) or a non-negative number, got {t!r}")
@@ -218,6 +223,9 @@ class _PrivateMRFEstimator:
             raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
         return self.rho_ + 2.0 * math.sqrt(self.rho_ * math.log(1.0 / delta))
 
+    def _radius(self) -> float:
+        return 2.0 * float(self.width) if self.radius is None else float(self.radius)
+
     def _run(self, X, Y, allowed, radius, rho_problem, rng, charge):
         """Frank-Wolfe on the problems in ``Y`` in batches; commits the charge once noise exists."""
         scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter)
@@ -310,6 +318,8 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         Keep edge ``(i, j)`` when the symmetrised ``|A_ij|`` exceeds it (default ``eta / 2``).
     n_iter : int
         Frank-Wolfe iterations per regression.
+    radius : float, optional
+        l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
     random_state : int, optional
         Seeded numpy Gumbel noise for reproducible experiments (default: OpenDP's exact sampler).
 
@@ -364,7 +374,7 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         Z[:, p] = 1.0  # intercept
         allowed = np.ones((p + 1, p), dtype=bool)
         allowed[np.arange(p), np.arange(p)] = False  # node i is not its own feature
-        radius = 2.0 * float(self.width)
+        radius = self._radius()
         W, self.noise_scale_ = self._run(Z, Z[:, :p], allowed, radius, rho / p, rng, charge)
         # column i holds node i's regression: 2 A_i. (own row masked, so zero) and 2 theta_i
         A_raw = W[:p, :].T / 2.0
@@ -385,8 +395,8 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
 
     For node ``i`` and every pair of its states ``u < v``, the rows with ``x_i in
     {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of the
-    other variables plus an intercept, inside the l1 ball of radius
-    ``2 k width`` (``k`` the largest number of states). The pair weights are
+    other variables plus an intercept, inside the l1 ball of radius ``radius``
+    (default ``2 width``). The pair weights are
     centred and averaged into ``W_ij(u, b)``, doubly centred (rows and columns
     sum to zero), and symmetrised over ``i`` and ``j``.
 
@@ -395,6 +405,12 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     width, eta, threshold, n_iter, random_state
         As for :class:`PrivateIsingEstimator`; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
+    radius : float, optional
+        l1 radius of each regression (default ``2 width``). A one-hot block
+        can need up to ``2 k max|W_ij|``, so ``2 k width`` always contains the
+        truth; but Frank-Wolfe's error grows like ``radius**2 / n_iter`` and the
+        noise scale like ``radius``, so a tight radius recovers graphs from far
+        fewer rows (see docs/structure.md).
 
     Attributes
     ----------
@@ -428,7 +444,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         rows = np.repeat(np.arange(n), p + 1)
         cols = np.column_stack([codes[a] + offsets[j] for j, a in enumerate(attrs)] + [np.full(n, d - 1)]).ravel()
         X = sparse.csr_matrix((np.ones(n * (p + 1)), (rows, cols)), shape=(n, d))
-        radius = 2.0 * max(sizes) * float(self.width)
+        radius = self._radius()
         raw = {}  # (i, j) -> array (k_i, k_j): node i's estimate of W_ij
         theta = {}
         scales = []
