@@ -22,6 +22,7 @@ from .privacy import (
 )
 from .tables import MarginalRelease, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
+from .learning import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
 
 __version__ = "0.1.0"
@@ -34,6 +35,8 @@ __all__ = [
     "DomainError",
     "MarginalRelease",
     "PrivacyBudget",
+    "PrivateIsingEstimator",
     "PrivateMarkovEstimator",
+    "PrivatePairwiseEstimator",
     "release_marginals",
 ]

@@ -35,6 +35,8 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
+from ..privacy import check_rho
+
 __all__ = [
     "frank_wolfe_logistic",
     "frank_wolfe_noise_scale",
@@ -220,19 +222,3 @@ def frank_wolfe_logistic(
         noise_scale = frank_wolfe_noise_scale(check_rho(rho), radius, n_iter)
         rng = None if random_state is None else np.random.default_rng(random_state)
     return _frank_wolfe_batch(X, y[:, None], radius, n_iter, noise_scale, rng=rng)[:, 0]
-
-
-def check_rho(rho, name: str = "rho") -> float:
-    """Return ``rho`` as a float, or raise if it is not a positive finite number.
-
-    Examples
-    --------
-    >>> check_rho(0.5)
-    0.5
-    """
-    if isinstance(rho, (bool, np.bool_)) or not isinstance(rho, numbers.Real):
-        raise TypeError(f"{name} must be a positive finite number, got {rho!r} ({type(rho).__name__})")
-    rho = float(rho)
-    if not math.isfinite(rho) or rho <= 0:
-        raise ValueError(f"{name} must be positive and finite, got {rho!r}; e.g. {name}=0.5")
-    return rho

@@ -43,8 +43,17 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..privacy import Domain, DomainError, PrivacyBudget
-from .frank_wolfe import _frank_wolfe_batch, check_rho, frank_wolfe_noise_scale
+from ..privacy import (
+    Domain,
+    DomainError,
+    PrivacyBudget,
+    check_delta,
+    check_epsilon,
+    check_rho,
+    epsilon_delta_to_rho,
+    rho_to_epsilon_delta,
+)
+from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_noise_scale
 
 __all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "min_rows_for_structure"]
 
@@ -68,18 +77,6 @@ def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
     """
     kk = 1 if k <= 2 else k
     return int(math.ceil(math.sqrt(kk * kk * p / rho) - 1e-9))
-
-
-def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
-    """Largest rho whose zCDP guarantee implies (epsilon, delta)-DP by ``eps = rho + 2 sqrt(rho log(1/delta))``.
-
-    Examples
-    --------
-    >>> round(rho_from_epsilon_delta(1.0, 1e-6), 5)
-    0.01747
-    """
-    log_term = math.log(1.0 / delta)
-    return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
 
 
 class _PrivateMRFEstimator:
@@ -124,18 +121,13 @@ class _PrivateMRFEstimator:
                 "pass either rho= (zCDP) or epsilon= with delta=, not both; e.g. fit(df, rho=0.5)"
             )
         if epsilon is not None:
-            if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
-                math.isfinite(epsilon) and epsilon > 0
-            ):
-                raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
+            epsilon = check_epsilon(epsilon)
             if delta is None:
                 raise ValueError(
                     "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
                     "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
                 )
-            if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0 < delta < 1):
-                raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}; e.g. delta=1e-6")
-            return rho_from_epsilon_delta(float(epsilon), float(delta))
+            return epsilon_delta_to_rho(epsilon, check_delta(delta))
         if delta is not None:
             raise ValueError("delta= only applies with epsilon=; with rho= leave delta out")
         if rho is None:
@@ -207,7 +199,8 @@ class _PrivateMRFEstimator:
             )
         rng = None if self.random_state is None else np.random.default_rng(self.random_state)
         if budget is not None:
-            with _charge(budget, rho, f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:
+            # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
+            with budget.charge(rho=rho, label=f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:
                 W, theta = self._solve(codes, dom, rho, rng, ch)
         else:
             W, theta = self._solve(codes, dom, rho, rng, None)
@@ -217,11 +210,9 @@ class _PrivateMRFEstimator:
         self._finish(W, theta, dom)
         return self
 
-    def epsilon_delta(self, delta: float) -> float:
-        """Epsilon of the ``(epsilon, delta)``-DP guarantee implied by ``rho_`` (``rho + 2 sqrt(rho log(1/delta))``)."""
-        if not (0 < delta < 1):
-            raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
-        return self.rho_ + 2.0 * math.sqrt(self.rho_ * math.log(1.0 / delta))
+    def epsilon_delta(self, delta: float) -> tuple[float, float]:
+        """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, :func:`~pgmpy_dp.privacy.rho_to_epsilon_delta`)."""
+        return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
 
     def _radius(self) -> float:
         return 2.0 * float(self.width) if self.radius is None else float(self.radius)
@@ -280,25 +271,6 @@ def _markov_network(nodes, edges):
     mn.add_nodes_from(nodes)
     mn.add_edges_from(edges)
     return mn
-
-
-class _charge:
-    """``budget.charge(rho=...)`` for a zCDP budget, with a clear error otherwise."""
-
-    def __init__(self, budget, rho, label):
-        self.budget, self.rho, self.label = budget, rho, label
-
-    def __enter__(self):
-        if getattr(self.budget, "accounting", "pure-dp") != "zcdp":
-            raise ValueError(
-                "budget must be a zCDP budget (PrivacyBudget(rho=...)): these estimators spend rho; "
-                f"got {self.budget!r}"
-            )
-        self._cm = self.budget.charge(rho=self.rho, label=self.label)
-        return self._cm.__enter__()
-
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
 
 
 class PrivateIsingEstimator(_PrivateMRFEstimator):

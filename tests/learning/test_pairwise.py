@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from pgmpy.inference import BeliefPropagation, VariableElimination
 
-from pgmpy_dp import PrivacyBudget
+from pgmpy_dp import BudgetExceededError, PrivacyBudget
 from pgmpy_dp.learning import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
 from pgmpy_dp.learning.sampling import model_edges, random_pairwise_model, sample_pairwise_model
 from pgmpy_dp.privacy import DomainError
@@ -62,13 +62,17 @@ def test_graph_hands_off_to_private_markov_estimator(ising5):
     from pgmpy_dp import PrivateMarkovEstimator
 
     W, theta, df = ising5
-    budget = PrivacyBudget(1.0)
-    est = PrivateIsingEstimator(width=1.2, eta=0.4, random_state=0).fit(df, rho=1.0)
+    # one zCDP budget for both calls: rho = 0.5 for the graph, then epsilon = 1 for the potentials,
+    # which releases |C| tables at epsilon 1/|C| each: sum of (1/|C|)^2 / 2 = 1 / (2 |C|) in rho
+    budget = PrivacyBudget(rho=1.0)
+    est = PrivateIsingEstimator(width=1.2, eta=0.4, random_state=0).fit(df, rho=0.5, budget=budget)
+    assert budget.spent == pytest.approx(0.5)
     fitted = PrivateMarkovEstimator(method="cgm-em", random_state=0, show_progress=False).fit(
         est.graph_, df, epsilon=1.0, budget=budget
     )
     assert sorted(map(sorted, fitted.edges())) == sorted(map(sorted, est.edges_))
-    assert budget.spent == pytest.approx(1.0)
+    n_cliques = len(est.edges_)  # the learned graph is connected: its cliques are its edges
+    assert budget.spent == pytest.approx(0.5 + 1 / (2 * n_cliques))
 
 
 def _tiny():
@@ -85,7 +89,7 @@ def _tiny():
         ({"rho": -1.0}, ValueError, "rho"),
         ({"rho": float("nan")}, ValueError, "rho"),
         ({"rho": float("inf")}, ValueError, "rho"),
-        ({"epsilon": 1.0, "delta": 1.5}, ValueError, "delta"),
+        ({"epsilon": 1.0, "delta": 1.5}, ValueError, r"delta must be in \(0, 1\)"),
         ({"epsilon": 1.0, "delta": 0.0}, ValueError, "delta"),
         ({"epsilon": 1.0}, ValueError, "delta"),
         ({"rho": 1.0, "epsilon": 1.0, "delta": 1e-6}, ValueError, "either rho"),
@@ -124,4 +128,24 @@ def test_min_rows_is_the_notes_bound():
 def test_epsilon_delta_round_trip():
     df = _tiny()
     est = PrivateIsingEstimator(random_state=0).fit(df, epsilon=2.0, delta=1e-5)
-    assert est.epsilon_delta(1e-5) == pytest.approx(2.0)
+    eps, delta = est.epsilon_delta(1e-5)
+    assert eps == pytest.approx(2.0, rel=1e-6) and delta == 1e-5
+
+
+def test_budget_is_charged_rho_and_bad_budgets_spend_nothing():
+    df = _tiny()
+    zb = PrivacyBudget(rho=1.0)
+    PrivateIsingEstimator(random_state=0).fit(df, rho=0.25, budget=zb)
+    assert zb.spent == pytest.approx(0.25) and [e.rho for e in zb.ledger] == [0.25]
+    with pytest.raises(BudgetExceededError):
+        PrivateIsingEstimator(random_state=0).fit(df, rho=0.9, budget=zb)
+    assert zb.spent == pytest.approx(0.25)
+    pure = PrivacyBudget(1.0)
+    with pytest.raises(ValueError, match=r"PrivacyBudget\(rho=...\)"):
+        PrivateIsingEstimator(random_state=0).fit(df, rho=0.25, budget=pure)
+    assert pure.spent == 0
+    # a domain error after the budget was given still spends nothing
+    bad = df.assign(c=pd.Categorical([0] * len(df), categories=[0, 1, 2]))
+    with pytest.raises(DomainError):
+        PrivateIsingEstimator().fit(bad, rho=0.1, budget=zb)
+    assert zb.spent == pytest.approx(0.25)
