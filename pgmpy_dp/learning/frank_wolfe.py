@@ -35,6 +35,7 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
+from .._blas import single_threaded_blas
 from ..privacy import check_rho
 
 __all__ = [
@@ -142,6 +143,14 @@ def _frank_wolfe_batch(X, Y, radius, n_iter, noise_scale=None, allowed=None, rng
     cols = np.arange(m)
     is_sparse = sparse.issparse(X)
     Xc = X.tocsc() if is_sparse else X
+    # one BLAS thread: the products are thin (d and m are tens), and a thread pool on a busy
+    # machine waits for descheduled threads at every one of the n_iter steps
+    with single_threaded_blas():
+        _iterate(X, Xc, Y, W, margins, cols, is_sparse, allowed, radius, n_iter, noise_scale, rng)
+    return W
+
+
+def _iterate(X, Xc, Y, W, margins, cols, is_sparse, allowed, radius, n_iter, noise_scale, rng):
     for t in range(n_iter):
         R = -Y * expit(-Y * margins)  # d loss / d margin, zero outside each problem
         G = np.asarray(X.T @ R)
@@ -153,7 +162,6 @@ def _frank_wolfe_batch(X, Y, radius, n_iter, noise_scale=None, allowed=None, rng
         step = step.toarray() if is_sparse else step
         margins *= 1.0 - mu
         margins += (mu * radius) * step * sign
-    return W
 
 
 def _check_design(X, y):

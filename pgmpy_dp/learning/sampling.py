@@ -104,11 +104,11 @@ def sample_pairwise_model(W, theta, n: int, seed=None, method: str = "auto", bur
     if method == "auto":
         method = "exact" if k**p <= EXACT_LIMIT else "gibbs"
     if method == "exact":
-        states = np.indices((k,) * p).reshape(p, -1).T
+        states = np.indices((k,) * p, dtype=np.uint8).reshape(p, -1).T  # uint8: 2**20 x 20 is 20 MB
         e = _energy(states, W, theta)
         prob = np.exp(e - e.max())
         prob /= prob.sum()
-        X = states[rng.choice(len(states), size=n, p=prob)]
+        X = states[rng.choice(len(states), size=n, p=prob)].astype(np.intp)
     elif method == "gibbs":
         chains = min(chains, n)
         per_chain = -(-n // chains)
