@@ -29,12 +29,14 @@ Writes ``results/structure.csv`` (one row per run), ``results/structure_summary.
 (means per cell), ``results/structure_n90.csv`` (smallest n with >= 90% exact
 recovery) and ``results/structure_recovery.png`` (exact recovery vs n at rho = 1).
 
-Reduced grid (the default): Ising p = 10 with n = 1e3..1e5 and rho = 0.1, 1, 10
-(10 runs); Ising p = 20 (n = 3e3, 1e4, 1e5; 3 runs) and p = 50 (n = 1e5; 1 run);
-pairwise k = 3, p = 10 (n = 3e3, 1e4, 1e5; 3 runs) and k = 5, p = 8 (n = 1e4, 1e5;
-2 runs); rho = 1 outside p = 10.
+Reduced grid (the default, ~12 min): Ising p = 10 with n = 300..3e4 and rho = 0.01,
+0.1, 1 (10 runs); Ising p = 20 (n = 1e3..3e4, rho = 0.1, 1; 5 runs) and p = 50
+(n = 1e4, 3e4; rho = 1; 1 run); pairwise k = 3, p = 10 (n = 1e3..3e4; 3 runs) and
+k = 5, p = 8 (n = 3e3..3e4; 2 runs) at rho = 1. ``--high-n --out structure_highn``
+runs ``GRID_HIGH_N`` (n up to 1e5, rho 0.1..10; ~12 min).
 
-Run:  python benchmarks/structure.py            # reduced grid (below), ~15-20 min on 2 busy cores
+Run:  python benchmarks/structure.py            # reduced grid (below), ~12 min on 2 busy cores
+      python benchmarks/structure.py --high-n --out structure_highn
       python benchmarks/structure.py --full     # p = 10, 20, 50; k = 2..5; n = 1e3..1e6; rho 0.1..10
       python benchmarks/structure.py --smoke    # a few seconds
 """
@@ -59,7 +61,15 @@ from pgmpy_dp.learning.sampling import model_edges, random_pairwise_model, sampl
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["sklearn", "fw-exact", "private-fw", "marginals"]
 N_ITER = 50
-HUGE_RHO = 1e12  # non-private baselines run through the estimators' code path; nothing is released
+HUGE_RHO = 1e12
+# (p, k, n grid, rho grid, runs): the second reduced grid, at larger n and rho
+GRID_HIGH_N = [
+    (10, 2, [1000, 3000, 10000, 30000, 100000], [0.1, 1.0, 10.0], 10),
+    (20, 2, [3000, 10000, 100000], [1.0], 3),
+    (10, 3, [3000, 10000, 100000], [1.0], 3),
+    (8, 5, [10000, 100000], [1.0], 2),
+    (50, 2, [100000], [1.0], 1),
+]  # non-private baselines run through the estimators' code path; nothing is released
 
 
 def _nonprivate(base, solver):
@@ -202,6 +212,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--high-n", action="store_true", help="the larger-n, larger-rho grid (use with --out structure_highn)")
     ap.add_argument("--eta", type=float, default=0.4)
     ap.add_argument("--max-degree", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
@@ -215,12 +226,12 @@ def main(argv=None):
         grid = [(p, 2, ns, [0.1, 1.0, 10.0], 10) for p in (10, 20, 50)]
         grid += [(10, k, ns[:-1], [0.1, 1.0, 10.0], 10) for k in (3, 4, 5)]
     else:
-        grid = [
-            (10, 2, [1000, 3000, 10000, 30000, 100000], [0.1, 1.0, 10.0], 10),
-            (20, 2, [3000, 10000, 100000], [1.0], 3),
-            (10, 3, [3000, 10000, 100000], [1.0], 3),
-            (8, 5, [10000, 100000], [1.0], 2),
-            (50, 2, [100000], [1.0], 1),
+        grid = GRID_HIGH_N if args.high_n else [
+            (10, 2, [300, 1000, 3000, 10000, 30000], [0.01, 0.1, 1.0], 10),
+            (20, 2, [1000, 3000, 10000, 30000], [0.1, 1.0], 5),
+            (10, 3, [1000, 3000, 10000, 30000], [1.0], 3),
+            (8, 5, [3000, 10000, 30000], [1.0], 2),
+            (50, 2, [10000, 30000], [1.0], 1),
         ]
     rows = []
     t0 = time.perf_counter()
