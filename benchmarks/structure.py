@@ -29,10 +29,10 @@ Writes ``results/structure.csv`` (one row per run), ``results/structure_summary.
 (means per cell), ``results/structure_n90.csv`` (smallest n with >= 90% exact
 recovery) and ``results/structure_recovery.png`` (exact recovery vs n at rho = 1).
 
-Reduced grid (the default, ~12 min): Ising p = 10 with n = 300..3e4 and rho = 0.01,
-0.1, 1 (10 runs); Ising p = 20 (n = 1e3..3e4, rho = 0.1, 1; 5 runs) and p = 50
-(n = 1e4, 3e4; rho = 1; 1 run); pairwise k = 3, p = 10 (n = 1e3..3e4; 3 runs) and
-k = 5, p = 8 (n = 3e3..3e4; 2 runs) at rho = 1. ``--high-n --out structure_highn``
+Reduced grid (the default, ~10-15 min): Ising p = 10 with n = 300..3e4 and
+rho = 0.01, 0.1, 1 (10 runs); Ising p = 20 (n = 1e3..3e4, rho = 0.1, 1; 10 runs) and
+p = 50 (n = 3e3..3e4, rho = 1; 5 runs); pairwise k = 3, p = 10 (n = 1e3..1e5; 5 runs)
+and k = 5, p = 8 (n = 3e3..1e5; 2 runs) at rho = 1. ``--high-n --out structure_highn``
 runs ``GRID_HIGH_N`` (n up to 1e5, rho 0.1..10; ~12 min).
 
 Run:  python benchmarks/structure.py            # reduced grid (below), ~12 min on 2 busy cores
@@ -184,28 +184,38 @@ def n90(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(summary, path, rho=1.0):
+    """Exact recovery vs n: non-private baselines, private Frank-Wolfe at every rho, marginals at ``rho``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    cells = summary[["p", "k"]].drop_duplicates().values.tolist()
-    fig, axes = plt.subplots(1, len(cells), figsize=(4.2 * len(cells), 3.4), squeeze=False)
-    for ax, (p, k) in zip(axes[0], cells):
+    cells = sorted(map(tuple, summary[["k", "p"]].drop_duplicates().values.tolist()))
+    ncols = 3
+    nrows = -(-len(cells) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows), squeeze=False)
+    styles = {"sklearn": ("C0", "s", ":"), "fw-exact": ("C1", "^", "--"), "marginals": ("C3", "o", "-.")}
+    for ax, (k, p) in zip(axes.ravel(), cells):
         sub = summary[(summary.p == p) & (summary.k == k)]
-        for method in METHODS:
+        for method, (color, marker, ls) in styles.items():
             m = sub[(sub.method == method) & ((sub.rho == rho) | sub.rho.isna())].sort_values("n")
             if len(m):
-                ax.plot(m["n"], m["exact"], marker="o", label=method)
+                ax.plot(m["n"], m["exact"], color=color, marker=marker, ls=ls, label=method)
+        fw = sub[sub.method == "private-fw"]
+        for shade, r in zip((1.0, 0.65, 0.4), sorted(fw.rho.unique(), reverse=True)):
+            m = fw[fw.rho == r].sort_values("n")
+            ax.plot(m["n"], m["exact"], color="C2", alpha=shade, marker="o", label=f"private-fw rho={r:g}")
         ax.set_xscale("log")
         ax.set_ylim(-0.05, 1.05)
-        ax.set_title(f"p={p}, k={k}, rho={rho:g}")
+        ax.set_title(f"p={p}, k={k} (marginals at rho={rho:g})", fontsize=9)
         ax.set_xlabel("n")
         ax.set_ylabel("exact recovery rate")
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
+        ax.legend(fontsize=7)
+    for ax in axes.ravel()[len(cells):]:
+        ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
 
 
 def main(argv=None):
@@ -217,7 +227,11 @@ def main(argv=None):
     ap.add_argument("--max-degree", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="structure")
+    ap.add_argument("--replot", action="store_true", help="redraw the PNG from the summary CSV")
     args = ap.parse_args(argv)
+    if args.replot:
+        plot(pd.read_csv(RESULTS / f"{args.out}_summary.csv"), RESULTS / f"{args.out}_recovery.png")
+        return
     if args.smoke:
         # (p, k, n grid, rho grid, runs)
         grid = [(6, 2, [2000, 20000], [1.0], 2)]
@@ -227,11 +241,11 @@ def main(argv=None):
         grid += [(10, k, ns[:-1], [0.1, 1.0, 10.0], 10) for k in (3, 4, 5)]
     else:
         grid = GRID_HIGH_N if args.high_n else [
-            (10, 2, [300, 1000, 3000, 10000, 30000], [0.01, 0.1, 1.0], 10),
-            (20, 2, [1000, 3000, 10000, 30000], [0.1, 1.0], 5),
-            (10, 3, [1000, 3000, 10000, 30000], [1.0], 3),
-            (8, 5, [3000, 10000, 30000], [1.0], 2),
-            (50, 2, [10000, 30000], [1.0], 1),
+            (10, 2, [300, 1000, 2000, 3000, 5000, 10000, 30000], [0.01, 0.1, 1.0], 10),
+            (20, 2, [1000, 2000, 3000, 5000, 10000, 30000], [0.1, 1.0], 10),
+            (50, 2, [3000, 10000, 30000], [1.0], 5),
+            (10, 3, [1000, 3000, 10000, 30000, 100000], [1.0], 5),
+            (8, 5, [3000, 10000, 30000, 100000], [1.0], 2),
         ]
     rows = []
     t0 = time.perf_counter()
