@@ -189,6 +189,7 @@ def plot(summary, path, rho=1.0):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     cells = sorted(map(tuple, summary[["k", "p"]].drop_duplicates().values.tolist()))
     ncols = 3
@@ -206,6 +207,7 @@ def plot(summary, path, rho=1.0):
             m = fw[fw.rho == r].sort_values("n")
             ax.plot(m["n"], m["exact"], color="C2", alpha=shade, marker="o", label=f"private-fw rho={r:g}")
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_ylim(-0.05, 1.05)
         ax.set_title(f"p={p}, k={k} (marginals at rho={rho:g})", fontsize=9)
         ax.set_xlabel("n")
