@@ -71,6 +71,13 @@ def test_graph_hands_off_to_private_markov_estimator(ising5):
         est.graph_, df, epsilon=1.0, budget=budget
     )
     assert sorted(map(sorted, fitted.edges())) == sorted(map(sorted, est.edges_))
+    # or with Gaussian tables, charged rho directly
+    budget2 = PrivacyBudget(rho=1.0)
+    est.fit(df, rho=0.5, budget=budget2)
+    PrivateMarkovEstimator(method="cgm-em", random_state=0, show_progress=False).fit(
+        est.graph_, df, rho=0.5, budget=budget2
+    )
+    assert budget2.spent == pytest.approx(1.0) and budget2.remaining == 0
     n_cliques = len(est.edges_)  # the learned graph is connected: its cliques are its edges
     assert budget.spent == pytest.approx(0.5 + 1 / (2 * n_cliques))
 
