@@ -156,3 +156,24 @@ def test_budget_is_charged_rho_and_bad_budgets_spend_nothing():
     with pytest.raises(DomainError):
         PrivateIsingEstimator().fit(bad, rho=0.1, budget=zb)
     assert zb.spent == pytest.approx(0.25)
+
+
+def test_pairwise_budget_split_is_rho_over_p_times_k_minus_one():
+    from pgmpy_dp.learning import frank_wolfe_noise_scale, frank_wolfe_rho
+
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({
+        "a": pd.Categorical.from_codes(rng.integers(0, 2, 3000), categories=["u", "v"]),
+        "b": pd.Categorical.from_codes(rng.integers(0, 3, 3000), categories=[0, 1, 2]),
+        "c": pd.Categorical.from_codes(rng.integers(0, 4, 3000), categories=list("wxyz")),
+    })
+    rho, T = 0.6, 20
+    est = PrivatePairwiseEstimator(width=1.0, n_iter=T, random_state=0).fit(df, rho=rho)
+    radius = 2.0
+    sizes = [2, 3, 4]
+    expected = [frank_wolfe_noise_scale(rho / (3 * (k - 1)), radius, T) for k in sizes]
+    np.testing.assert_allclose(est.noise_scale_, expected)
+    # a row sits in k_i - 1 pair regressions of node i: the worst-case total is exactly rho
+    total = sum((k - 1) * frank_wolfe_rho(b, radius, T) for k, b in zip(sizes, est.noise_scale_))
+    assert total == pytest.approx(rho)
+    assert est.weights_["a", "c"].shape == (2, 4)
