@@ -23,6 +23,7 @@ from .privacy import (
 )
 from .tables import MarginalRelease, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
+from .learning import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
 from .querying import query
 
@@ -37,7 +38,9 @@ __all__ = [
     "DomainError",
     "MarginalRelease",
     "PrivacyBudget",
+    "PrivateIsingEstimator",
     "PrivateMarkovEstimator",
+    "PrivatePairwiseEstimator",
     "query",
     "release_marginals",
 ]

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # user guide pages whose python blocks, run in order, make one complete script
-RUNNABLE_PAGES = ["docs/inference.md", "docs/getting-started.md", "docs/release.md"]
+RUNNABLE_PAGES = ["docs/inference.md", "docs/getting-started.md", "docs/release.md", "docs/structure.md"]
 
 
 def python_blocks(path: Path, start: str | None = None, first_only: bool = False) -> str:

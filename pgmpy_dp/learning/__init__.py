@@ -1,0 +1,25 @@
+"""Layer 5b: private structure and parameter learning of pairwise Markov networks.
+
+Private Frank-Wolfe for l1-constrained logistic regression and the per-node
+regressions that learn Ising and pairwise models (and their graphs) under
+rho-zCDP. Sits beside :mod:`pgmpy_dp.estimators`: imports the privacy core,
+never imported by lower layers.
+"""
+
+from .frank_wolfe import (
+    exponential_mechanism_rho,
+    frank_wolfe_logistic,
+    frank_wolfe_noise_scale,
+    frank_wolfe_rho,
+)
+from .pairwise import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
+
+__all__ = [
+    "PrivateIsingEstimator",
+    "PrivatePairwiseEstimator",
+    "exponential_mechanism_rho",
+    "frank_wolfe_logistic",
+    "frank_wolfe_noise_scale",
+    "frank_wolfe_rho",
+    "min_rows_for_structure",
+]

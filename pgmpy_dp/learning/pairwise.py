@@ -1,0 +1,455 @@
+"""Private Ising and pairwise Markov networks, and their graphs, by per-node l1 logistic regressions.
+
+An Ising model ``p(x) ∝ exp(sum_{i<j} A_ij x_i x_j + sum_i theta_i x_i)`` on
+``x in {-1, +1}^p`` has ``P(x_i = 1 | x_-i) = sigmoid(2 sum_j A_ij x_j + 2 theta_i)``
+(Klivans and Meka 2017): regressing each node on the others recovers ``2 A_i.``.
+A pairwise model on ``k`` states, ``p(x) ∝ exp(sum W_ij(x_i, x_j) + sum theta_i(x_i))``,
+reduces to the same problem for every pair of states ``u != v`` of node ``i``,
+restricted to the rows with ``x_i in {u, v}`` (Wu, Sanghavi and Dimakis 2019):
+the log-odds of ``u`` against ``v`` are ``sum_j W_ij(u, x_j) - W_ij(v, x_j) +
+theta_i(u) - theta_i(v)``, linear in the one-hot encoding of ``x_-i``. Every
+regression is solved by private Frank-Wolfe (Zhang, Kamath, Kulkarni and Wu
+2020; :mod:`pgmpy_dp.learning.frank_wolfe`).
+
+Budget split (rho-zCDP, one row added or removed):
+
+- Ising: ``p`` regressions, each on every row, each gets ``rho / p``.
+- Pairwise: node ``i`` with ``k_i`` states has ``k_i (k_i - 1) / 2`` regressions,
+  but one row lies in exactly ``k_i - 1`` of them (the pairs holding its own state);
+  the others do not see it and lose nothing. Each pair regression of node ``i``
+  gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
+
+Within a regression ``T = n_iter`` selections share its budget equally
+(:func:`~pgmpy_dp.learning.frank_wolfe.frank_wolfe_noise_scale`).
+
+Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
+largest absolute weight exceeds ``threshold`` (default ``eta / 2``, half the
+minimum edge weight the user declares: data-free, as in the notes' structure
+learner). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
+factors are ``exp(W_ij)`` on the kept edges and whose node factors are
+``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
+:class:`~pgmpy_dp.estimators.PrivateMarkovEstimator` ("learn the graph, then
+the parameters").
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from ..privacy import (
+    Domain,
+    DomainError,
+    PrivacyBudget,
+    check_delta,
+    check_epsilon,
+    check_rho,
+    epsilon_delta_to_rho,
+    rho_to_epsilon_delta,
+)
+from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_noise_scale
+
+__all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "min_rows_for_structure"]
+
+# problems are batched so that the (rows x problems) work arrays stay around this many floats
+_BATCH_CELLS = 4_000_000
+
+
+def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
+    """Rows below which no rho-zCDP learner can recover a p-node, k-state graph.
+
+    The lower bound ``n = Omega(sqrt(k**2 p / rho))`` (Zhang et al. 2020; for an
+    Ising model ``k = 2`` is replaced by 1: ``sqrt(p / rho)``), with the constant
+    of the Omega taken as 1. It is necessary, not sufficient.
+
+    Examples
+    --------
+    >>> min_rows_for_structure(10, rho=0.001)
+    100
+    >>> min_rows_for_structure(10, rho=0.001, k=3)
+    300
+    """
+    kk = 1 if k <= 2 else k
+    return int(math.ceil(math.sqrt(kk * kk * p / rho) - 1e-9))
+
+
+class _PrivateMRFEstimator:
+    """Shared fitting logic: validation, budget, batching, symmetrising, the pgmpy model."""
+
+    _kind = "pairwise"
+
+    def __init__(
+        self,
+        width: float = 1.0,
+        eta: float = 0.25,
+        threshold: float | None = None,
+        n_iter: int = 50,
+        radius: float | None = None,
+        random_state=None,
+    ) -> None:
+        self.width = width
+        self.radius = radius
+        self.eta = eta
+        self.threshold = threshold
+        self.n_iter = n_iter
+        self.random_state = random_state
+
+    # -- validation --------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        for name in ("width", "eta"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
+                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        r = self.radius
+        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
+            raise ValueError(f"radius must be None (2 * width) or a positive finite number, got {r!r}")
+        t = self.threshold
+        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
+            raise ValueError(f"threshold must be None (eta / 2) or a non-negative number, got {t!r}")
+        if not (isinstance(self.n_iter, numbers.Integral) and not isinstance(self.n_iter, bool) and self.n_iter >= 1):
+            raise ValueError(f"n_iter must be a positive integer, got {self.n_iter!r}")
+
+    def _resolve_rho(self, rho, epsilon, delta, budget) -> float:
+        if rho is not None and epsilon is not None:
+            raise ValueError(
+                "pass either rho= (zCDP) or epsilon= with delta=, not both; e.g. fit(df, rho=0.5)"
+            )
+        if epsilon is not None:
+            epsilon = check_epsilon(epsilon)
+            if delta is None:
+                raise ValueError(
+                    "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
+                    "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
+                )
+            return epsilon_delta_to_rho(epsilon, check_delta(delta))
+        if delta is not None:
+            raise ValueError("delta= only applies with epsilon=; with rho= leave delta out")
+        if rho is None:
+            raise TypeError("rho must be given: fit(df, rho=0.5) (or epsilon= and delta=)")
+        return check_rho(rho)
+
+    def _domain(self, data: pd.DataFrame, domain) -> Domain:
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        dom = Domain.from_dataframe(data, domain=domain)
+        if len(dom) < 2:
+            raise ValueError(f"need at least two columns to learn a graph, got {list(dom.attrs)}")
+        for attr in dom.attrs:
+            k = dom.size(attr)
+            if k < 2:
+                raise DomainError(
+                    f"column {attr!r} declares a single state {list(dom[attr])}: it carries no information; "
+                    "drop the column or declare its other states"
+                )
+            self._check_states(attr, k, dom[attr])
+        return dom
+
+    def _check_states(self, attr: str, k: int, states) -> None:
+        pass
+
+    # -- fitting -----------------------------------------------------------------------------
+    def fit(
+        self,
+        data: pd.DataFrame,
+        rho: float | None = None,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        budget: PrivacyBudget | None = None,
+        domain: Mapping[str, Sequence] | Domain | None = None,
+    ):
+        """Learn the weights, the graph and a pgmpy model from ``data`` under ``rho``-zCDP.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            One column per variable; categorical dtypes or ``domain`` give the public states.
+        rho : float
+            Total zCDP budget (split over the regressions as the module docstring states).
+        epsilon, delta : float, optional
+            Alternative to ``rho``: the largest rho that is ``(epsilon, delta)``-DP.
+        budget : PrivacyBudget, optional
+            A zCDP accountant charged ``rho`` before any noise is drawn.
+        domain : mapping or Domain, optional
+            Public states of non-categorical columns.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        rho = self._resolve_rho(rho, epsilon, delta, budget)
+        dom = self._domain(data, domain)
+        codes = dom.encode(data)
+        n = len(data)
+        p = len(dom)
+        kmax = max(dom.size(a) for a in dom.attrs)
+        need = min_rows_for_structure(p, rho, 1 if self._kind == "ising" else kmax)
+        if n < need:
+            raise ValueError(
+                f"{n} rows are fewer than the {need} = ceil(sqrt({'' if self._kind == 'ising' else f'{kmax}^2 * '}"
+                f"{p} / rho)) that any rho-zCDP structure learner needs at rho={rho:g} (lower bound of "
+                "Zhang et al. 2020); raise rho or use more rows"
+            )
+        rng = None if self.random_state is None else np.random.default_rng(self.random_state)
+        if budget is not None:
+            # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
+            with budget.charge(rho=rho, label=f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:
+                W, theta = self._solve(codes, dom, rho, rng, ch)
+        else:
+            W, theta = self._solve(codes, dom, rho, rng, None)
+        self.domain_ = dom
+        self.rho_ = rho
+        self.n_iter_ = int(self.n_iter)
+        self._finish(W, theta, dom)
+        return self
+
+    def epsilon_delta(self, delta: float) -> tuple[float, float]:
+        """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, :func:`~pgmpy_dp.privacy.rho_to_epsilon_delta`)."""
+        return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
+
+    def _radius(self) -> float:
+        return 2.0 * float(self.width) if self.radius is None else float(self.radius)
+
+    def _run(self, X, Y, allowed, radius, rho_problem, rng, charge):
+        """Frank-Wolfe on the problems in ``Y`` in batches; commits the charge once noise exists."""
+        scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter)
+        n, m = Y.shape
+        step = max(1, _BATCH_CELLS // max(n, 1))
+        out = []
+        for start in range(0, m, step):
+            sl = slice(start, start + step)
+            if charge is not None:
+                charge.commit()  # the next call draws noise
+            out.append(_frank_wolfe_batch(X, Y[:, sl], radius, self.n_iter, scale, allowed[:, sl], rng))
+        return np.concatenate(out, axis=1), scale
+
+    def _finish(self, W: dict, theta: dict, dom: Domain) -> None:
+        attrs = dom.attrs
+        self.threshold_ = self.eta / 2.0 if self.threshold is None else float(self.threshold)
+        self.weights_ = W
+        strength = {e: float(np.abs(w).max()) for e, w in W.items()}
+        self.edge_strength_ = strength
+        self.edges_ = [e for e in itertools.combinations(attrs, 2) if strength[e] > self.threshold_]
+        self.node_weights_ = theta
+        self.graph_ = _markov_network(attrs, self.edges_)
+        self.model_ = self.to_markov_network()
+
+    def to_markov_network(self, edges=None):
+        """A pgmpy ``DiscreteMarkovNetwork`` with ``exp(weights)`` factors on ``edges`` (default ``edges_``)."""
+        from pgmpy.factors.discrete import DiscreteFactor
+
+        edges = self.edges_ if edges is None else [tuple(e) for e in edges]
+        dom = self.domain_
+        mn = _markov_network(dom.attrs, edges)
+        names = {a: list(dom[a]) for a in dom.attrs}
+        factors = []
+        for a, b in edges:
+            key = (a, b) if (a, b) in self.weights_ else (b, a)
+            w = self.weights_[key]
+            factors.append(
+                DiscreteFactor(list(key), list(w.shape), np.exp(w - w.max()),
+                               state_names={key[0]: names[key[0]], key[1]: names[key[1]]})
+            )
+        for a in dom.attrs:
+            t = self.node_weights_[a]
+            factors.append(DiscreteFactor([a], [len(t)], np.exp(t - t.max()), state_names={a: names[a]}))
+        mn.add_factors(*factors)
+        return mn
+
+
+def _markov_network(nodes, edges):
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    mn = DiscreteMarkovNetwork()
+    mn.add_nodes_from(nodes)
+    mn.add_edges_from(edges)
+    return mn
+
+
+class PrivateIsingEstimator(_PrivateMRFEstimator):
+    """Private Ising model and graph: one private l1 logistic regression per node.
+
+    Every column must declare exactly two states; the first is coded ``-1``,
+    the second ``+1``. Node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1
+    ball of radius ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``).
+
+    Parameters
+    ----------
+    width : float
+        Upper bound ``lambda`` on the model width ``max_i sum_j |A_ij| + |theta_i|``.
+    eta : float
+        Smallest edge weight ``|A_ij|`` worth finding; sets the default threshold.
+    threshold : float, optional
+        Keep edge ``(i, j)`` when the symmetrised ``|A_ij|`` exceeds it (default ``eta / 2``).
+    n_iter : int
+        Frank-Wolfe iterations per regression.
+    radius : float, optional
+        l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
+    random_state : int, optional
+        Seeded numpy Gumbel noise for reproducible experiments (default: OpenDP's exact sampler).
+
+    Attributes
+    ----------
+    coef_ : numpy.ndarray (p, p)
+        Symmetrised interaction matrix ``A`` (zero diagonal).
+    intercept_ : numpy.ndarray (p,)
+        Mean field ``theta``.
+    weights_ : dict
+        ``{(a, b): 2x2 array}``, the edge log-potentials ``A_ab x_a x_b``.
+    edges_ : list of tuple
+        Edges whose ``|A_ij|`` exceeds ``threshold_``.
+    graph_, model_ : DiscreteMarkovNetwork
+        The learned graph (no factors) and the fitted model.
+    rho_, n_iter_, noise_scale_ : float, int, float
+        zCDP spent, iterations, Gumbel scale of each selection.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from pgmpy.inference import VariableElimination
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.choice([-1, 1], 20000)
+    >>> b = np.where(rng.random(20000) < 0.9, a, -a)   # b follows a: an edge
+    >>> c = rng.choice([-1, 1], 20000)                  # c is independent
+    >>> df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([-1, 1]))
+    >>> est = PrivateIsingEstimator(width=1.5, eta=0.5, random_state=0).fit(df, rho=1.0)
+    >>> est.edges_
+    [('a', 'b')]
+    >>> q = VariableElimination(est.model_).query(["b"], evidence={"a": 1}, show_progress=False)
+    >>> bool(q.values[1] / q.values.sum() > 0.8)
+    True
+    """
+
+    _kind = "ising"
+
+    def _check_states(self, attr, k, states):
+        if k != 2:
+            raise DomainError(
+                f"column {attr!r} declares {k} states {list(states)[:10]}; an Ising model needs exactly two "
+                "per column: declare two states, or use PrivatePairwiseEstimator for more"
+            )
+
+    def _solve(self, codes, dom, rho, rng, charge):
+        attrs = dom.attrs
+        p = len(attrs)
+        n = len(codes[attrs[0]])
+        Z = np.empty((n, p + 1))
+        for j, a in enumerate(attrs):
+            Z[:, j] = 2.0 * codes[a] - 1.0
+        Z[:, p] = 1.0  # intercept
+        allowed = np.ones((p + 1, p), dtype=bool)
+        allowed[np.arange(p), np.arange(p)] = False  # node i is not its own feature
+        radius = self._radius()
+        W, self.noise_scale_ = self._run(Z, Z[:, :p], allowed, radius, rho / p, rng, charge)
+        # column i holds node i's regression: 2 A_i. (own row masked, so zero) and 2 theta_i
+        A_raw = W[:p, :].T / 2.0
+        self.raw_coef_ = A_raw
+        self.coef_ = (A_raw + A_raw.T) / 2.0
+        self.intercept_ = W[p, :] / 2.0
+        sign = np.array([-1.0, 1.0])
+        weights = {
+            (attrs[i], attrs[j]): self.coef_[i, j] * np.outer(sign, sign)
+            for i, j in itertools.combinations(range(p), 2)
+        }
+        theta = {a: self.intercept_[i] * sign for i, a in enumerate(attrs)}
+        return weights, theta
+
+
+class PrivatePairwiseEstimator(_PrivateMRFEstimator):
+    """Private pairwise Markov network on k-state variables (u-vs-v logistic reduction).
+
+    For node ``i`` and every pair of its states ``u < v``, the rows with ``x_i in
+    {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of the
+    other variables plus an intercept, inside the l1 ball of radius ``radius``
+    (default ``2 width``). The pair weights are
+    centred and averaged into ``W_ij(u, b)``, doubly centred (rows and columns
+    sum to zero), and symmetrised over ``i`` and ``j``.
+
+    Parameters
+    ----------
+    width, eta, threshold, n_iter, random_state
+        As for :class:`PrivateIsingEstimator`; ``eta`` bounds the smallest
+        ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
+    radius : float, optional
+        l1 radius of each regression (default ``2 width``). A one-hot block
+        can need up to ``2 k max|W_ij|``, so ``2 k width`` always contains the
+        truth; but Frank-Wolfe's error grows like ``radius**2 / n_iter`` and the
+        noise scale like ``radius``, so a tight radius recovers graphs from far
+        fewer rows (see docs/structure.md).
+
+    Attributes
+    ----------
+    weights_ : dict
+        ``{(a, b): array (k_a, k_b)}``, symmetrised doubly centred log-potentials.
+    node_weights_ : dict
+        ``{a: array (k_a,)}``, centred node log-potentials.
+    edges_, edge_strength_, graph_, model_, rho_, n_iter_ :
+        As for :class:`PrivateIsingEstimator`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(1)
+    >>> a = rng.integers(0, 3, 30000)
+    >>> b = np.where(rng.random(30000) < 0.8, a, rng.integers(0, 3, 30000))   # b copies a
+    >>> c = rng.integers(0, 3, 30000)
+    >>> df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([0, 1, 2]))
+    >>> est = PrivatePairwiseEstimator(width=2.0, eta=0.5, random_state=0).fit(df, rho=2.0)
+    >>> est.edges_
+    [('a', 'b')]
+    """
+
+    def _solve(self, codes, dom, rho, rng, charge):
+        attrs = dom.attrs
+        p = len(attrs)
+        n = len(codes[attrs[0]])
+        sizes = [dom.size(a) for a in attrs]
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        d = int(offsets[-1]) + 1  # one-hot blocks and an intercept
+        rows = np.repeat(np.arange(n), p + 1)
+        cols = np.column_stack([codes[a] + offsets[j] for j, a in enumerate(attrs)] + [np.full(n, d - 1)]).ravel()
+        X = sparse.csr_matrix((np.ones(n * (p + 1)), (rows, cols)), shape=(n, d))
+        radius = self._radius()
+        raw = {}  # (i, j) -> array (k_i, k_j): node i's estimate of W_ij
+        theta = {}
+        scales = []
+        for i, a in enumerate(attrs):
+            k = sizes[i]
+            pairs = list(itertools.combinations(range(k), 2))
+            z = codes[a]
+            Y = np.zeros((n, len(pairs)))
+            for c, (u, v) in enumerate(pairs):
+                Y[z == u, c] = 1.0
+                Y[z == v, c] = -1.0
+            allowed = np.ones((d, len(pairs)), dtype=bool)
+            allowed[offsets[i]:offsets[i + 1], :] = False
+            Wp, scale = self._run(X, Y, allowed, radius, rho / (p * (k - 1)), rng, charge)
+            scales.append(scale)
+            # D[u, v] = block weights for "u vs v"; centring each block over its states removes
+            # the per-block constant, which belongs to the node term
+            D = np.zeros((k, k, d))
+            for c, (u, v) in enumerate(pairs):
+                D[u, v] = Wp[:, c]
+                D[v, u] = -Wp[:, c]
+            node = D[:, :, d - 1].copy()
+            for j in range(p):
+                if j == i:
+                    continue
+                block = D[:, :, offsets[j]:offsets[j + 1]]
+                node += block.mean(axis=2)
+                centred = block - block.mean(axis=2, keepdims=True)
+                raw[i, j] = centred.mean(axis=1)  # (1/k) sum_v [W(u,.) - W(v,.)] = W(u,.) doubly centred
+            theta[a] = node.mean(axis=1)
+        self.noise_scale_ = scales
+        weights = {}
+        for i, j in itertools.combinations(range(p), 2):
+            weights[attrs[i], attrs[j]] = (raw[i, j] + raw[j, i].T) / 2.0
+        self.raw_weights_ = {(attrs[i], attrs[j]): w for (i, j), w in raw.items()}
+        return weights, theta
