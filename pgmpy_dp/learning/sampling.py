@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..privacy.domain import PUBLIC_COLUMNS_ATTR
+
 __all__ = ["random_pairwise_model", "sample_pairwise_model", "model_edges"]
 
 #: state spaces up to this many configurations are sampled exactly
@@ -128,4 +130,6 @@ def sample_pairwise_model(W, theta, n: int, seed=None, method: str = "auto", bur
     else:
         raise ValueError(f"method must be 'auto', 'exact' or 'gibbs', got {method!r}")
     dtype = pd.CategoricalDtype(list(range(k)))
-    return pd.DataFrame({f"x{i}": pd.Categorical.from_codes(X[:, i], dtype=dtype) for i in range(p)})
+    df = pd.DataFrame({f"x{i}": pd.Categorical.from_codes(X[:, i], dtype=dtype) for i in range(p)})
+    df.attrs[PUBLIC_COLUMNS_ATTR] = list(df.columns)  # the states come from the model, not the sample
+    return df
