@@ -40,11 +40,11 @@ class DaskDPAccessor:
         return dask_domain(self._ddf, columns, domain)
 
     def release(
-        self, tables, epsilon=None, domain=None, budget=None, random_state=None, **kwargs
+        self, tables, epsilon=None, domain=None, budget=None, random_state=None, *, rho=None, **kwargs
     ) -> MarginalRelease:
         """Release noisy contingency tables; see :func:`pgmpy_dp.tables.dask_release.release_marginals_dask`
-        for the other keyword arguments (``rho``, ``max_cells``, ``n_records``, ``show_progress``,
-        ``split_every``).
+        for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``,
+        ``split_every``). Give ``epsilon`` (pure DP) or ``rho`` (zCDP), as for ``df.dp.release``.
 
         Examples
         --------
@@ -57,5 +57,6 @@ class DaskDPAccessor:
         1.5
         """
         return release_marginals_dask(
-            self._ddf, tables, epsilon, domain=domain, budget=budget, random_state=random_state, **kwargs
+            self._ddf, tables, epsilon, domain=domain, budget=budget, random_state=random_state, rho=rho,
+            **kwargs,
         )

@@ -247,8 +247,7 @@ def release_marginals_dask(
     dom = dask_domain(ddf, columns, domain)
     # Check the request before the cluster counts anything: a bad epsilon, budget
     # or table should not cost a pass over the data.
-    if rho is None:
-        plan_tables(dom, requested, epsilon, max_cells)
+    plan_tables(dom, requested, epsilon, max_cells, rho=rho)
     if show_progress and _local_scheduler():
         from dask.diagnostics import ProgressBar
 
