@@ -30,10 +30,13 @@ class DPAccessor:
         return Domain.from_dataframe(self._df, columns, domain)
 
     def release(
-        self, tables, epsilon, domain=None, budget=None, random_state=None, **kwargs
+        self, tables, epsilon=None, domain=None, budget=None, random_state=None, *, rho=None, **kwargs
     ) -> MarginalRelease:
         """Release noisy contingency tables; see :func:`pgmpy_dp.tables.release_marginals`
         for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``).
+
+        Give ``epsilon`` (discrete Laplace noise, pure DP) or ``rho`` (discrete
+        Gaussian noise calibrated to the L2 sensitivity, zCDP).
 
         Examples
         --------
@@ -43,7 +46,11 @@ class DPAccessor:
         >>> rel = df.dp.release(["a"], epsilon=0.5, budget=budget)
         >>> budget.remaining
         1.5
+        >>> zb = pgmpy_dp.PrivacyBudget(rho=1.0)
+        >>> df.dp.release(["a"], rho=0.5, budget=zb).mechanism, zb.remaining
+        ('discrete_gaussian', 0.5)
         """
         return release_marginals(
-            self._df, tables, epsilon, domain=domain, budget=budget, random_state=random_state, **kwargs
+            self._df, tables, epsilon, domain=domain, budget=budget, random_state=random_state, rho=rho,
+            **kwargs,
         )

@@ -3,7 +3,17 @@
 Nothing here imports pgmpy or any estimation code.
 """
 
-from .budget import BudgetExceededError, LedgerEntry, PrivacyBudget, check_epsilon
+from .budget import (
+    BudgetExceededError,
+    Charge,
+    LedgerEntry,
+    PrivacyBudget,
+    check_delta,
+    check_epsilon,
+    check_rho,
+    epsilon_delta_to_rho,
+    rho_to_epsilon_delta,
+)
 from .domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
 from .mechanisms import (
     MECHANISM,
@@ -15,13 +25,18 @@ from .mechanisms import (
 __all__ = [
     "BudgetExceededError",
     "CellLimitError",
+    "Charge",
     "DEFAULT_MAX_CELLS",
     "Domain",
     "DomainError",
     "LedgerEntry",
     "MECHANISM",
     "PrivacyBudget",
+    "check_delta",
     "check_epsilon",
+    "check_rho",
+    "epsilon_delta_to_rho",
+    "rho_to_epsilon_delta",
     "discrete_laplace_noise",
     "discrete_laplace_variance",
     "sampler_for",

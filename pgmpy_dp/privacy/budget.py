@@ -1,34 +1,75 @@
-"""Privacy accounting: a pure-epsilon budget under sequential composition.
+"""Privacy accounting: pure epsilon-DP or rho-zCDP under sequential composition.
 
 A :class:`PrivacyBudget` is charged *before* any noise is drawn and refunded
 if the guarded work fails before its noisy output exists, so a failed release
-spends nothing and concurrent releases from several threads can never
+spends nothing and concurrent releases from several threads (or, for a budget
+opened with :meth:`PrivacyBudget.open`, several processes) can never
 overspend. Once noise has been drawn the guarded block marks the charge
 committed (:meth:`Charge.commit`): a later failure (a solver error in
 post-processing, say) is itself a function of the noisy output, so the charge
 then stays spent.
+
+Two accountings share one ledger:
+
+``"pure-dp"`` (``PrivacyBudget(epsilon)``)
+    Charges are epsilons and add up (basic sequential composition).
+``"zcdp"`` (``PrivacyBudget(rho=...)`` or :meth:`PrivacyBudget.from_epsilon_delta`)
+    Charges are rhos of zero-concentrated DP (Bun and Steinke 2016) and add
+    up. An ``epsilon``-DP charge costs ``epsilon**2 / 2`` (pure DP implies
+    that much zCDP); :meth:`PrivacyBudget.epsilon_delta` converts what was
+    spent to an (epsilon, delta) guarantee with the tight conversion of
+    Canonne, Kamath and Steinke (2020).
+
+Sums are exact: every amount is read as the decimal number its shortest
+``repr`` shows (``0.1`` is one tenth), and amounts are added as fractions. So
+ten charges of ``0.1`` fit a budget of ``1.0`` exactly, ``spent`` displays as
+``0.3`` rather than ``0.30000000000000004``, and the cap is strict: the exact
+sum of committed and in-flight charges never exceeds the total, by any margin.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import os
 import threading
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["PrivacyBudget", "BudgetExceededError", "Charge", "LedgerEntry", "check_epsilon"]
+__all__ = [
+    "PrivacyBudget",
+    "BudgetExceededError",
+    "Charge",
+    "LedgerEntry",
+    "check_delta",
+    "check_epsilon",
+    "check_rho",
+    "rho_to_epsilon_delta",
+    "epsilon_delta_to_rho",
+]
 
-# Budgets are sums of floats; allow rounding error of this relative size so that
-# e.g. ten charges of 0.1 fit in a budget of 1.0.
-_REL_TOL = 1e-9
+_BUDGET_FORMAT = "pgmpy-dp/privacy-budget"
+_BUDGET_FORMAT_VERSION = 1
 
 
 class BudgetExceededError(RuntimeError):
     """A charge would spend more than the remaining privacy budget."""
+
+
+def _check_positive(value, name: str, example: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive finite number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be positive and finite, got {value!r}; e.g. {name}={example}")
+    return value
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -39,21 +80,165 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     >>> check_epsilon(1)
     1.0
     """
-    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"{name} must be a positive finite number, got {epsilon!r} ({type(epsilon).__name__})")
-    epsilon = float(epsilon)
-    if not math.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"{name} must be positive and finite, got {epsilon!r}; e.g. {name}=1.0")
-    return epsilon
+    return _check_positive(epsilon, name, "1.0")
+
+
+def check_rho(rho, name: str = "rho") -> float:
+    """Return the zCDP parameter ``rho`` as a float, or raise a clear error if it is not positive and finite.
+
+    Examples
+    --------
+    >>> check_rho(0.5)
+    0.5
+    """
+    return _check_positive(rho, name, "0.5")
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    """Return ``delta`` as a float, or raise a clear error unless ``0 < delta < 1``.
+
+    Examples
+    --------
+    >>> check_delta(1e-6)
+    1e-06
+    """
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
+        raise TypeError(f"{name} must be a number in (0, 1), got {delta!r} ({type(delta).__name__})")
+    delta = float(delta)
+    if not (0.0 < delta < 1.0):
+        raise ValueError(f"{name} must be in (0, 1), got {delta!r}; e.g. {name}=1e-6 (well below 1/n)")
+    return delta
+
+
+def _exact(x: float) -> Fraction:
+    # The decimal the user sees (repr is the shortest string that reads back as x):
+    # 0.1 is one tenth, so ten charges of 0.1 sum to exactly 1.
+    return Fraction(repr(float(x)))
+
+
+# -- zCDP <-> (epsilon, delta) ----------------------------------------------------------------
+
+
+def rho_to_epsilon_delta(rho: float, delta: float) -> float:
+    """Smallest epsilon such that rho-zCDP implies (epsilon, delta)-DP, by the tight conversion.
+
+    Uses Canonne, Kamath and Steinke (2020, Proposition 12 / Corollary 13):
+    rho-zCDP implies (epsilon, delta)-DP for
+
+    ``epsilon = min over alpha > 1 of
+    alpha*rho + (log(1/delta) + (alpha-1) log(alpha-1) - alpha log(alpha)) / (alpha-1)``.
+
+    The objective's derivative is ``rho + (log(alpha) - log(1/delta)) / (alpha-1)**2``,
+    so the minimiser is the unique root of ``log(1/delta) - log(alpha) = rho (alpha-1)**2``
+    on ``(1, 1/delta)``, found by bisection. The result is never larger than the
+    classical ``rho + 2 sqrt(rho log(1/delta))`` (Bun and Steinke 2016).
+
+    Examples
+    --------
+    >>> eps = rho_to_epsilon_delta(0.5, 1e-6)
+    >>> round(eps, 4), eps < 0.5 + 2 * math.sqrt(0.5 * math.log(1e6))
+    (5.2215, True)
+    """
+    rho = check_rho(rho)
+    delta = check_delta(delta)
+    log_inv = -math.log(delta)
+    lo, hi = 1.0, 1.0 / delta  # g(lo) = log_inv > 0 and g(hi) = -rho (hi-1)^2 < 0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if log_inv - math.log(mid) - rho * (mid - 1.0) ** 2 > 0:
+            lo = mid
+        else:
+            hi = mid
+    alpha = hi  # just past the root: the objective is flat there, and alpha > 1 keeps it finite
+
+    def objective(a: float) -> float:
+        return a * rho + (log_inv + (a - 1.0) * math.log(a - 1.0) - a * math.log(a)) / (a - 1.0)
+
+    eps = objective(alpha)
+    return max(0.0, min(eps, rho + 2.0 * math.sqrt(rho * log_inv)))
+
+
+def epsilon_delta_to_rho(epsilon: float, delta: float) -> float:
+    """Largest rho whose tight conversion (:func:`rho_to_epsilon_delta`) gives at most ``(epsilon, delta)``.
+
+    Examples
+    --------
+    >>> rho = epsilon_delta_to_rho(1.0, 1e-6)
+    >>> round(rho, 5), rho_to_epsilon_delta(rho, 1e-6) <= 1.0
+    (0.02436, True)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    lo, hi = 0.0, epsilon
+    while rho_to_epsilon_delta(hi, delta) <= epsilon:  # eps(rho) >= rho, so this ends quickly
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if rho_to_epsilon_delta(mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    if lo <= 0:
+        raise ValueError(
+            f"epsilon={epsilon!r} with delta={delta!r} allows no positive rho; raise epsilon or delta"
+        )
+    return lo
+
+
+# -- ledger ------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One committed charge: how much, for what, and when (UTC)."""
+    """One committed charge: how much, for what, and when (UTC).
 
-    epsilon: float
+    Attributes
+    ----------
+    epsilon : float or None
+        The charge's epsilon when it was charged as pure epsilon-DP, else ``None``.
+    label : str
+        What the charge paid for.
+    time : datetime
+        When it was committed (UTC).
+    rho : float or None
+        The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an
+        epsilon charge), ``None`` in a pure-DP budget.
+    unit : str
+        The budget's unit, ``"epsilon"`` or ``"rho"``; :attr:`amount` is in it.
+    """
+
+    epsilon: float | None
     label: str
     time: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    rho: float | None = None
+    unit: str = "epsilon"
+
+    @property
+    def amount(self) -> float:
+        """The charge in the budget's own unit."""
+        return self.epsilon if self.unit == "epsilon" else self.rho
+
+    def _to_dict(self, exact: Fraction) -> dict:
+        return {
+            "label": self.label,
+            "time": self.time.isoformat(),
+            "unit": self.unit,
+            "amount": self.amount,
+            "exact": f"{exact.numerator}/{exact.denominator}",
+            "epsilon": self.epsilon,
+            "rho": self.rho,
+        }
+
+    @staticmethod
+    def _from_dict(d: dict) -> tuple[LedgerEntry, Fraction]:
+        entry = LedgerEntry(
+            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"]
+        )
+        return entry, Fraction(d["exact"])
 
 
 class Charge:
@@ -61,11 +246,20 @@ class Charge:
 
     Call :meth:`commit` as soon as noisy output exists: from then on an error
     in the guarded block no longer refunds the charge.
+
+    Attributes
+    ----------
+    epsilon, rho : float or None
+        What was asked for (exactly one is set).
+    amount : float
+        Its cost in the budget's unit.
     """
 
-    def __init__(self, epsilon: float, label: str) -> None:
+    def __init__(self, epsilon: float | None, label: str, rho: float | None = None, amount: float | None = None):
         self.epsilon = epsilon
+        self.rho = rho
         self.label = label
+        self.amount = amount if amount is not None else (epsilon if epsilon is not None else rho)
         self.committed = False
 
     def commit(self) -> None:
@@ -73,13 +267,121 @@ class Charge:
         self.committed = True
 
 
+class _Account:
+    """The shared state of a budget: total, ledger, in-flight reservations, and their lock.
+
+    Copies of a :class:`PrivacyBudget` share one account, so a copy can never
+    spend what the original has reserved. A file-backed account re-reads its
+    file under an exclusive ``fcntl`` lock for every operation and writes it
+    back atomically (write to a temporary file, ``fsync``, rename).
+    """
+
+    def __init__(self, accounting: str, total: Fraction, path: Path | None = None) -> None:
+        self.accounting = accounting
+        self.total = total
+        self.path = path
+        self.lock = threading.RLock()
+        self.entries: list[LedgerEntry] = []
+        self.exact: list[Fraction] = []
+        self.spent = Fraction(0)
+        # id -> (exact amount, label, time, pid): in the file too, so other processes see them
+        self.pending: dict[str, tuple[Fraction, str, str, int]] = {}
+
+    @property
+    def reserved(self) -> Fraction:
+        return sum((p[0] for p in self.pending.values()), Fraction(0))
+
+    # -- persistence ---------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": _BUDGET_FORMAT,
+            "version": _BUDGET_FORMAT_VERSION,
+            "accounting": self.accounting,
+            "total": f"{self.total.numerator}/{self.total.denominator}",
+            "ledger": [e._to_dict(x) for e, x in zip(self.entries, self.exact)],
+            "pending": [
+                {"id": k, "exact": f"{v[0].numerator}/{v[0].denominator}", "label": v[1], "time": v[2], "pid": v[3]}
+                for k, v in self.pending.items()
+            ],
+        }
+
+    def load_dict(self, data: dict) -> None:
+        if not isinstance(data, dict) or data.get("format") != _BUDGET_FORMAT:
+            raise ValueError("not a pgmpy-dp privacy budget (missing or wrong 'format' field)")
+        if data.get("version") != _BUDGET_FORMAT_VERSION:
+            raise ValueError(f"unsupported privacy budget format version {data.get('version')!r}")
+        try:
+            accounting = data["accounting"]
+            total = Fraction(data["total"])
+            parsed = [LedgerEntry._from_dict(d) for d in data["ledger"]]
+            pending = {
+                p["id"]: (Fraction(p["exact"]), p["label"], p["time"], int(p["pid"])) for p in data["pending"]
+            }
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            raise ValueError(f"corrupt privacy budget record: {exc!r}") from None
+        if accounting not in ("pure-dp", "zcdp") or total <= 0:
+            raise ValueError(f"corrupt privacy budget record: accounting={accounting!r}, total={total}")
+        self.accounting, self.total = accounting, total
+        self.entries = [e for e, _ in parsed]
+        self.exact = [x for _, x in parsed]
+        self.spent = sum(self.exact, Fraction(0))
+        self.pending = pending
+
+    @contextmanager
+    def transaction(self, write: bool = False):
+        """Hold the thread lock (and, file-backed, the file lock with a fresh read) around a block."""
+        with self.lock:
+            if self.path is None:
+                yield
+                return
+            import fcntl  # POSIX only; imported here so in-memory budgets work everywhere
+
+            lock_path = self.path.with_name(self.path.name + ".lock")
+            with open(lock_path, "a+") as lock_file:
+                fcntl.flock(lock_file, fcntl.LOCK_EX)
+                try:
+                    self.load_dict(json.loads(self.path.read_text()))
+                    yield
+                    if write:
+                        self.save()
+                finally:
+                    fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+    def save(self) -> None:
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+        with open(tmp, "w") as fh:
+            json.dump(self.to_dict(), fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)  # atomic: readers see the old or the new file, never half of one
+
+
+def _fmt(x: Fraction | float) -> str:
+    return f"{float(x):.12g}"
+
+
 class PrivacyBudget:
-    """A total epsilon, spent by sequential composition, with an auditable ledger.
+    """A total privacy budget, spent by sequential composition, with an auditable ledger.
+
+    Give exactly one of ``epsilon`` (pure epsilon-DP accounting) or ``rho``
+    (rho-zCDP accounting). A zCDP budget accepts both kinds of charge: a
+    Gaussian release charges rho, and an epsilon-DP release (Laplace noise)
+    charges ``epsilon**2 / 2``. A pure-DP budget refuses rho charges, which
+    have no pure-DP meaning.
 
     Parameters
     ----------
-    epsilon : float
-        The total privacy budget.
+    epsilon : float, optional
+        The total pure-DP budget.
+    rho : float, optional
+        The total zCDP budget (keyword only).
+
+    Attributes
+    ----------
+    accounting : str
+        ``"pure-dp"`` or ``"zcdp"``.
+    unit : str
+        ``"epsilon"`` or ``"rho"``: the unit of :attr:`total`, :attr:`spent` and :attr:`remaining`.
 
     Examples
     --------
@@ -101,64 +403,298 @@ class PrivacyBudget:
     ...     pass
     >>> [e.label for e in budget.ledger]
     ['age x sex', 'post-processed (failed after noise was drawn)']
+
+    A zCDP budget, charged in rho and in epsilon:
+
+    >>> zb = PrivacyBudget(rho=0.5)
+    >>> with zb.charge(rho=0.125, label="gaussian tables"):
+    ...     pass
+    >>> with zb.charge(0.5, "laplace table"):  # costs 0.5**2 / 2 = 0.125
+    ...     pass
+    >>> zb.spent, zb.remaining, round(zb.epsilon_delta(1e-6)[0], 3)
+    (0.25, 0.25, 3.542)
     """
 
-    def __init__(self, epsilon: float) -> None:
-        self.total = check_epsilon(epsilon)
-        self._lock = threading.Lock()
-        self._ledger: list[LedgerEntry] = []
-        self._reserved = 0.0
+    def __init__(self, epsilon: float | None = None, *, rho: float | None = None) -> None:
+        if (epsilon is None) == (rho is None):
+            raise (TypeError if epsilon is None else ValueError)(
+                "give exactly one of epsilon (pure DP, e.g. PrivacyBudget(1.0)) or rho "
+                "(zCDP, e.g. PrivacyBudget(rho=0.5)); got "
+                + ("neither" if epsilon is None else f"both epsilon={epsilon!r} and rho={rho!r}")
+            )
+        if epsilon is not None:
+            self._account = _Account("pure-dp", _exact(check_epsilon(epsilon)))
+        else:
+            self._account = _Account("zcdp", _exact(check_rho(rho)))
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def from_epsilon_delta(cls, epsilon: float, delta: float) -> PrivacyBudget:
+        """A zCDP budget with the largest rho whose tight conversion gives ``(epsilon, delta)``-DP.
+
+        See :func:`rho_to_epsilon_delta` for the conversion (Canonne, Kamath
+        and Steinke 2020).
+
+        Examples
+        --------
+        >>> b = PrivacyBudget.from_epsilon_delta(1.0, 1e-6)
+        >>> b.accounting, round(b.total, 5)
+        ('zcdp', 0.02436)
+        """
+        return cls(rho=epsilon_delta_to_rho(epsilon, delta))
+
+    @classmethod
+    def open(cls, path: str | Path, epsilon: float | None = None, *, rho: float | None = None) -> PrivacyBudget:
+        """A budget stored in a JSON file and shared by every session and process that opens it.
+
+        Creates the file with the given total if it does not exist (then
+        ``epsilon`` or ``rho`` is required); otherwise loads it, and a given
+        total must equal the stored one. Every charge is checked and recorded
+        under an exclusive file lock (``fcntl``, POSIX), re-reading the file
+        first and replacing it atomically (temporary file, ``fsync``, rename),
+        so concurrent processes can never overspend it. In-flight charges are
+        written to the file too; a process killed mid-release leaves its
+        reservation in the file's ``pending`` list, counted as spent (noise
+        may have been drawn).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "budget.json")
+        >>> b = PrivacyBudget.open(path, 1.0)
+        >>> with b.charge(0.25, "monday"):
+        ...     pass
+        >>> PrivacyBudget.open(path).spent  # a later session
+        0.25
+        """
+        path = Path(path)
+        given = None if epsilon is None and rho is None else cls(epsilon, rho=rho)
+        budget = cls.__new__(cls)
+        lock_path = path.with_name(path.name + ".lock")
+        import fcntl
+
+        with open(lock_path, "a+") as lock_file:
+            fcntl.flock(lock_file, fcntl.LOCK_EX)
+            try:
+                if path.exists():
+                    account = _Account("pure-dp", Fraction(1), path)
+                    account.load_dict(json.loads(path.read_text()))
+                    if given is not None and (
+                        given.accounting != account.accounting or given._account.total != account.total
+                    ):
+                        raise ValueError(
+                            f"{path} holds a {account.accounting} budget of total {_fmt(account.total)}, "
+                            f"not {given.accounting} {_fmt(given._account.total)}; open it without "
+                            "epsilon/rho to continue it, or choose another path"
+                        )
+                else:
+                    if given is None:
+                        raise FileNotFoundError(
+                            f"no budget file at {path}; create one with PrivacyBudget.open(path, epsilon) "
+                            "or PrivacyBudget.open(path, rho=...)"
+                        )
+                    account = given._account
+                    account.path = path
+                    account.save()
+            finally:
+                fcntl.flock(lock_file, fcntl.LOCK_UN)
+        budget._account = account
+        return budget
+
+    def to_json(self, path: str | Path | None = None) -> str | None:
+        """A JSON snapshot of the budget (total, ledger with exact amounts, in-flight charges).
+
+        Returns the text, or writes it atomically to ``path``. A snapshot
+        loaded with :meth:`from_json` is an *independent* budget: spending
+        both it and this one spends the data's privacy twice. To continue one
+        budget across sessions or processes, use :meth:`open`.
+        """
+        with self._account.transaction():
+            text = json.dumps(self._account.to_dict(), indent=1)
+        if path is None:
+            return text
+        snapshot = _Account(self.accounting, self._account.total, Path(path))
+        snapshot.load_dict(json.loads(text))
+        snapshot.save()
+        return None
+
+    @classmethod
+    def from_json(cls, source: str | Path) -> PrivacyBudget:
+        """Read a budget written by :meth:`to_json` (JSON text or a path); in-flight charges count as spent.
+
+        Examples
+        --------
+        >>> b = PrivacyBudget(rho=1.0)
+        >>> with b.charge(rho=0.1, label="q"):
+        ...     pass
+        >>> c = PrivacyBudget.from_json(b.to_json())
+        >>> c.accounting, c.spent, [e.label for e in c.ledger]
+        ('zcdp', 0.1, ['q'])
+        """
+        text = str(source)
+        if not text.lstrip().startswith("{"):
+            text = Path(source).read_text()
+        budget = cls.__new__(cls)
+        budget._account = _Account("pure-dp", Fraction(1))
+        budget._account.load_dict(json.loads(text))
+        return budget
+
+    # A copy must not be able to spend what the original has reserved (or spent), so every
+    # copy is a second handle on the same account.
+    def __copy__(self) -> PrivacyBudget:
+        other = type(self).__new__(type(self))
+        other._account = self._account
+        return other
+
+    def __deepcopy__(self, memo) -> PrivacyBudget:
+        return self.__copy__()
+
+    def __reduce__(self):
+        if self._account.path is not None:
+            return (type(self).open, (str(self._account.path),))
+        raise TypeError(
+            "an in-memory PrivacyBudget cannot be pickled: the copy would be a second, independent "
+            "budget for the same data. Use PrivacyBudget.open(path, ...) to share one across processes"
+        )
+
+    # -- facts ---------------------------------------------------------------------------
+    @property
+    def accounting(self) -> str:
+        """``"pure-dp"`` or ``"zcdp"``."""
+        return self._account.accounting
+
+    @property
+    def unit(self) -> str:
+        """``"epsilon"`` for a pure-DP budget, ``"rho"`` for a zCDP budget."""
+        return "epsilon" if self._account.accounting == "pure-dp" else "rho"
+
+    @property
+    def total(self) -> float:
+        """The total budget, in :attr:`unit`."""
+        return float(self._account.total)
+
+    @property
+    def path(self) -> Path | None:
+        """The file backing this budget (see :meth:`open`), or ``None``."""
+        return self._account.path
 
     @property
     def ledger(self) -> tuple[LedgerEntry, ...]:
         """Committed charges, oldest first."""
-        with self._lock:
-            return tuple(self._ledger)
+        with self._account.transaction():
+            return tuple(self._account.entries)
+
+    @property
+    def pending(self) -> tuple[tuple[str, float], ...]:
+        """In-flight charges ``(label, amount)``: reserved, neither committed nor refunded yet."""
+        with self._account.transaction():
+            return tuple((v[1], float(v[0])) for v in self._account.pending.values())
 
     @property
     def spent(self) -> float:
-        """Total epsilon of committed charges (recomputed from the ledger)."""
-        with self._lock:
-            return math.fsum(e.epsilon for e in self._ledger)
+        """Exact sum of committed charges, in :attr:`unit`, rounded to the nearest float."""
+        with self._account.transaction():
+            return float(self._account.spent)
 
     @property
     def remaining(self) -> float:
-        """Epsilon still available (committed and in-flight charges subtracted)."""
-        with self._lock:
-            return max(0.0, self.total - math.fsum(e.epsilon for e in self._ledger) - self._reserved)
+        """What is still available (committed and in-flight charges subtracted), in :attr:`unit`."""
+        with self._account.transaction():
+            a = self._account
+            return float(max(Fraction(0), a.total - a.spent - a.reserved))
+
+    def epsilon_delta(self, delta: float) -> tuple[float, float]:
+        """The (epsilon, delta)-DP guarantee of everything spent so far.
+
+        For a zCDP budget, epsilon comes from the tight conversion of
+        Canonne, Kamath and Steinke (2020, Proposition 12), see
+        :func:`rho_to_epsilon_delta`. For a pure-DP budget, epsilon is what
+        was spent, valid for any ``delta`` (pure DP has delta 0).
+
+        Examples
+        --------
+        >>> b = PrivacyBudget(2.0)
+        >>> with b.charge(0.5, "q"):
+        ...     pass
+        >>> b.epsilon_delta(1e-6)
+        (0.5, 1e-06)
+        """
+        delta = check_delta(delta)
+        spent = self.spent
+        if self.accounting == "pure-dp" or spent == 0:
+            return spent, delta
+        return rho_to_epsilon_delta(spent, delta), delta
+
+    # -- charging ------------------------------------------------------------------------
+    def _cost(self, epsilon, rho) -> tuple[Fraction, Charge]:
+        """Validate one charge's arguments; its exact cost in the budget's unit and its handle."""
+        if (epsilon is None) == (rho is None):
+            raise (TypeError if epsilon is None else ValueError)(
+                "charge exactly one of epsilon or rho, got "
+                + ("neither" if epsilon is None else f"both epsilon={epsilon!r} and rho={rho!r}")
+            )
+        if rho is not None:
+            rho = check_rho(rho)
+            if self.accounting == "pure-dp":
+                raise ValueError(
+                    f"a rho={rho:g} (zCDP) charge has no pure-DP meaning, but this budget accounts in "
+                    "pure epsilon; create it as PrivacyBudget(rho=...) (or "
+                    "PrivacyBudget.from_epsilon_delta(epsilon, delta)) to spend rho"
+                )
+            return _exact(rho), Charge(None, "", rho=rho, amount=rho)
+        epsilon = check_epsilon(epsilon)
+        if self.accounting == "pure-dp":
+            return _exact(epsilon), Charge(epsilon, "", amount=epsilon)
+        cost = _exact(epsilon) ** 2 / 2  # epsilon-DP implies (epsilon^2/2)-zCDP
+        return cost, Charge(epsilon, "", rho=float(cost), amount=float(cost))
 
     @contextmanager
-    def charge(self, epsilon: float, label: str = ""):
-        """Reserve ``epsilon`` for the enclosed block; commit on success, refund on error.
+    def charge(self, epsilon: float | None = None, label: str = "", *, rho: float | None = None):
+        """Reserve a charge for the enclosed block; commit on success, refund on error.
 
-        Yields a :class:`Charge`; once the block calls its ``commit()`` (noise
-        has been drawn) an error no longer refunds: the ledger records the
-        charge with the label suffixed ``(failed after noise was drawn)``.
-        Raises :class:`BudgetExceededError` on entry, before the block runs, if
-        the charge does not fit.
+        Give exactly one of ``epsilon`` (pure DP; in a zCDP budget it costs
+        ``epsilon**2 / 2``) or ``rho`` (zCDP budgets only). Yields a
+        :class:`Charge`; once the block calls its ``commit()`` (noise has been
+        drawn) an error no longer refunds: the ledger records the charge with
+        the label suffixed ``(failed after noise was drawn)``. Raises
+        :class:`BudgetExceededError` on entry, before the block runs, if the
+        charge does not fit.
         """
-        epsilon = check_epsilon(epsilon)
-        with self._lock:
-            committed = math.fsum(e.epsilon for e in self._ledger)
-            available = self.total - committed - self._reserved
-            if epsilon > available + _REL_TOL * self.total:
+        exact, handle = self._cost(epsilon, rho)
+        handle.label = label
+        what = f"epsilon={epsilon:g}" if epsilon is not None else f"rho={rho:g}"
+        if self.accounting == "zcdp" and epsilon is not None:
+            what += f" (rho={float(exact):g})"
+        key = uuid.uuid4().hex
+        account = self._account
+        with account.transaction(write=True):
+            available = account.total - account.spent - account.reserved
+            if exact > available:  # strict: exact sums, no tolerance
                 raise BudgetExceededError(
-                    f"charge of epsilon={epsilon:g} for {label or 'a release'} exceeds the remaining "
-                    f"budget {max(available, 0.0):g} of {self.total:g}; lower epsilon or use a new budget"
+                    f"charge of {what} for {label or 'a release'} exceeds the remaining budget "
+                    f"{_fmt(max(available, Fraction(0)))} of {_fmt(account.total)} ({self.unit}); "
+                    "lower it or use a new budget"
                 )
-            self._reserved += epsilon
-        handle = Charge(epsilon, label)
+            account.pending[key] = (exact, label, datetime.now(timezone.utc).isoformat(), os.getpid())
         try:
             yield handle
         except BaseException:
-            with self._lock:
-                self._reserved -= epsilon
+            with account.transaction(write=True):
+                account.pending.pop(key, None)
                 if handle.committed:
-                    self._ledger.append(LedgerEntry(epsilon, f"{label} (failed after noise was drawn)"))
+                    self._record(exact, handle, f"{label} (failed after noise was drawn)")
             raise
-        with self._lock:
-            self._reserved -= epsilon
-            self._ledger.append(LedgerEntry(epsilon, label))
+        with account.transaction(write=True):
+            account.pending.pop(key, None)
+            self._record(exact, handle, label)
+
+    def _record(self, exact: Fraction, handle: Charge, label: str) -> None:
+        entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit)
+        self._account.entries.append(entry)
+        self._account.exact.append(exact)
+        self._account.spent += exact
 
     def __repr__(self) -> str:
-        return f"PrivacyBudget(total={self.total:g}, spent={self.spent:g})"
+        kind = "epsilon" if self.accounting == "pure-dp" else "rho"
+        where = f", path={str(self.path)!r}" if self.path is not None else ""
+        return f"PrivacyBudget({kind}={_fmt(self.total)}, spent={_fmt(self.spent)}{where})"

@@ -1,4 +1,4 @@
-"""Noise for count vectors: the (discrete) Laplace mechanism.
+"""Noise for count vectors: the discrete Laplace and discrete Gaussian mechanisms.
 
 Counts are integers, so we add integer-valued noise from the discrete Laplace
 distribution ``P(k) ∝ exp(-|k| / scale)``. For an integer-valued query of L1
@@ -20,6 +20,24 @@ Three sampling paths share that one distribution:
     The same geometric construction from a seeded numpy generator, for
     reproducible experiments and tests. Never use a seed for a real release:
     anyone who learns the seed can subtract the noise.
+
+The discrete Gaussian ``P(k) ∝ exp(-k^2 / (2 sigma^2))`` on the integers
+(Canonne, Kamath and Steinke 2020) gives ``rho``-zCDP for an integer-valued
+query of L2 sensitivity ``Δ`` at ``sigma = Δ / sqrt(2 rho)``, again with
+integer output. Its three paths mirror the Laplace ones:
+
+``"opendp"`` (default up to :data:`OPENDP_MAX_CELLS` cells)
+    OpenDP's exact discrete Gaussian sampler (``make_gaussian`` on an ``i64``
+    vector): exact, OS randomness; about 12 microseconds per cell here.
+``"rejection"`` (default for larger tables)
+    The rejection sampler of Canonne, Kamath and Steinke (2020, Algorithm 3),
+    vectorised in numpy from fresh OS entropy: discrete Laplace proposals of
+    scale ``floor(sigma) + 1`` (the difference of two geometric draws),
+    accepted with probability ``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))``.
+    Integer-valued (no floating-point leak in the output); the acceptance
+    probabilities are accurate to double precision rather than exact.
+``"seeded"`` (only with ``random_state``)
+    The same rejection sampler from a seeded generator, for experiments only.
 """
 
 from __future__ import annotations
@@ -30,9 +48,12 @@ import math
 import numpy as np
 
 __all__ = [
+    "GAUSSIAN_MECHANISM",
     "MAX_SCALE",
     "MECHANISM",
     "OPENDP_MAX_CELLS",
+    "discrete_gaussian_noise",
+    "discrete_gaussian_variance",
     "discrete_laplace_noise",
     "discrete_laplace_variance",
     "sampler_for",
@@ -40,6 +61,9 @@ __all__ = [
 
 #: Name recorded in every release made by :func:`discrete_laplace_noise`.
 MECHANISM = "discrete_laplace"
+
+#: Name recorded in every release made by :func:`discrete_gaussian_noise`.
+GAUSSIAN_MECHANISM = "discrete_gaussian"
 
 #: Tables up to this many cells use OpenDP's exact sampler by default.
 OPENDP_MAX_CELLS = 100_000
@@ -68,11 +92,43 @@ def discrete_laplace_variance(scale: float) -> float:
     return 2.0 * a / (1.0 - a) ** 2
 
 
-def sampler_for(n_cells: int, random_state=None) -> str:
-    """Name of the sampling path used for a table of ``n_cells`` cells."""
+def sampler_for(n_cells: int, random_state=None, mechanism: str = MECHANISM) -> str:
+    """Name of the sampling path used for a table of ``n_cells`` cells.
+
+    Examples
+    --------
+    >>> sampler_for(10), sampler_for(10**6), sampler_for(10**6, mechanism="discrete_gaussian")
+    ('opendp', 'geometric', 'rejection')
+    """
     if random_state is not None:
         return "seeded"
-    return "opendp" if n_cells <= OPENDP_MAX_CELLS else "geometric"
+    if n_cells <= OPENDP_MAX_CELLS:
+        return "opendp"
+    return "rejection" if mechanism == GAUSSIAN_MECHANISM else "geometric"
+
+
+def discrete_gaussian_variance(sigma: float) -> float:
+    """Variance of the discrete Gaussian distribution ``P(k) ∝ exp(-k^2 / (2 sigma^2))`` on the integers.
+
+    Computed by direct summation for ``sigma <= 50``; above that it equals
+    ``sigma**2`` to double precision (by Poisson summation the relative
+    difference is about ``4 pi^2 sigma^2 exp(-2 pi^2 sigma^2)``, below 1e-300).
+    It is slightly *below* ``sigma**2`` for small sigma.
+
+    Examples
+    --------
+    >>> discrete_gaussian_variance(10.0)
+    100.0
+    >>> round(discrete_gaussian_variance(0.5), 4)
+    0.215
+    """
+    if sigma == 0:
+        return 0.0
+    if sigma > 50:
+        return float(sigma) ** 2
+    k = np.arange(1, math.ceil(40 * sigma) + 2, dtype=np.float64)  # tail beyond 40 sigma is < e^-800
+    w = np.exp(-(k**2) / (2.0 * sigma**2))
+    return float(2.0 * np.sum(k**2 * w) / (1.0 + 2.0 * np.sum(w)))
 
 
 def discrete_laplace_noise(
@@ -128,6 +184,79 @@ def discrete_laplace_noise(
     raise ValueError(f"unknown sampler {sampler!r}; use 'opendp', 'geometric' or 'seeded'")
 
 
+def discrete_gaussian_noise(
+    shape: int | tuple[int, ...],
+    sigma: float,
+    random_state: int | np.random.Generator | None = None,
+    sampler: str | None = None,
+) -> np.ndarray:
+    """Draw integer-valued discrete Gaussian noise ``P(k) ∝ exp(-k^2 / (2 sigma^2))``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the noise array.
+    sigma : float
+        Scale ``Δ_2 / sqrt(2 rho)`` (positive and finite); the variance is
+        :func:`discrete_gaussian_variance` of it (``sigma**2`` for sigma above a few).
+    random_state : int or numpy.random.Generator, optional
+        Seed for reproducible experiments. ``None`` (the default) uses OS
+        randomness, as a real release must.
+    sampler : {"opendp", "rejection", "seeded"}, optional
+        Force a sampling path (see the module docstring); chosen automatically
+        by default.
+
+    Returns
+    -------
+    numpy.ndarray of float64 holding integers.
+
+    Examples
+    --------
+    >>> noise = discrete_gaussian_noise(1000, sigma=3.0, random_state=0)
+    >>> bool(np.all(noise == np.round(noise))), bool(6 < noise.var() < 12)
+    (True, True)
+    """
+    if not (isinstance(sigma, (int, float)) and math.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"noise scale sigma must be positive and finite, got {sigma!r}")
+    if sigma > MAX_SCALE:
+        raise ValueError(
+            f"noise scale sigma={sigma:g} exceeds the largest supported scale {MAX_SCALE:g}: integer "
+            "noise cannot be drawn exactly that wide (and would drown every count); raise rho"
+        )
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    n = math.prod(shape)
+    sampler = sampler or sampler_for(n, random_state, GAUSSIAN_MECHANISM)
+    if sampler == "seeded" and random_state is None:
+        raise ValueError("the 'seeded' sampler needs a random_state")
+    if sampler != "seeded" and random_state is not None:
+        raise ValueError(f"random_state is only used by the 'seeded' sampler, not {sampler!r}")
+    if sampler == "opendp":
+        return _opendp_gaussian_noise(n, sigma).reshape(shape)
+    if sampler in ("rejection", "seeded"):
+        rng = np.random.default_rng(random_state)  # None -> fresh OS entropy
+        return _gaussian_rejection(rng, n, sigma).reshape(shape)
+    raise ValueError(f"unknown sampler {sampler!r}; use 'opendp', 'rejection' or 'seeded'")
+
+
+def _gaussian_rejection(rng: np.random.Generator, n: int, sigma: float) -> np.ndarray:
+    # Canonne, Kamath and Steinke (2020), Algorithm 3: propose Y from the discrete Laplace of
+    # scale t = floor(sigma) + 1 and accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)).
+    # The acceptance rate is above 0.4 for every sigma (measured from 0.01 to 1000), so a few
+    # vectorised rounds suffice.
+    t = math.floor(sigma) + 1.0
+    out = np.empty(n, dtype=np.float64)
+    filled = 0
+    while filled < n:
+        need = n - filled
+        batch = int(need * 2.5) + 16
+        y = _geometric_difference(rng, batch, t)
+        accept = rng.random(batch) < np.exp(-((np.abs(y) - sigma**2 / t) ** 2) / (2.0 * sigma**2))
+        kept = y[accept][:need]
+        out[filled : filled + len(kept)] = kept
+        filled += len(kept)
+    return out
+
+
 def _geometric_difference(rng: np.random.Generator, n: int, scale: float) -> np.ndarray:
     # X - Y with X, Y ~ Geometric(p) on {0, 1, ...} is discrete Laplace with
     # P(k) ∝ a^|k|, a = 1 - p = exp(-1/scale).
@@ -150,3 +279,18 @@ def _opendp_measurement(scale: float):
 
 def _opendp_noise(n: int, scale: float) -> np.ndarray:
     return np.asarray(_opendp_measurement(float(scale))([0] * n), dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=128)
+def _opendp_gaussian_measurement(sigma: float):
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    # an integer vector domain with the L2 metric makes OpenDP draw the exact discrete Gaussian
+    return dp.m.make_gaussian(
+        dp.vector_domain(dp.atom_domain(T="i64")), dp.l2_distance(T="i64"), scale=float(sigma)
+    )
+
+
+def _opendp_gaussian_noise(n: int, sigma: float) -> np.ndarray:
+    return np.asarray(_opendp_gaussian_measurement(float(sigma))([0] * n), dtype=np.float64)

@@ -1,7 +1,14 @@
 """Layer 2: exact contingency tables and noisy marginal releases."""
 
 from .counting import contingency_table, contingency_tables
-from .release import MarginalRelease, NoisyTable, plan_tables, release_from_codes, release_marginals
+from .release import (
+    MarginalRelease,
+    NoisyTable,
+    plan_tables,
+    release_counts,
+    release_from_codes,
+    release_marginals,
+)
 
 __all__ = [
     "MarginalRelease",
@@ -9,6 +16,7 @@ __all__ = [
     "contingency_table",
     "contingency_tables",
     "plan_tables",
+    "release_counts",
     "release_from_codes",
     "release_marginals",
 ]

@@ -18,11 +18,20 @@ import numpy as np
 import pandas as pd
 
 from .._progress import progress
-from ..privacy.budget import PrivacyBudget, check_epsilon
+from ..privacy.budget import (
+    PrivacyBudget,
+    check_delta,
+    check_epsilon,
+    check_rho,
+    rho_to_epsilon_delta,
+)
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from ..privacy.mechanisms import (
+    GAUSSIAN_MECHANISM,
     MAX_SCALE,
     MECHANISM,
+    discrete_gaussian_noise,
+    discrete_gaussian_variance,
     discrete_laplace_noise,
     discrete_laplace_variance,
     sampler_for,
@@ -34,12 +43,15 @@ __all__ = [
     "MarginalRelease",
     "plan_tables",
     "pooled_record_count",
+    "release_counts",
     "release_from_codes",
     "release_marginals",
 ]
 
 _FORMAT = "pgmpy-dp/marginal-release"
-_FORMAT_VERSION = 1
+# version 2 added Gaussian (zCDP) tables: per-table "mechanism" and "rho", release "rho"
+_FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,23 +64,41 @@ class NoisyTable:
         Attributes, in axis order.
     values : numpy.ndarray
         Noisy counts, shape ``domain.shape(attrs)``; may be negative.
-    epsilon : float
-        Budget spent on this table.
+    epsilon : float or None
+        Pure-DP budget spent on this table (discrete Laplace); ``None`` for a
+        discrete Gaussian table, which has no pure-DP guarantee (see ``rho``).
     scale : float
-        Discrete Laplace scale of each cell's noise (``sensitivity / epsilon``).
+        Noise scale of each cell: the discrete Laplace scale ``sensitivity / epsilon``,
+        or the discrete Gaussian sigma ``sensitivity / sqrt(2 rho)``.
     sensitivity : float
-        L1 sensitivity of this table alone (one record changes one cell by 1).
+        Sensitivity of this table alone: one record changes one cell by 1, so
+        its L1 and L2 sensitivities are both 1.
+    mechanism : str
+        ``"discrete_laplace"`` (the default) or ``"discrete_gaussian"``.
+    rho : float or None
+        zCDP cost of a discrete Gaussian table (``sensitivity**2 / (2 scale**2)``),
+        ``None`` for a discrete Laplace table.
+
+    Examples
+    --------
+    >>> t = NoisyTable(("a",), np.array([3.0, 5.0]), None, 2.0, mechanism="discrete_gaussian", rho=0.125)
+    >>> t.variance
+    4.0
     """
 
     attrs: tuple[str, ...]
     values: np.ndarray
-    epsilon: float
+    epsilon: float | None
     scale: float
     sensitivity: float = 1.0
+    mechanism: str = MECHANISM
+    rho: float | None = None
 
     @property
     def variance(self) -> float:
-        """Noise variance of each cell."""
+        """Noise variance of each cell (for either mechanism)."""
+        if self.mechanism == GAUSSIAN_MECHANISM:
+            return discrete_gaussian_variance(self.scale)
         return discrete_laplace_variance(self.scale)
 
 
@@ -84,10 +114,15 @@ class MarginalRelease:
         Public states of every released attribute.
     tables : tuple of NoisyTable
         The noisy tables, in request order.
-    epsilon : float
-        Total budget of the release (sum of the per-table epsilons).
+    epsilon : float or None
+        Total pure-DP budget of the release (sum of the per-table epsilons);
+        ``None`` for a discrete Gaussian release, whose guarantee is :attr:`rho`
+        (or :meth:`epsilon_delta`).
+    rho : float or None
+        Total zCDP cost of a discrete Gaussian release (sum of the per-table
+        rhos); ``None`` for a discrete Laplace release.
     mechanism : str
-        ``"discrete_laplace"``.
+        ``"discrete_laplace"`` (``epsilon=``) or ``"discrete_gaussian"`` (``rho=``).
     sampler : str
         Which sampling path drew the noise (``"opendp"``, ``"geometric"``, ``"seeded"``,
         or ``"mixed"`` when tables used different paths).
@@ -106,6 +141,14 @@ class MarginalRelease:
     FrozenList(['a', 'b'])
     >>> MarginalRelease.from_json(rel.to_json()) == rel
     True
+
+    A Gaussian release (zCDP) of the same two tables: sigma = sqrt(|C| / (2 rho))
+
+    >>> g = df.dp.release([("a", "b"), "a"], rho=0.25, random_state=0)
+    >>> g.mechanism, g.epsilon, g.rho, [t.scale for t in g.tables]
+    ('discrete_gaussian', None, 0.25, [2.0, 2.0])
+    >>> round(g.epsilon_delta(1e-6)[0], 3)
+    3.542
     """
 
     def __init__(
@@ -127,9 +170,37 @@ class MarginalRelease:
 
     # -- facts ---------------------------------------------------------------------------
     @property
-    def epsilon(self) -> float:
-        """Total epsilon spent by this release (sequential composition over its tables)."""
+    def epsilon(self) -> float | None:
+        """Total pure-DP epsilon of this release (sequential composition over its tables).
+
+        ``None`` when any table is discrete Gaussian: such a release has no
+        pure-DP guarantee; see :attr:`rho` and :meth:`epsilon_delta`.
+        """
+        if any(t.epsilon is None for t in self.tables):
+            return None
         return math.fsum(t.epsilon for t in self.tables)
+
+    @property
+    def rho(self) -> float | None:
+        """Total zCDP cost of a discrete Gaussian release (``None`` for a pure-DP Laplace release)."""
+        if any(t.rho is None for t in self.tables):
+            return None
+        return math.fsum(t.rho for t in self.tables)
+
+    def epsilon_delta(self, delta: float) -> tuple[float, float]:
+        """The (epsilon, delta)-DP guarantee of this release.
+
+        A Gaussian release converts its :attr:`rho` with the tight conversion of
+        Canonne, Kamath and Steinke (2020) (see
+        :func:`pgmpy_dp.privacy.rho_to_epsilon_delta`); a Laplace release is
+        ``epsilon``-DP, so ``(epsilon, delta)`` holds for every delta.
+        """
+        delta = check_delta(delta)
+        if self.rho is not None:
+            return rho_to_epsilon_delta(self.rho, delta), delta
+        if self.epsilon is None:
+            raise ValueError("this release mixes mechanisms; convert each table's guarantee separately")
+        return self.epsilon, delta
 
     @property
     def sensitivity(self) -> float:
@@ -169,8 +240,9 @@ class MarginalRelease:
         return len(self.tables)
 
     def __repr__(self) -> str:
+        cost = f"rho={self.rho:g}" if self.rho is not None else f"epsilon={self.epsilon:g}"
         return (
-            f"MarginalRelease({len(self.tables)} tables, epsilon={self.epsilon:g}, "
+            f"MarginalRelease({len(self.tables)} tables, {cost}, "
             f"mechanism={self.mechanism!r}, domain={self.domain!r})"
         )
 
@@ -188,6 +260,8 @@ class MarginalRelease:
                 and a.epsilon == b.epsilon
                 and a.scale == b.scale
                 and a.sensitivity == b.sensitivity
+                and a.mechanism == b.mechanism
+                and a.rho == b.rho
                 and np.array_equal(a.values, b.values)
                 for a, b in zip(self.tables, other.tables)
             )
@@ -231,6 +305,7 @@ class MarginalRelease:
             "mechanism": self.mechanism,
             "sampler": self.sampler,
             "epsilon": self.epsilon,
+            "rho": self.rho,
             "sensitivity": self.sensitivity,
             "n_records": self.n_records,
             "domain": [[a, list(self.domain[a])] for a in self.domain.attrs],
@@ -240,6 +315,8 @@ class MarginalRelease:
                     "epsilon": t.epsilon,
                     "scale": t.scale,
                     "sensitivity": t.sensitivity,
+                    "mechanism": t.mechanism,
+                    "rho": t.rho,
                     "shape": list(t.values.shape),
                     "values": t.values.ravel().tolist(),
                 }
@@ -252,16 +329,19 @@ class MarginalRelease:
         """Inverse of :meth:`to_dict`."""
         if data.get("format") != _FORMAT:
             raise ValueError(f"not a pgmpy-dp marginal release (format={data.get('format')!r})")
-        if data.get("version") != _FORMAT_VERSION:
+        if data.get("version") not in _READABLE_VERSIONS:
             raise ValueError(f"unsupported release format version {data.get('version')!r}")
         domain = Domain({a: states for a, states in data["domain"]})
         tables = [
             NoisyTable(
                 attrs=tuple(t["attrs"]),
                 values=np.asarray(t["values"], dtype=np.float64).reshape(t["shape"]),
-                epsilon=float(t["epsilon"]),
+                epsilon=None if t["epsilon"] is None else float(t["epsilon"]),
                 scale=float(t["scale"]),
                 sensitivity=float(t["sensitivity"]),
+                # version 1 artifacts (before Gaussian releases) hold only discrete Laplace tables
+                mechanism=t.get("mechanism", data["mechanism"]),
+                rho=None if t.get("rho") is None else float(t["rho"]),
             )
             for t in data["tables"]
         ]
@@ -314,17 +394,36 @@ def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
 # -- the mechanism ---------------------------------------------------------------------------
 
 
-def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CELLS):
+def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_MAX_CELLS, *, rho=None):
     """Validate requested tables and per-table budgets before anything is spent.
 
-    ``epsilon`` is either a total (split evenly: each of ``|C|`` tables gets
-    ``epsilon/|C|``, i.e. Laplace scale ``|C|/epsilon``) or a sequence of
-    per-table epsilons (each table gets scale ``1/epsilon_i``).
+    Give exactly one of ``epsilon`` (discrete Laplace) or ``rho`` (discrete
+    Gaussian). Either is a total, split evenly over the ``|C|`` tables (each
+    gets ``epsilon/|C|``, i.e. Laplace scale ``|C|/epsilon``; or ``rho/|C|``,
+    i.e. Gaussian sigma ``sqrt(|C| / (2 rho))``, the L2 sensitivity ``sqrt(|C|)``
+    of all tables over ``sqrt(2 rho)``), or a sequence with one budget per
+    table (table ``i`` gets scale ``1/epsilon_i``, or sigma ``sqrt(1 / (2 rho_i))``).
 
     Returns
     -------
-    (list of attribute tuples, list of per-table epsilons)
+    (list of attribute tuples, list of per-table epsilons or rhos)
+
+    Examples
+    --------
+    >>> dom = Domain({"a": ["x", "y"], "b": ["u", "v"]})
+    >>> plan_tables(dom, [("a",), ("b",)], rho=1.0)
+    ([('a',), ('b',)], [0.5, 0.5])
     """
+    if epsilon is None and rho is None:
+        raise TypeError(
+            "epsilon must be a positive finite number, got None; give epsilon (discrete Laplace noise, "
+            "pure DP), e.g. epsilon=1.0, or rho (discrete Gaussian noise, zCDP), e.g. rho=0.5"
+        )
+    if epsilon is not None and rho is not None:
+        raise ValueError(
+            f"give exactly one of epsilon (discrete Laplace noise, pure DP) or rho (discrete Gaussian "
+            f"noise, zCDP), got both epsilon={epsilon!r} and rho={rho!r}"
+        )
     if isinstance(tables, (str, tuple)) or not isinstance(tables, Sequence):
         raise TypeError(
             f"tables must be a list of attribute tuples such as [('a', 'b'), ('c',)], got {tables!r}"
@@ -337,29 +436,198 @@ def plan_tables(domain: Domain, tables, epsilon, max_cells: int = DEFAULT_MAX_CE
         if a in seen:
             raise DomainError(f"table {a} is requested twice; request it once or use two releases")
         seen.add(a)
-    if isinstance(epsilon, (Sequence, np.ndarray)) and not isinstance(epsilon, (str, bytes)):
-        if len(epsilon) != len(attrs):
-            raise ValueError(
-                f"got {len(epsilon)} per-table epsilons for {len(attrs)} tables; give one per table"
-            )
-        eps = [check_epsilon(e, f"epsilon for table {a}") for e, a in zip(epsilon, attrs)]
+    name, check, budget = ("epsilon", check_epsilon, epsilon) if rho is None else ("rho", check_rho, rho)
+    if isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes)):
+        if len(budget) != len(attrs):
+            raise ValueError(f"got {len(budget)} per-table {name}s for {len(attrs)} tables; give one per table")
+        per_table = [check(e, f"{name} for table {a}") for e, a in zip(budget, attrs)]
     else:
-        total = check_epsilon(epsilon)
-        eps = [total / len(attrs)] * len(attrs)
-    for e, a in zip(eps, attrs):
-        if 1.0 / e > MAX_SCALE:
+        total = check(budget, name)
+        per_table = [total / len(attrs)] * len(attrs)
+    for e, a in zip(per_table, attrs):
+        scale = _noise_scale(e, rho is not None)
+        if not scale <= MAX_SCALE:  # also catches an overflow to inf
             raise ValueError(
-                f"epsilon {e:g} for table {a} is too small: its noise scale {1.0 / e:g} exceeds the "
-                f"largest supported {MAX_SCALE:g}, and such a table would be pure noise; raise epsilon"
+                f"{name} {e:g} for table {a} is too small: its noise scale {scale:g} exceeds the "
+                f"largest supported {MAX_SCALE:g}, and such a table would be pure noise; raise {name}"
             )
-    return attrs, eps
+    return attrs, per_table
+
+
+def _noise_scale(budget: float, gaussian: bool) -> float:
+    """Noise scale of one table of sensitivity 1: ``1/epsilon`` (Laplace) or ``sqrt(1/(2 rho))`` (Gaussian)."""
+    try:
+        return math.sqrt(1.0 / (2.0 * budget)) if gaussian else 1.0 / budget
+    except ZeroDivisionError:  # a subnormal budget: 2 * rho or 1 / epsilon overflows
+        return math.inf
+
+
+def release_counts(
+    exact,
+    domain: Domain,
+    tables,
+    epsilon=None,
+    *,
+    rho=None,
+    budget: PrivacyBudget | None = None,
+    random_state=None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    label: str | None = None,
+    n_records: float | None = None,
+) -> MarginalRelease:
+    """Add noise to already-counted exact tables: validate, charge, then draw.
+
+    The measurement step of every release, for callers that count elsewhere
+    (on a cluster, say). With ``epsilon``, each table gets discrete Laplace
+    noise (pure DP); with ``rho``, discrete Gaussian noise (zCDP), calibrated
+    to the L2 sensitivity (see :func:`plan_tables`). All validation happens
+    first; then the whole release is charged to ``budget`` at once (if
+    given); then noise is drawn. Any exception before the noise leaves the
+    budget untouched.
+
+    The privacy guarantee assumes each table is a true contingency table of
+    the private records (one record adds at most 1 to one cell of each
+    table); this function cannot check that, so counting correctly is the
+    caller's job.
+
+    Parameters
+    ----------
+    exact : mapping of attribute tuple to numpy.ndarray, or sequence of numpy.ndarray
+        Exact counts, keyed by the attribute tuples of ``tables`` or aligned
+        with them; each of shape ``domain.shape(attrs)``.
+    domain : Domain
+        The public domain.
+    tables : list of tuple of str
+        Attribute tuples to release.
+    epsilon, rho : float or sequence of float
+        Exactly one: a total budget, or one per table.
+    budget : PrivacyBudget, optional
+        Accountant to charge (a rho release needs a zCDP budget).
+    random_state : int or numpy.random.Generator, optional
+        Seed for reproducible *experiments only*.
+    max_cells : int
+        Refuse tables with more cells than this.
+    label : str, optional
+        Ledger label.
+    n_records : float, optional
+        Declared public record count.
+
+    Returns
+    -------
+    MarginalRelease
+
+    Examples
+    --------
+    >>> dom = Domain({"a": ["x", "y"], "b": ["u", "v", "w"]})
+    >>> exact = {("a",): np.array([4.0, 6.0]), ("a", "b"): np.array([[1.0, 2.0, 1.0], [3.0, 0.0, 3.0]])}
+    >>> rel = release_counts(exact, dom, [("a",), ("a", "b")], rho=1.0, random_state=0)
+    >>> rel.mechanism, rel.rho, rel[("a", "b")].values.shape
+    ('discrete_gaussian', 1.0, (2, 3))
+    """
+    attrs, per_table = plan_tables(domain, tables, epsilon, max_cells, rho=rho)
+    gaussian = rho is not None
+    _check_budget(budget, gaussian)
+    counts = _check_exact(exact, domain, attrs)
+    n_records = _check_n_records(n_records)
+    mechanism = GAUSSIAN_MECHANISM if gaussian else MECHANISM
+    rng = np.random.default_rng(random_state) if random_state is not None else None
+    sampler = sampler_for(sum(x.size for x in counts), rng, mechanism)
+    label = label or "release " + ", ".join("(" + ", ".join(a) + ")" for a in attrs)
+
+    def draw() -> list[NoisyTable]:
+        # One sampler call per scale: OpenDP has a per-call cost of about 1 ms.
+        groups: dict[float, list[int]] = {}
+        for i, b in enumerate(per_table):
+            groups.setdefault(_noise_scale(b, gaussian), []).append(i)
+        noisy: list[NoisyTable | None] = [None] * len(attrs)
+        for scale, members in groups.items():
+            sizes = [counts[i].size for i in members]
+            if gaussian:
+                noise = discrete_gaussian_noise(sum(sizes), scale, random_state=rng, sampler=sampler)
+            else:
+                noise = discrete_laplace_noise(sum(sizes), scale, random_state=rng, sampler=sampler)
+            for i, chunk in zip(members, np.split(noise, np.cumsum(sizes)[:-1])):
+                values = counts[i] + chunk.reshape(counts[i].shape)
+                if gaussian:
+                    noisy[i] = NoisyTable(attrs[i], values, None, scale, mechanism=mechanism, rho=per_table[i])
+                else:
+                    noisy[i] = NoisyTable(attrs[i], values, per_table[i], scale)
+        return noisy
+
+    if budget is None:
+        noisy = draw()
+    else:
+        with budget.charge(**_charge_for(budget, per_table, gaussian), label=label):
+            noisy = draw()
+    return MarginalRelease(domain.project(_attrs_in_order(domain, attrs)), noisy, mechanism, sampler, n_records)
+
+
+def _check_budget(budget, gaussian: bool) -> None:
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
+    if gaussian and budget is not None and budget.accounting != "zcdp":
+        raise ValueError(
+            "a rho= (Gaussian, zCDP) release cannot be charged to a pure-epsilon budget; create the "
+            "budget as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta), "
+            "or release with epsilon="
+        )
+
+
+def _charge_for(budget: PrivacyBudget, per_table: list[float], gaussian: bool) -> dict:
+    """What a release charges: its total rho, or its total epsilon.
+
+    In a zCDP budget a Laplace release is charged per table: table ``i`` is
+    ``epsilon_i``-DP, hence ``epsilon_i**2 / 2``-zCDP, and zCDP adds up, so the
+    release costs ``sum(epsilon_i**2) / 2``, ``|C|`` times less than charging its
+    total epsilon as one ``epsilon**2 / 2``. The float sum is rounded up so the
+    charge never understates it.
+    """
+    if gaussian:
+        return {"rho": math.fsum(per_table)}
+    if budget.accounting == "zcdp" and len(per_table) > 1:
+        rho = math.fsum(e * e / 2.0 for e in per_table)
+        return {"rho": math.nextafter(rho, math.inf)}
+    return {"epsilon": math.fsum(per_table)}
+
+
+def _check_exact(exact, domain: Domain, attrs) -> list[np.ndarray]:
+    """Exact counts aligned with ``attrs``, each of the domain's shape, finite and non-negative."""
+    if isinstance(exact, Mapping):
+        keyed = {((k,) if isinstance(k, str) else tuple(k)): v for k, v in exact.items()}
+        missing = [a for a in attrs if a not in keyed]
+        if missing:
+            raise ValueError(f"exact has no counts for table(s) {missing}; give one array per requested table")
+        arrays = [keyed[a] for a in attrs]
+    elif isinstance(exact, (Sequence, np.ndarray)) and not isinstance(exact, (str, bytes)):
+        if len(exact) != len(attrs):
+            raise ValueError(f"exact has {len(exact)} arrays for {len(attrs)} tables; give one per table")
+        arrays = list(exact)
+    else:
+        raise TypeError(
+            f"exact must map attribute tuples to count arrays, or be a list aligned with tables, "
+            f"got {type(exact).__name__}"
+        )
+    out = []
+    for a, x in zip(attrs, arrays):
+        x = np.asarray(x)
+        if x.dtype == object or not (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.floating)):
+            raise TypeError(f"exact counts of table {a} must be a numeric array, got dtype {x.dtype}")
+        if x.shape != domain.shape(a):
+            raise ValueError(
+                f"exact counts of table {a} have shape {x.shape}, but the domain gives {domain.shape(a)}"
+            )
+        x = x.astype(np.float64)
+        if x.size and not (np.all(np.isfinite(x)) and x.min() >= 0):
+            raise ValueError(f"exact counts of table {a} must be finite and non-negative")
+        out.append(x)
+    return out
 
 
 def release_from_codes(
     codes: Mapping[str, np.ndarray],
     domain: Domain,
     tables,
-    epsilon,
+    epsilon=None,
     budget: PrivacyBudget | None = None,
     random_state=None,
     max_cells: int = DEFAULT_MAX_CELLS,
@@ -367,21 +635,23 @@ def release_from_codes(
     weights: np.ndarray | None = None,
     n_records: float | None = None,
     show_progress: bool = False,
+    *,
+    rho=None,
 ) -> MarginalRelease:
-    """Release noisy tables from already-encoded data (the core of :func:`release_marginals`).
+    """Release noisy tables from already-encoded data: count, then :func:`release_counts`.
 
     Validation and counting happen first; then the whole release is charged to
     ``budget`` at once (if given); then noise is drawn. Any exception before the
-    noise leaves the budget untouched.
+    noise leaves the budget untouched. Give ``epsilon`` (discrete Laplace) or
+    ``rho`` (discrete Gaussian).
 
     ``weights`` (0/1 per row) restricts counting to a subsample; with it, the
     caller is responsible for the privacy accounting of subsampling.
     ``show_progress`` draws a bar over the tables being counted if that takes
     more than a couple of seconds (it is off here: callers decide).
     """
-    attrs, eps = plan_tables(domain, tables, epsilon, max_cells)
-    if budget is not None and not isinstance(budget, PrivacyBudget):
-        raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
+    attrs, _ = plan_tables(domain, tables, epsilon, max_cells, rho=rho)
+    _check_budget(budget, rho is not None)  # before counting, which can take a while
     n_rows = _check_codes(codes, domain, _attrs_in_order(domain, attrs), weights)
     if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
@@ -389,30 +659,10 @@ def release_from_codes(
     # one bincount per table: thousands of tables of a million rows take tens of seconds
     counted = progress(attrs, show_progress, "counting tables")
     exact = [contingency_table(codes, domain, a, weights) for a in counted]
-    rng = np.random.default_rng(random_state) if random_state is not None else None
-    samplers = [sampler_for(sum(x.size for x in exact), rng)] * len(exact)
-    label = label or "release " + ", ".join("(" + ", ".join(a) + ")" for a in attrs)
-
-    def draw() -> list[NoisyTable]:
-        # One sampler call per (scale, sampler) group: OpenDP has a per-call cost of about 1 ms.
-        groups: dict[tuple[float, str], list[int]] = {}
-        for i, (e, s) in enumerate(zip(eps, samplers)):
-            groups.setdefault((1.0 / e, s), []).append(i)
-        noisy: list[NoisyTable | None] = [None] * len(attrs)
-        for (scale, s), members in groups.items():
-            sizes = [exact[i].size for i in members]
-            noise = discrete_laplace_noise(sum(sizes), scale, random_state=rng, sampler=s)
-            for i, chunk in zip(members, np.split(noise, np.cumsum(sizes)[:-1])):
-                noisy[i] = NoisyTable(attrs[i], exact[i] + chunk.reshape(exact[i].shape), eps[i], scale)
-        return noisy
-
-    if budget is not None:
-        with budget.charge(math.fsum(eps), label):
-            noisy = draw()
-    else:
-        noisy = draw()
-    sampler = samplers[0] if len(set(samplers)) == 1 else "mixed"
-    return MarginalRelease(domain.project(_attrs_in_order(domain, attrs)), noisy, MECHANISM, sampler, n_records)
+    return release_counts(
+        exact, domain, attrs, epsilon, rho=rho, budget=budget, random_state=random_state,
+        max_cells=max_cells, label=label, n_records=n_records,
+    )
 
 
 def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights) -> int:
@@ -473,13 +723,15 @@ def _attrs_in_order(domain: Domain, tables) -> list[str]:
 def release_marginals(
     df: pd.DataFrame,
     tables,
-    epsilon,
+    epsilon=None,
     domain: Mapping[str, Sequence] | Domain | None = None,
     budget: PrivacyBudget | None = None,
     random_state=None,
     max_cells: int = DEFAULT_MAX_CELLS,
     n_records: int | None = None,
     show_progress: bool = True,
+    *,
+    rho=None,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
@@ -488,6 +740,12 @@ def release_marginals(
     scale ``|C| / epsilon`` (Bernstein et al. 2017, eq. 3). A sequence of
     per-table epsilons gives table ``i`` scale ``1 / epsilon_i`` and spends their sum.
 
+    With ``rho`` instead (zero-concentrated DP), every cell gets discrete
+    Gaussian noise calibrated to the L2 sensitivity ``sqrt(|C|)`` of the
+    ``|C|`` tables: sigma ``sqrt(|C| / (2 rho))``, which grows like the square
+    root of the number of tables rather than linearly. Per-table ``rho_i``
+    give sigma ``sqrt(1 / (2 rho_i))`` and spend their sum.
+
     Parameters
     ----------
     df : pandas.DataFrame
@@ -495,7 +753,7 @@ def release_marginals(
     tables : list of str or tuple of str
         Attribute tuples to release, e.g. ``[("smoke", "lung"), ("xray",)]``.
     epsilon : float or sequence of float
-        Total budget, or one budget per table.
+        Total pure-DP budget, or one per table (discrete Laplace noise).
     domain : mapping or Domain, optional
         Public states for columns that are not categorical (and overrides for those that are).
     budget : PrivacyBudget, optional
@@ -511,6 +769,9 @@ def release_marginals(
         Show a progress bar over the tables being counted; it appears only when
         counting takes more than a couple of seconds (thousands of tables, or
         millions of rows).
+    rho : float or sequence of float, keyword only
+        Total zCDP budget, or one per table (discrete Gaussian noise), instead
+        of ``epsilon``. A ``budget`` must then be a zCDP one (``PrivacyBudget(rho=...)``).
 
     Returns
     -------
@@ -550,5 +811,5 @@ def release_marginals(
     codes = dom.encode(df, columns)
     return release_from_codes(
         codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
-        show_progress=show_progress,
+        show_progress=show_progress, rho=rho,
     )
