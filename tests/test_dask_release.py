@@ -94,6 +94,11 @@ def test_seeded_release_equals_pandas(client, alarm):
     assert ddf.dp.release(families, per_table, random_state=3) == release_marginals(
         pdf, families, per_table, random_state=3
     )
+    # zCDP (discrete Gaussian) releases too, charged once to a rho budget
+    budget = PrivacyBudget(rho=1.0)
+    got = ddf.dp.release(families[:6], rho=0.5, random_state=2, budget=budget)
+    assert got == pdf.dp.release(families[:6], rho=0.5, random_state=2)
+    assert got.mechanism == "discrete_gaussian" and len(budget.ledger) == 1
 
 
 def test_budget_charged_once(client, alarm):
@@ -147,6 +152,14 @@ def test_unknown_categories_are_refused_and_declared_states_work(client):
     assert ddf.dp.release([("a", "b")], epsilon=0.5, random_state=1, domain={"a": ["x", "y", "z"]}) == want
     declared = ddf.astype({"a": str}).astype({"a": pd.CategoricalDtype(["x", "y", "z"])})
     assert declared.dp.release([("a", "b")], epsilon=0.5, random_state=1) == want
+
+
+def test_empty_frame_is_refused_before_any_budget(client):
+    ddf = dd.from_pandas(_small().iloc[:0], npartitions=1)
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(ValueError, match="no rows"):
+        ddf.dp.release([("a", "b")], epsilon=0.5, budget=budget)
+    assert budget.spent == 0
 
 
 def test_request_errors_before_counting(client):

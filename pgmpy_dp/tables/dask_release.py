@@ -25,8 +25,9 @@ from dask.dataframe.utils import has_known_categories
 
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from .counting import contingency_table
+from .release import MarginalRelease, _check_budget, _check_n_records, plan_tables, release_counts
 
-__all__ = ["dask_domain", "dask_contingency_tables", "requested_tables"]
+__all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask", "requested_tables"]
 
 #: How many partial count vectors one reduction task adds up.
 SPLIT_EVERY = 8
@@ -188,7 +189,7 @@ def release_marginals_dask(
     *,
     rho: float | None = None,
     split_every: int = SPLIT_EVERY,
-):
+) -> MarginalRelease:
     """Release differentially private contingency tables of a Dask DataFrame.
 
     The Dask twin of :func:`pgmpy_dp.tables.release_marginals`, with the same
@@ -233,8 +234,6 @@ def release_marginals_dask(
     >>> rel[("smoke", "lung")].values.shape
     (2, 2)
     """
-    from .release import plan_tables, release_counts  # noqa: PLC0415
-
     requested = requested_tables(tables)
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(f"expected a dask DataFrame, got {type(ddf).__name__}")
@@ -247,18 +246,20 @@ def release_marginals_dask(
     dom = dask_domain(ddf, columns, domain)
     # Check the request before the cluster counts anything: a bad epsilon, budget
     # or table should not cost a pass over the data.
-    plan_tables(dom, requested, epsilon, max_cells, rho=rho)
+    attrs, _ = plan_tables(dom, requested, epsilon, max_cells, rho=rho)
+    _check_budget(budget, rho is not None)
+    n_records = _check_n_records(n_records)
     if show_progress and _local_scheduler():
         from dask.diagnostics import ProgressBar
 
         with ProgressBar(minimum=2.0):
-            exact, n_rows = dask_contingency_tables(ddf, dom, requested, split_every, max_cells)
+            exact, n_rows = dask_contingency_tables(ddf, dom, attrs, split_every, max_cells)
     else:
-        exact, n_rows = dask_contingency_tables(ddf, dom, requested, split_every, max_cells)
+        exact, n_rows = dask_contingency_tables(ddf, dom, attrs, split_every, max_cells)
     if n_rows == 0:
         raise ValueError("the DataFrame has no rows; a release needs at least one record")
     return release_counts(
-        exact, dom, requested, epsilon, rho=rho, budget=budget, random_state=random_state,
+        exact, dom, attrs, epsilon, rho=rho, budget=budget, random_state=random_state,
         max_cells=max_cells, n_records=n_records,
     )
 
