@@ -13,8 +13,11 @@ family tables, epsilon = 1. Measured, side by side in one run:
   process (its peak RSS is measured there), only for sizes up to ``--pandas-max``;
 * ``bincount``: a bare ``np.bincount`` per table over pre-encoded codes in that same process.
 
-Rows per second per core: the Dask figures divide by the number of workers (one thread each),
-the pandas and bincount ones by one (numpy's bincount is single-threaded).
+Rows per second per core, two ways: rows per CPU second the path actually used (worker
+processes' user + system time for Dask, the child's for pandas; independent of how busy a shared
+machine is), and rows per wall second divided by the cores the path occupies (the number of
+workers, one thread each, for Dask; one for pandas, whose bincount is single-threaded).
+Streaming counting cost = streaming release - generate-only pass.
 
 Run (about 12 minutes on 2 busy cores, 1e7 and 1e8 rows):
     python benchmarks/dask_counting.py
@@ -106,9 +109,9 @@ def dask_frame(n: int, partition_rows: int, plan):
 # -- measurements ----------------------------------------------------------------------------
 
 
-def _start_rss_sampler(dask_worker, interval=0.02):
+def _start_sampler(dask_worker, interval=0.02):
     """Sample this worker's resident memory every ``interval`` s, keeping the maximum (ru_maxrss
-    cannot be reset, and a worker's start-up imports already set it high)."""
+    cannot be reset, and a worker's start-up imports already set it high); note its CPU time."""
     import threading
 
     import psutil
@@ -116,6 +119,7 @@ def _start_rss_sampler(dask_worker, interval=0.02):
     proc = psutil.Process()
     dask_worker.rss_peak = proc.memory_info().rss
     dask_worker.rss_sampling = True
+    dask_worker.cpu_start = sum(proc.cpu_times()[:2])
 
     def loop():
         while dask_worker.rss_sampling:
@@ -126,19 +130,28 @@ def _start_rss_sampler(dask_worker, interval=0.02):
     return dask_worker.rss_peak / 2**20
 
 
-def _stop_rss_sampler(dask_worker):
+def _stop_sampler(dask_worker):
+    import psutil
+
     dask_worker.rss_sampling = False
-    return dask_worker.rss_peak / 2**20
+    return dask_worker.rss_peak / 2**20, sum(psutil.Process().cpu_times()[:2]) - dask_worker.cpu_start
 
 
-def measure_rss(client, fn):
-    """Run ``fn()``; return its result, the workers' largest RSS before and during it (MB)."""
-    before = max(client.run(_start_rss_sampler).values())
+def measure(client, fn) -> dict:
+    """Run ``fn()`` on the cluster: wall seconds, the workers' CPU seconds, their largest RSS before/during (MB).
+
+    CPU seconds make the per-core throughput independent of how busy the machine is: on a
+    shared machine two worker processes do not get two cores' worth of wall time.
+    """
+    before = max(client.run(_start_sampler).values())
+    t0 = time.perf_counter()
     try:
-        result = fn()
+        fn()
     finally:
-        peak = max(client.run(_stop_rss_sampler).values())
-    return result, before, peak
+        wall = time.perf_counter() - t0
+        stopped = list(client.run(_stop_sampler).values())
+    return {"wall": wall, "cpu": sum(c for _, c in stopped), "rss_before": before,
+            "rss_peak": max(r for r, _ in stopped)}
 
 
 def run_dask(n: int, args, plan, families) -> dict:
@@ -153,24 +166,19 @@ def run_dask(n: int, args, plan, families) -> dict:
     with distributed.LocalCluster(
         n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0,
     ) as cluster, distributed.Client(cluster) as client:
-        client.run(lambda: None)  # workers up
+        # warm up: every worker imports pgmpy_dp and the sampler before anything is timed
+        dask_frame(4 * args.workers, 2, plan).dp.release(families, epsilon=EPSILON, show_progress=False)
         ddf = dask_frame(n, args.partition_rows, plan)
 
-        def streaming():
-            t0 = time.perf_counter()
-            ddf.dp.release(families, epsilon=EPSILON, show_progress=False)
-            return time.perf_counter() - t0
+        m = measure(client, lambda: ddf.dp.release(families, epsilon=EPSILON, show_progress=False))
+        out.update(dask_streaming_s=m["wall"], dask_streaming_cpu_s=m["cpu"],
+                   worker_base_rss_mb=m["rss_before"], worker_peak_rss_mb=m["rss_peak"])
+        print(f"  streaming release {m['wall']:.1f} s ({m['cpu']:.1f} CPU s), worker RSS "
+              f"{m['rss_before']:.0f} -> {m['rss_peak']:.0f} MB", flush=True)
 
-        out["dask_streaming_s"], out["worker_base_rss_mb"], out["worker_peak_rss_mb"] = measure_rss(
-            client, streaming
-        )
-        print(f"  streaming release {out['dask_streaming_s']:.1f} s, worker RSS {out['worker_base_rss_mb']:.0f} "
-              f"-> {out['worker_peak_rss_mb']:.0f} MB", flush=True)
-
-        t0 = time.perf_counter()
-        assert ddf.map_partitions(len).sum().compute() == n
-        out["dask_generate_s"] = time.perf_counter() - t0
-        print(f"  generate only {out['dask_generate_s']:.1f} s", flush=True)
+        m = measure(client, lambda: ddf.map_partitions(len).sum().compute())
+        out.update(dask_generate_s=m["wall"], dask_generate_cpu_s=m["cpu"])
+        print(f"  generate only {m['wall']:.1f} s ({m['cpu']:.1f} CPU s)", flush=True)
 
         if n <= args.persist_max:
             held = ddf.persist()
@@ -179,15 +187,15 @@ def run_dask(n: int, args, plan, families) -> dict:
             for _ in range(args.repeat):  # interleaved, so both see the same load
                 if n <= args.pandas_max:
                     pandas.append(run_pandas(n, args.partition_rows))
-                t0 = time.perf_counter()
-                held.dp.release(families, epsilon=EPSILON, show_progress=False)
-                persisted.append(time.perf_counter() - t0)
-                print(f"  persisted release {persisted[-1]:.2f} s"
-                      + (f", pandas {pandas[-1]['pandas_s']:.2f} s, bincount {pandas[-1]['bincount_s']:.2f} s"
-                         if pandas else ""), flush=True)
-            out["dask_persisted_s"] = min(persisted)
+                persisted.append(measure(client, lambda: held.dp.release(families, epsilon=EPSILON,
+                                                                         show_progress=False)))
+                print(f"  persisted release {persisted[-1]['wall']:.2f} s ({persisted[-1]['cpu']:.2f} CPU s)"
+                      + (f", pandas {pandas[-1]['pandas_s']:.2f} s ({pandas[-1]['pandas_cpu_s']:.2f} CPU s), "
+                         f"bincount {pandas[-1]['bincount_s']:.2f} s" if pandas else ""), flush=True)
+            out["dask_persisted_s"] = min(p["wall"] for p in persisted)
+            out["dask_persisted_cpu_s"] = min(p["cpu"] for p in persisted)
             if pandas:
-                for key in ("pandas_s", "bincount_s"):
+                for key in ("pandas_s", "pandas_cpu_s", "bincount_s", "bincount_cpu_s"):
                     out[key] = min(p[key] for p in pandas)
                 for key in ("pandas_peak_rss_mb", "pandas_data_rss_mb"):
                     out[key] = max(p[key] for p in pandas)
@@ -205,13 +213,21 @@ n, partition_rows = {n}, {partition_rows}
 plan, families = sampling_plan()
 sizes = [partition_rows] * (n // partition_rows) + ([n % partition_rows] if n % partition_rows else [])
 df = pd.concat([sample_partition(i, s, plan) for i, s in enumerate(sizes)], ignore_index=True)
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-t0 = time.perf_counter(); df.dp.release(families, epsilon={eps}, show_progress=False); release = time.perf_counter() - t0
+t0, c0 = time.perf_counter(), cpu()
+df.dp.release(families, epsilon={eps}, show_progress=False)
+release, release_cpu = time.perf_counter() - t0, cpu() - c0
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 domain = df.dp.domain()
 codes = {{c: df[c].cat.codes.to_numpy().astype(np.intp) for c in df.columns}}
-t0 = time.perf_counter(); contingency_tables(codes, domain, families); bare = time.perf_counter() - t0
-print(json.dumps(dict(pandas_s=release, bincount_s=bare, pandas_peak_rss_mb=after, pandas_data_rss_mb=before)))
+t0, c0 = time.perf_counter(), cpu()
+contingency_tables(codes, domain, families)
+bare, bare_cpu = time.perf_counter() - t0, cpu() - c0
+print(json.dumps(dict(pandas_s=release, pandas_cpu_s=release_cpu, bincount_s=bare, bincount_cpu_s=bare_cpu,
+                      pandas_peak_rss_mb=after, pandas_data_rss_mb=before)))
 """
 
 
@@ -243,28 +259,37 @@ def main(argv=None):
         res = run_dask(n, args, plan, families)
         w = args.workers
         row = {"rows": n, "tables": len(families), "workers": w, "partition_rows": args.partition_rows, **res}
-        row["dask_counting_s"] = res["dask_streaming_s"] - res["dask_generate_s"]
+        # per core: rows per CPU second actually used (load-independent), and rows per wall second
+        # divided by the cores the path occupies (workers for Dask, one for pandas)
+        row["dask_counting_cpu_s"] = res["dask_streaming_cpu_s"] - res["dask_generate_cpu_s"]
+        row["dask_streaming_rows_per_cpu_s"] = n / res["dask_streaming_cpu_s"]
+        row["dask_counting_rows_per_cpu_s"] = n / row["dask_counting_cpu_s"]
         row["dask_streaming_rows_per_s_core"] = n / res["dask_streaming_s"] / w
-        row["dask_counting_rows_per_s_core"] = n / row["dask_counting_s"] / w
-        if "dask_persisted_s" in res and np.isfinite(res["dask_persisted_s"]):
+        if "dask_persisted_s" in res:
+            row["dask_persisted_rows_per_cpu_s"] = n / res["dask_persisted_cpu_s"]
             row["dask_persisted_rows_per_s_core"] = n / res["dask_persisted_s"] / w
         if "pandas_s" in res:
+            row["pandas_rows_per_cpu_s"] = n / res["pandas_cpu_s"]
             row["pandas_rows_per_s_core"] = n / res["pandas_s"]
-            row["bincount_rows_per_s_core"] = n / res["bincount_s"]
-            row["pandas_vs_dask_per_core"] = row["pandas_rows_per_s_core"] / row["dask_persisted_rows_per_s_core"]
+            row["bincount_rows_per_cpu_s"] = n / res["bincount_cpu_s"]
+            row["pandas_vs_dask_per_cpu_s"] = row["pandas_rows_per_cpu_s"] / row["dask_persisted_rows_per_cpu_s"]
+            row["pandas_vs_dask_per_core_wall"] = row["pandas_rows_per_s_core"] / row["dask_persisted_rows_per_s_core"]
         row["wall_s"] = time.perf_counter() - t_start
         row["load_avg_1min"] = os.getloadavg()[0]
         rows_out.append(row)
         print("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()),
               flush=True)
+        write_csv(args.out, rows_out)  # after every size: a long run keeps what it measured
 
-    fields = list(dict.fromkeys(k for r in rows_out for k in r))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as fh:
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fields)
         writer.writeheader()
-        writer.writerows(rows_out)
-    print(f"wrote {args.out}")
+        writer.writerows(rows)
+    print(f"wrote {path}", flush=True)
 
 
 if __name__ == "__main__":
