@@ -152,6 +152,13 @@ def test_unknown_categories_are_refused_and_declared_states_work(client):
     assert ddf.dp.release([("a", "b")], epsilon=0.5, random_state=1, domain={"a": ["x", "y", "z"]}) == want
     declared = ddf.astype({"a": str}).astype({"a": pd.CategoricalDtype(["x", "y", "z"])})
     assert declared.dp.release([("a", "b")], epsilon=0.5, random_state=1) == want
+    declared = ddf.assign(a=ddf["a"].cat.set_categories(["x", "y", "z"]))
+    assert declared.dp.release([("a", "b")], epsilon=0.5, random_state=1) == want
+    # a value outside the declared states becomes NaN under set_categories: refused, not dropped
+    short = ddf.assign(a=ddf["a"].cat.set_categories(["x", "y"]))
+    with pytest.raises(DomainError, match="missing value"):
+        short.dp.release([("a", "b")], epsilon=0.5, budget=budget)
+    assert budget.spent == 0
 
 
 def test_empty_frame_is_refused_before_any_budget(client):

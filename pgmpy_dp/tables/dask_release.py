@@ -82,7 +82,8 @@ def dask_domain(
             if not has_known_categories(meta[col]):
                 raise DomainError(
                     f"column {col!r} is categorical but Dask does not know its categories, so it has "
-                    f"no public domain; declare the states with domain={{{col!r}: [...]}} or "
+                    f"no public domain; declare the states with domain={{{col!r}: [...]}}, "
+                    f"ddf.astype({{{col!r}: pd.CategoricalDtype([...])}}) or "
                     f"ddf[{col!r}].cat.set_categories([...]) (do not use ddf.categorize(): it reads "
                     "the states from the private data)"
                 )
