@@ -31,7 +31,7 @@ with warnings.catch_warnings():
     from pgmpy.parameter_estimator.base import DiscreteParameterEstimator
 
 from .._blas import single_threaded_blas
-from ..privacy.budget import PrivacyBudget, check_epsilon
+from ..privacy.budget import PrivacyBudget, check_epsilon, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
@@ -77,8 +77,13 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         overrides for those that are). States are never read from the data.
     random_state : int or numpy.random.Generator, optional
         Seed for subsampling and noise, for reproducible *experiments only*.
+    rho : float, optional, keyword only
+        Instead of ``epsilon``: a zCDP budget; the family tables get discrete
+        Gaussian noise (sigma ``sqrt(n / (2 rho))`` for ``n`` families).
+        Only with ``allocation="uniform"`` (stage I's subsampling
+        amplification is a pure-DP argument); ``budget`` must be a zCDP budget.
     budget : PrivacyBudget, optional
-        Accountant charged ``epsilon`` once, before any noise is drawn. A fit
+        Accountant charged ``epsilon`` (or ``rho``) once, before any noise is drawn. A fit
         that fails before the first noisy table exists is refunded; a failure
         after it (e.g. the consistency solver) keeps the charge, because
         whether it fails depends on the noise, and the noisy tables stay in
@@ -125,7 +130,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def __init__(
         self,
-        epsilon: float,
+        epsilon: float | None = None,
         allocation: str = "data-dependent",
         stage1_fraction: float = 0.1,
         sample_rate: float = 0.1,
@@ -133,8 +138,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         state_names: dict | None = None,
         random_state=None,
         budget: PrivacyBudget | None = None,
+        *,
+        rho: float | None = None,
     ) -> None:
         self.epsilon = epsilon
+        self.rho = rho
         self.allocation = allocation
         self.stage1_fraction = stage1_fraction
         self.sample_rate = sample_rate
@@ -145,7 +153,19 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     # -- validation --------------------------------------------------------------------
     def _check_params(self) -> float:
-        epsilon = check_epsilon(self.epsilon)
+        if self.rho is not None:  # zCDP: Gaussian noise, uniform allocation only
+            if self.epsilon is not None:
+                raise ValueError(
+                    f"give exactly one of epsilon or rho, got both epsilon={self.epsilon!r} and rho={self.rho!r}"
+                )
+            if self.allocation != "uniform":
+                raise ValueError(
+                    "rho= (Gaussian noise, zCDP) needs allocation='uniform': the data-dependent allocation's "
+                    "stage I relies on pure-DP subsampling amplification; or give epsilon= instead"
+                )
+            epsilon = check_rho(self.rho)  # the fit's total budget, in rho
+        else:
+            epsilon = check_epsilon(self.epsilon)
         if self.allocation not in _ALLOCATIONS:
             raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
         if self.consistency not in _CONSISTENCY:
@@ -161,6 +181,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                     raise ValueError(f"{name} must be a number in (0, {upper}, got {value!r}; the paper uses 0.1")
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
+        if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
+            raise ValueError("rho= needs a zCDP budget: create it as PrivacyBudget(rho=...), or fit with epsilon=")
         return epsilon
 
     # -- fitting -----------------------------------------------------------------------
@@ -202,7 +224,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
         label = f"DiscretePrivateMLE({self.allocation}) of {len(nodes)} CPDs"
         if self.budget is not None:
-            with self.budget.charge(epsilon, label) as charge:
+            cost = {"rho": epsilon} if self.rho is not None else {"epsilon": epsilon}  # `epsilon` is rho here
+            with self.budget.charge(label=label, **cost) as charge:
                 self._fit_codes(codes, domain, families, parents, epsilon, rng, noise_drawn=charge.commit)
         else:
             self._fit_codes(codes, domain, families, parents, epsilon, rng)
@@ -276,12 +299,16 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                     "error": pd.Series(error, index=nodes),
                 }
             ).loc[nodes].rename_axis("node")
-        self.release_ = release_from_codes(codes, domain, families, list(stage2), random_state=rng)
+        if self.rho is not None:  # uniform split of rho: discrete Gaussian tables
+            self.release_ = release_from_codes(codes, domain, families, random_state=rng, rho=list(stage2))
+        else:
+            self.release_ = release_from_codes(codes, domain, families, list(stage2), random_state=rng)
         noise_drawn()
+        unit = "rho" if self.rho is not None else "epsilon"
         self.allocation_ = pd.Series(
-            [t.epsilon for t in self.release_], index=pd.Index(nodes, name="node"), name="epsilon"
+            [getattr(t, unit) for t in self.release_], index=pd.Index(nodes, name="node"), name=unit
         )
-        stats["epsilon"] = self.allocation_
+        stats[unit] = self.allocation_
         self.node_stats_ = stats
         self._tables = self._consistent_tables(self.release_)
 
@@ -292,7 +319,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 return project_consistent(attrs, [t.values for t in release], [t.variance for t in release])
         clipped = [normalise_table(np.clip(t.values, 0, None)) for t in release]
         if self.consistency == "heuristic":
-            return heuristic_consistent(attrs, clipped, [t.epsilon for t in release])
+            # weights 1/scale: epsilon for a Laplace table, the same precision ordering for a Gaussian one
+            weights = [t.epsilon if t.epsilon is not None else 1.0 / t.scale for t in release]
+            return heuristic_consistent(attrs, clipped, weights)
         return clipped
 
     def _cpds(self, domain: Domain, families) -> list[TabularCPD]:

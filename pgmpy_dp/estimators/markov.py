@@ -31,6 +31,7 @@ from ..engine import (
 from .._progress import PROGRESS_DELAY
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
+from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..tables.release import MarginalRelease, pooled_record_count, release_marginals
 
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
@@ -207,6 +208,8 @@ class PrivateMarkovEstimator:
         domain=None,
         cliques: Sequence[Sequence[str]] | None = None,
         tied: Sequence[Sequence[Sequence[str]]] | None = None,
+        *,
+        rho=None,
     ):
         """Fit the potentials of ``model`` and return a new fitted ``DiscreteMarkovNetwork``.
 
@@ -224,6 +227,12 @@ class PrivateMarkovEstimator:
             Accountant charged for that release.
         domain : mapping or Domain, optional
             Public states of non-categorical columns (DataFrame input).
+        rho : float or sequence of float, optional, keyword only
+            Instead of ``epsilon``: the zCDP budget of a discrete Gaussian
+            release of the clique tables (total, or one per clique; sigma
+            ``sqrt(|C| / (2 rho))`` for a total over ``|C|`` cliques). Both
+            methods then use the Gaussian noise model (CGM-EM's likelihood is
+            Gaussian; naive MLE weights tables by their noise variance).
         cliques : list of tuple of str, optional
             Override the cliques (each must be a complete subgraph of ``model``).
         tied : list of list of tuple of str, optional
@@ -233,17 +242,17 @@ class PrivateMarkovEstimator:
         self._check_params()
         model_cliques = _model_cliques(model, cliques)
         if isinstance(data, pd.DataFrame):
-            if epsilon is None:
+            if epsilon is None and rho is None:
                 raise TypeError(
                     "epsilon must be a positive finite number, got None: fitting from a DataFrame "
-                    "releases the clique tables, so pass epsilon=..."
+                    "releases the clique tables, so pass epsilon=... (or rho=... for Gaussian noise)"
                 )
             # everything that can fail is checked before the release spends the budget
             _check_model_states(model, Domain.from_dataframe(data, list(model.nodes()), domain))
             _tied_indices(model_cliques, tied)
             release = release_marginals(
                 data, model_cliques, epsilon, domain=domain, budget=budget, random_state=self.random_state,
-                show_progress=self.show_progress,
+                show_progress=self.show_progress, rho=rho,
             )
             releases = [release]
         else:
@@ -258,9 +267,10 @@ class PrivateMarkovEstimator:
                     f"got {type(data).__name__}"
                 )
             releases = list(releases)
-            if epsilon is not None or budget is not None:
+            if epsilon is not None or rho is not None or budget is not None:
                 raise ValueError(
-                    "epsilon and budget only apply when fitting from a DataFrame; a release has already spent its budget"
+                    "epsilon, rho and budget only apply when fitting from a DataFrame; a release has already "
+                    "spent its budget"
                 )
         full_domain = _merge_domains(releases)
         nodes = list(model.nodes())
@@ -442,7 +452,9 @@ def _measurements(releases, cliques):
             if not any(s <= c for c in sets):
                 ignored.append(t.attrs)
                 continue
-            measurements.append(Measurement(t.attrs, t.values, t.scale))
+            # a discrete Gaussian table (rho= release) has a Gaussian likelihood, sigma = its scale
+            noise = "gaussian" if t.mechanism == GAUSSIAN_MECHANISM else "laplace"
+            measurements.append(Measurement(t.attrs, t.values, t.scale, noise=noise))
             for i, c in enumerate(sets):
                 if s == c:
                     per_clique[i].append(t)

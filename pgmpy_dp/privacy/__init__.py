@@ -16,7 +16,10 @@ from .budget import (
 )
 from .domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
 from .mechanisms import (
+    GAUSSIAN_MECHANISM,
     MECHANISM,
+    discrete_gaussian_noise,
+    discrete_gaussian_variance,
     discrete_laplace_noise,
     discrete_laplace_variance,
     sampler_for,
@@ -29,12 +32,15 @@ __all__ = [
     "DEFAULT_MAX_CELLS",
     "Domain",
     "DomainError",
+    "GAUSSIAN_MECHANISM",
     "LedgerEntry",
     "MECHANISM",
     "PrivacyBudget",
     "check_delta",
     "check_epsilon",
     "check_rho",
+    "discrete_gaussian_noise",
+    "discrete_gaussian_variance",
     "epsilon_delta_to_rho",
     "rho_to_epsilon_delta",
     "discrete_laplace_noise",

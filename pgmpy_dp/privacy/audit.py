@@ -208,7 +208,7 @@ def _candidate_events(f0: dict, f1: dict) -> list[tuple[tuple[int, str], float, 
     return events
 
 
-def _event_bound(event, g0: dict, g1: dict, n: int, a: float) -> tuple[float, tuple[int, int]]:
+def _event_bound(event, g0: dict, g1: dict, n: int, a: float, delta: float = 0.0) -> tuple[float, tuple[int, int]]:
     stat, t, up = event
     if up:
         k_hi, k_lo = int(np.sum(g1[stat] >= t)), int(np.sum(g0[stat] >= t))
@@ -216,7 +216,8 @@ def _event_bound(event, g0: dict, g1: dict, n: int, a: float) -> tuple[float, tu
         k_hi, k_lo = int(np.sum(g0[stat] <= t)), int(np.sum(g1[stat] <= t))
     p_hi_lower = clopper_pearson(k_hi, n, a)[0]
     p_lo_upper = clopper_pearson(k_lo, n, a)[1]
-    bound = math.log(p_hi_lower / p_lo_upper) if p_hi_lower > 0 else -math.inf
+    # (epsilon, delta)-DP: p_hi <= exp(epsilon) p_lo + delta, so epsilon >= log((p_hi - delta) / p_lo)
+    bound = math.log((p_hi_lower - delta) / p_lo_upper) if p_hi_lower > delta else -math.inf
     return bound, (k_hi, k_lo)
 
 
@@ -237,6 +238,7 @@ def audit_epsilon(
     z_select: float = 2.5,
     max_affected: int = 8,
     n_events: int = 6,
+    delta: float = 0.0,
 ) -> AuditResult:
     """Empirical lower bound on the epsilon ``target`` achieves on ``data`` vs ``neighbour``.
 
@@ -267,6 +269,9 @@ def audit_epsilon(
     n_events : int
         How many candidate events (those with the best bound on the selection
         batch) are measured.
+    delta : float
+        For an (epsilon, delta) claim (e.g. a zCDP mechanism converted at this
+        delta): each event bounds ``log((p_high - delta) / p_low)``. 0 audits pure DP.
 
     Returns
     -------
@@ -289,7 +294,7 @@ def audit_epsilon(
     # measure only the events that look strongest on the selection batch: they alone pay
     # for the Bonferroni correction, and choosing them on other runs keeps the bound valid
     a = alpha / (2 * n_events)
-    sel_scores = [_event_bound(ev, f0, f1, n_select, a)[0] for ev in candidates]
+    sel_scores = [_event_bound(ev, f0, f1, n_select, a, delta)[0] for ev in candidates]
     order = np.argsort(-np.array(sel_scores), kind="stable")
     events = [candidates[i] for i in order[:n_events]]
 
@@ -299,7 +304,7 @@ def audit_epsilon(
     g1 = _summaries(meas1, idx, sign, mid, scale)
     best = (-math.inf, "none", (0, 0), 1)
     for ev in events:
-        bound, counts = _event_bound(ev, g0, g1, n_runs, a)
+        bound, counts = _event_bound(ev, g0, g1, n_runs, a, delta)
         if bound > best[0]:
             best = (bound, _describe(ev), counts, ev[0][0])
     return AuditResult(

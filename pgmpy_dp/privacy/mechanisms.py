@@ -131,6 +131,26 @@ def discrete_gaussian_variance(sigma: float) -> float:
     return float(2.0 * np.sum(k**2 * w) / (1.0 + 2.0 * np.sum(w)))
 
 
+def _check_draw(shape, scale, random_state, sampler, mechanism: str) -> tuple[tuple[int, ...], int, str]:
+    """Validate a draw's scale and sampler choice; return ``(shape, number of cells, sampler)``."""
+    name, budget = ("noise scale sigma", "rho") if mechanism == GAUSSIAN_MECHANISM else ("noise scale", "epsilon")
+    if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"{name} must be positive and finite, got {scale!r}")
+    if scale > MAX_SCALE:
+        raise ValueError(
+            f"{name} {scale:g} exceeds the largest supported scale {MAX_SCALE:g}: integer noise "
+            f"cannot be drawn exactly that wide (and would drown every count); raise {budget}"
+        )
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    n = math.prod(shape)
+    sampler = sampler or sampler_for(n, random_state, mechanism)
+    if sampler == "seeded" and random_state is None:
+        raise ValueError("the 'seeded' sampler needs a random_state")
+    if sampler != "seeded" and random_state is not None:
+        raise ValueError(f"random_state is only used by the 'seeded' sampler, not {sampler!r}")
+    return shape, n, sampler
+
+
 def discrete_laplace_noise(
     shape: int | tuple[int, ...],
     scale: float,
@@ -162,20 +182,7 @@ def discrete_laplace_noise(
     >>> noise.shape, bool(np.all(noise == np.round(noise)))
     ((2, 3), True)
     """
-    if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
-        raise ValueError(f"noise scale must be positive and finite, got {scale!r}")
-    if scale > MAX_SCALE:
-        raise ValueError(
-            f"noise scale {scale:g} exceeds the largest supported scale {MAX_SCALE:g}: integer noise "
-            "cannot be drawn exactly that wide (and would drown every count); raise epsilon"
-        )
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    n = math.prod(shape)
-    sampler = sampler or sampler_for(n, random_state)
-    if sampler == "seeded" and random_state is None:
-        raise ValueError("the 'seeded' sampler needs a random_state")
-    if sampler != "seeded" and random_state is not None:
-        raise ValueError(f"random_state is only used by the 'seeded' sampler, not {sampler!r}")
+    shape, n, sampler = _check_draw(shape, scale, random_state, sampler, MECHANISM)
     if sampler == "opendp":
         return _opendp_noise(n, scale).reshape(shape)
     if sampler in ("geometric", "seeded"):
@@ -216,20 +223,7 @@ def discrete_gaussian_noise(
     >>> bool(np.all(noise == np.round(noise))), bool(6 < noise.var() < 12)
     (True, True)
     """
-    if not (isinstance(sigma, (int, float)) and math.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"noise scale sigma must be positive and finite, got {sigma!r}")
-    if sigma > MAX_SCALE:
-        raise ValueError(
-            f"noise scale sigma={sigma:g} exceeds the largest supported scale {MAX_SCALE:g}: integer "
-            "noise cannot be drawn exactly that wide (and would drown every count); raise rho"
-        )
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    n = math.prod(shape)
-    sampler = sampler or sampler_for(n, random_state, GAUSSIAN_MECHANISM)
-    if sampler == "seeded" and random_state is None:
-        raise ValueError("the 'seeded' sampler needs a random_state")
-    if sampler != "seeded" and random_state is not None:
-        raise ValueError(f"random_state is only used by the 'seeded' sampler, not {sampler!r}")
+    shape, n, sampler = _check_draw(shape, sigma, random_state, sampler, GAUSSIAN_MECHANISM)
     if sampler == "opendp":
         return _opendp_gaussian_noise(n, sigma).reshape(shape)
     if sampler in ("rejection", "seeded"):

@@ -124,8 +124,9 @@ class MarginalRelease:
     mechanism : str
         ``"discrete_laplace"`` (``epsilon=``) or ``"discrete_gaussian"`` (``rho=``).
     sampler : str
-        Which sampling path drew the noise (``"opendp"``, ``"geometric"``, ``"seeded"``,
-        or ``"mixed"`` when tables used different paths).
+        Which sampling path drew the noise (``"opendp"``, ``"geometric"`` (Laplace) or
+        ``"rejection"`` (Gaussian) for large tables, ``"seeded"``, or ``"mixed"`` when tables
+        used different paths).
     n_records : float or None
         Declared public record count, if the custodian declared one; see
         :attr:`n_records_estimate` for the noisy estimate otherwise.
@@ -208,6 +209,11 @@ class MarginalRelease:
         return math.fsum(t.sensitivity for t in self.tables)
 
     @property
+    def l2_sensitivity(self) -> float:
+        """L2 sensitivity of all tables concatenated (what calibrates Gaussian noise): ``sqrt(|C|)``."""
+        return math.sqrt(math.fsum(t.sensitivity**2 for t in self.tables))
+
+    @property
     def attrs(self) -> list[tuple[str, ...]]:
         """Attribute tuples of the released tables."""
         return [t.attrs for t in self.tables]
@@ -240,7 +246,12 @@ class MarginalRelease:
         return len(self.tables)
 
     def __repr__(self) -> str:
-        cost = f"rho={self.rho:g}" if self.rho is not None else f"epsilon={self.epsilon:g}"
+        if self.rho is not None:
+            cost = f"rho={self.rho:g}"
+        elif self.epsilon is not None:
+            cost = f"epsilon={self.epsilon:g}"
+        else:
+            cost = "mixed epsilon and rho"
         return (
             f"MarginalRelease({len(self.tables)} tables, {cost}, "
             f"mechanism={self.mechanism!r}, domain={self.domain!r})"

@@ -74,11 +74,12 @@ REMOVED = DATA.drop(index=7).reset_index(drop=True)
 # -- mechanisms under audit --------------------------------------------------------------------
 
 
-def batched_release(tables, epsilon, seeded: bool = True, publish_count: bool = False):
+def batched_release(tables, epsilon, seeded: bool = True, publish_count: bool = False, rho=None):
     """``run`` for :class:`AuditTarget`: many releases in one ``release_from_codes`` call per batch.
 
     ``publish_count`` makes a mutant that also publishes the exact record count
-    (``n_records=len(df)``), an unnoised statistic.
+    (``n_records=len(df)``), an unnoised statistic. ``rho`` (with ``epsilon=None``)
+    makes it a discrete Gaussian release.
     """
     tables = [tuple(t) for t in tables]
     columns = list(dict.fromkeys(a for t in tables for a in t))
@@ -95,9 +96,9 @@ def batched_release(tables, epsilon, seeded: bool = True, publish_count: bool = 
             domain = Domain({RUN: range(r), **dom.to_dict()})
             rel = release_from_codes(
                 rep, domain, [(RUN, *t) for t in tables], epsilon, random_state=rng, max_cells=10**9,
-                n_records=len(df) if publish_count else None,
+                n_records=len(df) if publish_count else None, rho=rho,
             )
-            assert rel.sampler == ("seeded" if seeded else "geometric")
+            assert rel.sampler == ("seeded" if seeded else "geometric" if rho is None else "rejection")
             cols = [t.values.reshape(r, -1) for t in rel.tables]
             if publish_count:
                 cols.append(np.full((r, 1), rel.n_records))
@@ -158,12 +159,14 @@ class AuditCase:
     n_select: int | None = None
     data: pd.DataFrame | None = None  # None: DATA
     neighbour: pd.DataFrame | None = None  # None: NEIGHBOUR (DATA plus one record)
+    delta: float = 0.0  # > 0: the target's epsilon is an (epsilon, delta) claim
 
     def audit(self):
         data = DATA if self.data is None else self.data
         neighbour = NEIGHBOUR if self.neighbour is None else self.neighbour
         return audit_epsilon(
-            self.target, data, neighbour, self.n_runs, self.seed, self.alpha, n_select=self.n_select
+            self.target, data, neighbour, self.n_runs, self.seed, self.alpha, n_select=self.n_select,
+            delta=self.delta,
         )
 
 
@@ -266,6 +269,76 @@ MUTANTS.append(
     )
 )
 
+# -- Gaussian (zCDP) releases: rho-zCDP implies (epsilon(delta), delta)-DP by the tight conversion
+# (Canonne, Kamath and Steinke 2020); the audit bounds log((P[E|D'] - delta) / P[E|D]).
+
+from pgmpy_dp.privacy import rho_to_epsilon_delta  # noqa: E402
+
+GAUSS_RHO, GAUSS_DELTA = 0.5, 1e-3
+GAUSS_CLAIM = rho_to_epsilon_delta(GAUSS_RHO, GAUSS_DELTA)  # 3.54
+
+
+@contextlib.contextmanager
+def half_sigma():
+    """Mutant: every Gaussian draw in the release module uses half the sigma it was asked for."""
+    original = release_module.discrete_gaussian_noise
+
+    def halved(shape, sigma, *args, **kwargs):
+        return original(shape, sigma / 2, *args, **kwargs)
+
+    release_module.discrete_gaussian_noise = halved
+    try:
+        yield
+    finally:
+        release_module.discrete_gaussian_noise = original
+
+
+CASES += [
+    AuditCase(
+        AuditTarget(f"gaussian release rho={GAUSS_RHO} at delta={GAUSS_DELTA} (batched, seeded)", GAUSS_CLAIM,
+                    batched_release(UNIFORM, None, rho=GAUSS_RHO)),
+        200_000,
+        delta=GAUSS_DELTA,
+    ),
+    AuditCase(
+        AuditTarget(f"gaussian release rho={GAUSS_RHO} at delta={GAUSS_DELTA} (batched, default rejection)",
+                    GAUSS_CLAIM, batched_release(UNIFORM, None, seeded=False, rho=GAUSS_RHO)),
+        200_000,
+        alpha=1e-4,
+        delta=GAUSS_DELTA,
+    ),
+]
+def public_gaussian_release(tables, rho):
+    """``run`` calling ``df.dp.release(rho=...)`` once per run (default OpenDP sampler), charging a zCDP budget."""
+
+    def one_run(df: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+        budget = PrivacyBudget(rho=rho)
+        rel = df.dp.release(tables, rho=rho, budget=budget)
+        assert rel.sampler == "opendp" and budget.remaining == 0
+        return np.concatenate([t.values.ravel() for t in rel.tables])
+
+    return run_in_loop(one_run)
+
+
+CASES.append(
+    AuditCase(
+        AuditTarget(f"df.dp.release rho={GAUSS_RHO} at delta={GAUSS_DELTA} (loop, default OpenDP)", GAUSS_CLAIM,
+                    public_gaussian_release(UNIFORM, GAUSS_RHO)),
+        4_000,
+        alpha=1e-4,
+        n_select=1_000,
+        delta=GAUSS_DELTA,
+    )
+)
+MUTANTS.append(
+    AuditCase(
+        AuditTarget("mutant: gaussian release, half sigma (batched, seeded)", GAUSS_CLAIM,
+                    mutated(batched_release(UNIFORM, None, rho=GAUSS_RHO), half_sigma)),
+        200_000,
+        delta=GAUSS_DELTA,
+    )
+)
+
 #: Larger audits for --runslow: more runs, smaller epsilons, more tables.
 SLOW_CASES = [
     AuditCase(AuditTarget("release uniform eps=1 (batched, seeded, 2M)", 1.0, batched_release(UNIFORM, 1.0)), 2_000_000),
@@ -319,3 +392,10 @@ def test_audit_is_tight_for_the_release():
     assert 0.9 < result.epsilon_lower <= 1.0, str(result)
     # the affected outputs are exactly the cells of the added record: (z, 1) in (a, b) and False in (c,)
     assert result.affected == (5, 7)
+
+
+def test_gaussian_audit_is_not_vacuous():
+    """The Gaussian audit sees the record: a lower bound well above 0 on the same two cells."""
+    case = next(c for c in CASES if c.target.name.startswith("gaussian release") and "seeded" in c.target.name)
+    result = case.audit()
+    assert 2.0 < result.epsilon_lower <= GAUSS_CLAIM and result.affected == (5, 7), str(result)

@@ -147,3 +147,152 @@ def test_bad_frames():
     assert rel[("age",)].values.shape == (3,)
     with pytest.raises(DomainError, match=r"value\(s\) \[60\] outside its declared domain"):
         pd.DataFrame({"age": [30, 60]}).dp.release([("age",)], 1.0, domain={"age": [30, 40]})
+
+
+# -- Gaussian (zCDP) releases -----------------------------------------------------------------------
+
+from pgmpy_dp.privacy import discrete_gaussian_variance, rho_to_epsilon_delta  # noqa: E402
+from pgmpy_dp.tables import release_counts, release_from_codes  # noqa: E402
+
+
+def test_gaussian_sigma_for_c_tables():
+    tables = [("a", "b"), ("c",), ("a", "c")]
+    rel = make_frame().dp.release(tables, rho=0.6, random_state=0)
+    sigma = math.sqrt(3 / (2 * 0.6))  # L2 sensitivity sqrt(|C|) over sqrt(2 rho)
+    assert [t.scale for t in rel.tables] == pytest.approx([sigma] * 3, rel=1e-15)
+    assert [t.rho for t in rel.tables] == pytest.approx([0.2] * 3)
+    assert [t.mechanism for t in rel.tables] == ["discrete_gaussian"] * 3
+    assert rel.mechanism == "discrete_gaussian" and rel.rho == pytest.approx(0.6)
+    assert rel.l2_sensitivity == pytest.approx(math.sqrt(3)) and rel.sensitivity == 3
+    assert rel.epsilon is None and all(t.epsilon is None for t in rel.tables)  # no pure-DP claim
+    assert rel.epsilon_delta(1e-6) == (rho_to_epsilon_delta(rel.rho, 1e-6), 1e-6)
+    assert rel[("c",)].variance == discrete_gaussian_variance(sigma)
+    assert all(np.array_equal(t.values, np.round(t.values)) for t in rel.tables)
+    assert "rho=0.6" in repr(rel)
+    # Laplace at the epsilon whose pure-DP guarantee implies the same rho (eps^2 / 2 = rho) has
+    # scale |C| / eps: sqrt(|C|) times sigma, the gain of calibrating to the L2 sensitivity
+    eps = math.sqrt(2 * 0.6)
+    assert (3 / eps) / sigma == pytest.approx(math.sqrt(3))
+
+
+def test_gaussian_per_table_rho():
+    rel = make_frame().dp.release([("a",), ("b",)], rho=[0.125, 0.5], random_state=0)
+    assert [t.scale for t in rel.tables] == pytest.approx([2.0, 1.0])  # sqrt(1 / (2 rho_i))
+    assert rel.rho == pytest.approx(0.625)
+
+
+def test_gaussian_noise_scale_statistically():
+    """Residuals of a big seeded release have the discrete Gaussian variance, within 4.5 standard errors."""
+    df = make_frame(50)
+    exact = contingency_table(Domain(STATES).encode(df, ["a", "b"]), Domain(STATES), ("a", "b"))
+    rel = release_from_codes(
+        {a: np.tile(c, 1) for a, c in Domain(STATES).encode(df, ["a", "b"]).items()}, Domain(STATES),
+        [("a", "b")], rho=0.02, random_state=1,
+    )
+    assert rel[("a", "b")].scale == 5.0
+    # 6 cells is too few; draw many independent releases through the same path
+    residuals = np.concatenate(
+        [
+            (release_counts([exact], Domain(STATES), [("a", "b")], rho=0.02, random_state=s)[("a", "b")].values - exact).ravel()
+            for s in range(3000)
+        ]
+    )
+    var, n = discrete_gaussian_variance(5.0), residuals.size
+    assert abs(np.mean(residuals**2) - var) < 4.5 * var * math.sqrt(2 / n)
+
+
+def test_gaussian_budget_charge_and_json_round_trip(tmp_path):
+    budget = PrivacyBudget(rho=1.0)
+    rel = make_frame().dp.release([("a", "b"), ("c",)], rho=0.4, budget=budget, random_state=0)
+    assert budget.spent == 0.4 and [e.rho for e in budget.ledger] == [0.4]
+    back = MarginalRelease.from_json(rel.to_json())
+    assert back == rel and back.rho == rel.rho and back.epsilon is None
+    d = rel.to_dict()
+    assert d["version"] == 2 and d["mechanism"] == "discrete_gaussian" and d["rho"] == pytest.approx(0.4)
+    assert set(d["tables"][0]) == {"attrs", "values", "shape", "epsilon", "scale", "sensitivity", "mechanism", "rho"}
+    assert d["tables"][0]["epsilon"] is None and d["tables"][0]["rho"] == pytest.approx(0.2)
+
+
+def test_version_1_artifacts_still_read():
+    rel = make_frame().dp.release([("a", "b")], epsilon=1.0, random_state=0)
+    old = rel.to_dict()
+    old["version"] = 1
+    del old["rho"]
+    for t in old["tables"]:
+        del t["mechanism"], t["rho"]
+    back = MarginalRelease.from_dict(json.loads(json.dumps(old)))
+    assert back == rel and back[("a", "b")].mechanism == "discrete_laplace" and back.rho is None
+
+
+def test_laplace_release_in_a_zcdp_budget_composes_per_table():
+    """Each table is eps_i-DP, so (eps_i^2 / 2)-zCDP: the release costs sum(eps_i^2) / 2, not eps^2 / 2."""
+    budget = PrivacyBudget(rho=1.0)
+    make_frame().dp.release([("a",), ("b",)], epsilon=[0.6, 0.8], budget=budget, random_state=0)
+    assert budget.spent == pytest.approx((0.36 + 0.64) / 2, rel=1e-15) and budget.spent >= 0.5
+    single = PrivacyBudget(rho=1.0)
+    make_frame().dp.release([("a",)], epsilon=0.6, budget=single, random_state=0)
+    assert single.spent == 0.18 and single.ledger[0].epsilon == 0.6
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"rho": 0}, ValueError, "rho must be positive and finite"),
+        ({"rho": -0.5}, ValueError, "rho must be positive and finite"),
+        ({"rho": math.inf}, ValueError, "rho must be positive and finite"),
+        ({"rho": math.nan}, ValueError, "rho must be positive and finite"),
+        ({"rho": [0.1, 0.0]}, ValueError, r"rho for table \('c',\) must be positive"),
+        ({"rho": [0.1]}, ValueError, "got 1 per-table rhos for 2 tables"),
+        ({"rho": 1e-30}, ValueError, "is too small"),
+        ({"rho": 5e-324}, ValueError, "is too small"),
+        ({"rho": 0.5, "epsilon": 1.0}, ValueError, "got both epsilon=1.0 and rho=0.5"),
+        ({"rho": 5.0}, BudgetExceededError, "exceeds the remaining budget"),
+        ({}, TypeError, "epsilon must be a positive finite number, got None"),
+    ],
+)
+def test_bad_gaussian_requests_spend_nothing(kwargs, exc, message):
+    budget = PrivacyBudget(rho=2.0)
+    with pytest.raises(exc, match=message):
+        make_frame().dp.release([("a", "b"), ("c",)], budget=budget, **kwargs)
+    assert budget.spent == 0 and budget.ledger == () and budget.remaining == 2.0
+
+
+def test_rho_release_refuses_a_pure_budget_before_counting():
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(ValueError, match=r"PrivacyBudget\(rho=...\)"):
+        make_frame().dp.release([("a",)], rho=0.5, budget=budget)
+    assert budget.spent == 0 and budget.ledger == ()
+
+
+# -- release_counts ------------------------------------------------------------------------------------
+
+
+def test_release_counts_equals_release_from_codes():
+    df, dom = make_frame(), Domain(STATES)
+    codes = dom.encode(df, list(STATES))
+    tables = [("a", "b"), ("c",)]
+    exact = {t: contingency_table(codes, dom, t) for t in tables}
+    for kwargs in ({"epsilon": 1.0}, {"rho": 0.5}, {"epsilon": [0.2, 0.3]}):
+        a = release_from_codes(codes, dom, tables, random_state=3, **kwargs)
+        b = release_counts(exact, dom, tables, random_state=3, **kwargs)
+        c = release_counts([exact[t] for t in tables], dom, tables, random_state=3, **kwargs)
+        assert a == b == c
+
+
+@pytest.mark.parametrize(
+    "exact, exc, message",
+    [
+        ({("a", "b"): np.zeros((3, 2))}, ValueError, r"no counts for table\(s\) \[\('c',\)\]"),
+        ({("a", "b"): np.zeros((2, 3)), ("c",): np.zeros(2)}, ValueError, r"have shape \(2, 3\)"),
+        ({("a", "b"): np.full((3, 2), np.nan), ("c",): np.zeros(2)}, ValueError, "finite and non-negative"),
+        ({("a", "b"): -np.ones((3, 2)), ("c",): np.zeros(2)}, ValueError, "finite and non-negative"),
+        ({("a", "b"): np.full((3, 2), "x"), ("c",): np.zeros(2)}, TypeError, "numeric array"),
+        ([np.zeros((3, 2))], ValueError, "1 arrays for 2 tables"),
+        ("counts", TypeError, "exact must map attribute tuples"),
+    ],
+)
+def test_release_counts_bad_input_spends_nothing(exact, exc, message):
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(exc, match=message):
+        release_counts(exact, Domain(STATES), [("a", "b"), ("c",)], 0.5, budget=budget)
+    assert budget.spent == 0 and budget.ledger == ()
