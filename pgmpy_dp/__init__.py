@@ -1,8 +1,10 @@
 """pgmpy-dp: differentially private marginals, Bayesian and Markov networks for pandas and pgmpy.
 
-Importing the package registers the ``df.dp`` DataFrame accessor.
+Importing the package registers the ``df.dp`` DataFrame accessor, and the
+``ddf.dp`` accessor on Dask DataFrames when Dask is installed.
 """
 
+import importlib.util
 import warnings
 
 with warnings.catch_warnings():
@@ -26,6 +28,13 @@ from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from .learning import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
 from .querying import query
+
+# Dask is optional: look before importing, so that without it nothing Dask-related is loaded
+if importlib.util.find_spec("dask") is not None:
+    try:
+        from . import dask_accessor  # noqa: F401  (registers ddf.dp)
+    except ImportError:  # dask without its DataFrame extra: `import pgmpy_dp.dask_accessor` says what is missing
+        pass
 
 __version__ = "0.1.0"
 

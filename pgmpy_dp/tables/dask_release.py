@@ -1,0 +1,276 @@
+"""Releases from Dask DataFrames: count in the partitions, add noise once on the driver.
+
+Counting is embarrassingly parallel: every partition is encoded with
+:meth:`Domain.encode` and counted with :func:`contingency_table` (one
+``np.bincount`` per table over the mixed-radix index), and the per-partition
+count vectors are summed in a tree. Only the reduced exact tables come back to
+the driver, where :func:`release_counts` validates, charges the budget once
+and draws the noise once, exactly as the pandas path does. Bad data (NaN,
+values outside the declared states) raises inside a partition task, which
+fails the whole computation before anything is charged or drawn.
+
+This module imports Dask; it is loaded only when Dask is installed (see
+:mod:`pgmpy_dp.dask_accessor`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.dataframe.utils import has_known_categories
+
+from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from .counting import contingency_table
+from .release import MarginalRelease, _check_budget, _check_n_records, plan_tables, release_counts
+
+__all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask", "requested_tables"]
+
+#: How many partial count vectors one reduction task adds up.
+SPLIT_EVERY = 8
+
+
+def requested_tables(tables) -> list[tuple[str, ...]] | object:
+    """Normalise a table request: a column name becomes a 1-tuple; anything else is left to the planner.
+
+    Examples
+    --------
+    >>> requested_tables([("a", "b"), "c"])
+    [('a', 'b'), ('c',)]
+    """
+    if not isinstance(tables, Sequence) or isinstance(tables, (str, tuple)):
+        return tables  # the release's own validation explains what a request looks like
+    bad = [t for t in tables if not isinstance(t, (str, Sequence))]
+    if bad:
+        raise TypeError(
+            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+            "e.g. tables=[('a', 'b'), 'c']"
+        )
+    return [(t,) if isinstance(t, str) else tuple(t) for t in tables]
+
+
+def dask_domain(
+    ddf: dd.DataFrame,
+    columns: Sequence[str] | None = None,
+    domain: Mapping[str, Sequence] | Domain | None = None,
+) -> Domain:
+    """The public domain of a Dask DataFrame's columns, read from its metadata only.
+
+    Categorical columns with *known* categories declare their states; ``domain``
+    entries win over them. A categorical column whose categories are unknown to
+    Dask is an error: its states would have to be read from the private data.
+    Nothing here computes anything on the partitions.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> pdf = pd.DataFrame({"a": ["x", "y"], "b": [1, 2]}).astype({"a": pd.CategoricalDtype(["x", "y", "z"])})
+    >>> dask_domain(dd.from_pandas(pdf, npartitions=1), domain={"b": [1, 2, 3]})
+    Domain(a: 3, b: 3)
+    """
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"expected a dask DataFrame, got {type(ddf).__name__}")
+    meta = ddf._meta  # the empty pandas frame that carries the dtypes: no data is read
+    explicit = dict(domain.items()) if domain is not None else {}
+    cols = list(meta.columns) if columns is None else list(columns)
+    dtypes = meta.dtypes
+    for col in cols:
+        if col in meta.columns and col not in explicit and isinstance(dtypes[col], pd.CategoricalDtype):
+            if not has_known_categories(meta[col]):
+                raise DomainError(
+                    f"column {col!r} is categorical but Dask does not know its categories, so it has "
+                    f"no public domain; declare the states with domain={{{col!r}: [...]}}, "
+                    f"ddf.astype({{{col!r}: pd.CategoricalDtype([...])}}) or "
+                    f"ddf[{col!r}].cat.set_categories([...]) (do not use ddf.categorize(): it reads "
+                    "the states from the private data)"
+                )
+    return Domain.from_dataframe(meta, cols, domain)
+
+
+def _count_partition(part: pd.DataFrame, domain: Domain, tables, columns) -> tuple[int, np.ndarray]:
+    """Exact counts of one partition: the row count and all tables' cells concatenated."""
+    codes = domain.encode(part, columns)  # raises DomainError on NaN / out-of-domain values
+    flat = np.empty(sum(domain.cells(t) for t in tables), dtype=np.float64)
+    start = 0
+    for attrs in tables:
+        counts = contingency_table(codes, domain, attrs)
+        flat[start : start + counts.size] = counts.ravel()
+        start += counts.size
+    return len(part), flat
+
+
+def _add_partials(*partials: tuple[int, np.ndarray]) -> tuple[int, np.ndarray]:
+    rows = sum(p[0] for p in partials)
+    total = partials[0][1].copy()
+    for _, counts in partials[1:]:
+        total += counts
+    return rows, total
+
+
+def dask_contingency_tables(
+    ddf: dd.DataFrame,
+    domain: Domain,
+    tables: Sequence[Sequence[str]],
+    split_every: int = SPLIT_EVERY,
+    max_cells: int = DEFAULT_MAX_CELLS,
+) -> tuple[list[np.ndarray], int]:
+    """Exact contingency tables of a Dask DataFrame, counted per partition and tree-reduced.
+
+    Runs on whatever Dask scheduler is active (a ``distributed.Client`` when
+    one exists). Each partition task encodes its rows with
+    :meth:`Domain.encode` and counts every table with one ``np.bincount``;
+    the per-partition vectors are summed ``split_every`` at a time, so the
+    driver receives one vector of the tables' cells, never rows.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        The private data.
+    domain : Domain
+        Public states of every attribute the tables use (e.g. from :func:`dask_domain`).
+    tables : sequence of sequences of str
+        Attribute tuples to count.
+    split_every : int
+        Fan-in of the reduction tree.
+    max_cells : int
+        Refuse tables with more cells than this (checked before any task runs).
+
+    Returns
+    -------
+    (list of numpy.ndarray, int)
+        The exact tables (float64, shape ``domain.shape(attrs)``) and the number of rows.
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd
+    >>> pdf = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]}).astype("category")
+    >>> d = Domain.from_dataframe(pdf)
+    >>> with dask.config.set(scheduler="sync"):
+    ...     exact, n = dask_contingency_tables(dd.from_pandas(pdf, npartitions=2), d, [("a", "b")])
+    >>> exact[0], n
+    (array([[1., 0.],
+           [1., 1.]]), 3)
+    """
+    if split_every < 2:
+        raise ValueError(f"split_every must be at least 2, got {split_every}")
+    attrs = [domain.check_table(t, max_cells) for t in tables]
+    used = {a for t in attrs for a in t}
+    columns = [a for a in domain.attrs if a in used]
+    missing = [c for c in columns if c not in ddf.columns]
+    if missing:
+        raise DomainError(f"column(s) {missing} are not in the DataFrame (columns: {list(ddf.columns)})")
+    parts = ddf[columns].to_delayed()
+    count = dask.delayed(_count_partition, pure=True)
+    add = dask.delayed(_add_partials, pure=True)
+    partials = [count(p, domain, attrs, columns) for p in parts]
+    while len(partials) > 1:
+        partials = [add(*partials[i : i + split_every]) for i in range(0, len(partials), split_every)]
+    (n_rows, flat), = dask.compute(partials[0])
+    exact, start = [], 0
+    for a in attrs:
+        size = domain.cells(a)
+        exact.append(flat[start : start + size].reshape(domain.shape(a)))
+        start += size
+    return exact, int(n_rows)
+
+
+def release_marginals_dask(
+    ddf: dd.DataFrame,
+    tables,
+    epsilon=None,
+    domain: Mapping[str, Sequence] | Domain | None = None,
+    budget=None,
+    random_state=None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    n_records: int | None = None,
+    show_progress: bool = True,
+    *,
+    rho: float | None = None,
+    split_every: int = SPLIT_EVERY,
+) -> MarginalRelease:
+    """Release differentially private contingency tables of a Dask DataFrame.
+
+    The Dask twin of :func:`pgmpy_dp.tables.release_marginals`, with the same
+    parameters and the same :class:`MarginalRelease`: with the same data and the
+    same ``random_state`` both return equal releases. The partitions are counted
+    on the active Dask scheduler (see :func:`dask_contingency_tables`); the noise
+    is drawn once, on the driver, and the budget is charged once, by
+    :func:`pgmpy_dp.tables.release.release_counts`.
+
+    Order of events: the request (tables, budget arguments, domain) is checked
+    from metadata alone; then the partitions are counted, and any NaN or
+    out-of-domain value raises from its partition task; only then is the
+    budget charged and the noise drawn. A failure anywhere before the noise
+    spends nothing.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        The private data, one record per row.
+    tables, epsilon, domain, budget, random_state, max_cells, n_records, rho
+        As for :func:`pgmpy_dp.tables.release_marginals`. ``domain`` is also
+        how to declare the states of a categorical column whose categories
+        Dask does not know.
+    show_progress : bool
+        Show a progress bar while counting on a local (non-distributed)
+        scheduler, if that takes more than a couple of seconds; a
+        ``distributed`` cluster shows its progress on its dashboard instead.
+    split_every : int
+        Fan-in of the reduction tree that sums the per-partition counts.
+
+    Returns
+    -------
+    MarginalRelease
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd
+    >>> pdf = pd.DataFrame({"smoke": ["yes", "no", "no"], "lung": ["no", "no", "yes"]}).astype("category")
+    >>> ddf = dd.from_pandas(pdf, npartitions=2)
+    >>> with dask.config.set(scheduler="sync"):
+    ...     rel = release_marginals_dask(ddf, [("smoke", "lung")], epsilon=1.0)
+    >>> rel[("smoke", "lung")].values.shape
+    (2, 2)
+    """
+    requested = requested_tables(tables)
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"expected a dask DataFrame, got {type(ddf).__name__}")
+    columns = list(dict.fromkeys(a for t in requested for a in t)) if isinstance(requested, list) else []
+    missing = [c for c in columns if c not in ddf.columns]
+    if missing:
+        raise DomainError(
+            f"tables name column(s) {missing} that are not in the DataFrame (columns: {list(ddf.columns)})"
+        )
+    dom = dask_domain(ddf, columns, domain)
+    # Check the request before the cluster counts anything: a bad epsilon, budget
+    # or table should not cost a pass over the data.
+    attrs, _ = plan_tables(dom, requested, epsilon, max_cells, rho=rho)
+    _check_budget(budget, rho is not None)
+    n_records = _check_n_records(n_records)
+    if show_progress and _local_scheduler():
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(minimum=2.0):
+            exact, n_rows = dask_contingency_tables(ddf, dom, attrs, split_every, max_cells)
+    else:
+        exact, n_rows = dask_contingency_tables(ddf, dom, attrs, split_every, max_cells)
+    if n_rows == 0:
+        raise ValueError("the DataFrame has no rows; a release needs at least one record")
+    return release_counts(
+        exact, dom, attrs, epsilon, rho=rho, budget=budget, random_state=random_state,
+        max_cells=max_cells, n_records=n_records,
+    )
+
+
+def _local_scheduler() -> bool:
+    """Whether ``dask.compute`` will run on a local scheduler (no distributed Client is active)."""
+    try:
+        from distributed import default_client
+
+        default_client()
+    except (ImportError, ValueError):
+        return True
+    return False
