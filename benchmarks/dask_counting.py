@@ -31,7 +31,6 @@ import argparse
 import csv
 import json
 import os
-import resource
 import subprocess
 import sys
 import time

@@ -25,31 +25,19 @@ from dask.dataframe.utils import has_known_categories
 
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from .counting import contingency_table
-from .release import MarginalRelease, _check_budget, _check_n_records, plan_tables, release_counts
+from .release import (
+    MarginalRelease,
+    _check_budget,
+    _check_n_records,
+    plan_tables,
+    release_counts,
+    requested_tables,
+)
 
-__all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask", "requested_tables"]
+__all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask"]
 
 #: How many partial count vectors one reduction task adds up.
 SPLIT_EVERY = 8
-
-
-def requested_tables(tables) -> list[tuple[str, ...]] | object:
-    """Normalise a table request: a column name becomes a 1-tuple; anything else is left to the planner.
-
-    Examples
-    --------
-    >>> requested_tables([("a", "b"), "c"])
-    [('a', 'b'), ('c',)]
-    """
-    if not isinstance(tables, Sequence) or isinstance(tables, (str, tuple)):
-        return tables  # the release's own validation explains what a request looks like
-    bad = [t for t in tables if not isinstance(t, (str, Sequence))]
-    if bad:
-        raise TypeError(
-            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
-            "e.g. tables=[('a', 'b'), 'c']"
-        )
-    return [(t,) if isinstance(t, str) else tuple(t) for t in tables]
 
 
 def dask_domain(

@@ -50,6 +50,7 @@ __all__ = [
     "release_counts",
     "release_from_codes",
     "release_marginals",
+    "requested_tables",
 ]
 
 @dataclass(frozen=True, eq=False)
@@ -804,6 +805,25 @@ def _attrs_in_order(domain: Domain, tables) -> list[str]:
     return [a for a in domain.attrs if a in used]
 
 
+def requested_tables(tables) -> list[tuple[str, ...]] | object:
+    """Normalise a table request: a column name becomes a 1-tuple; anything else is left to the planner.
+
+    Examples
+    --------
+    >>> requested_tables([("a", "b"), "c"])
+    [('a', 'b'), ('c',)]
+    """
+    if not isinstance(tables, Sequence) or isinstance(tables, (str, tuple)):
+        return tables  # the release's own validation explains what a request looks like
+    bad = [t for t in tables if not isinstance(t, (str, Sequence))]
+    if bad:
+        raise TypeError(
+            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+            "e.g. tables=[('a', 'b'), 'c']"
+        )
+    return [(t,) if isinstance(t, str) else tuple(t) for t in tables]
+
+
 def release_marginals(
     df: pd.DataFrame,
     tables,
@@ -875,15 +895,7 @@ def release_marginals(
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
         raise ValueError("the DataFrame is empty; a release needs at least one record")
-    requested = tables
-    if isinstance(tables, Sequence) and not isinstance(tables, (str, tuple)):
-        bad = [t for t in tables if not isinstance(t, (str, Sequence))]
-        if bad:
-            raise TypeError(
-                f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
-                "e.g. tables=[('a', 'b'), 'c']"
-            )
-        requested = [(t,) if isinstance(t, str) else tuple(t) for t in tables]
+    requested = requested_tables(tables)
     if isinstance(requested, list):
         columns = list(dict.fromkeys(a for t in requested for a in t))
         missing = [c for c in columns if c not in df.columns]
