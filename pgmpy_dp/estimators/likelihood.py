@@ -13,8 +13,8 @@ applied to the BN's moral graph):
    the junction tree of its triangulated graph, which is the BN's moral graph
    triangulated (:class:`pgmpy_dp.engine.JunctionTree`);
 2. :func:`pgmpy_dp.engine.cgm_em` maximises the approximate marginal likelihood
-   of the measurements over the log-potentials, started from the BN whose CPDs
-   are the clipped, half-count-smoothed noisy family tables;
+   of the measurements over the log-potentials, started from the maximum-likelihood
+   model of the consistency projection's tables (with a little uniform mass);
 3. each family's expected counts are read off the fitted model's marginals,
    and CPDs off those.
 
@@ -32,9 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._blas import single_threaded_blas
 from ..engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_log_potentials
 from ..privacy.domain import Domain
 from .conditionals import cpd_values
+from .consistency import project_consistent
 
 __all__ = ["FamilyFit", "fit_family_tables", "measurement_for", "noise_regularization"]
 
@@ -122,41 +124,42 @@ def _noise_excess(tables, n_records: float) -> float:
     return max(auto_regularization(tables, n_records) - PRIOR_PRECISION, 0.0)
 
 
-def _naive_targets(domain, cliques, measurements):
-    """Per clique, the inverse-variance mean of its exact-match tables, clipped, plus a little mass.
+def _naive_targets(cliques, measurements):
+    """Per clique, consistent non-negative tables to fit as if exact: the warm start of CGM-EM.
 
-    Half a count keeps empty cells positive, never more than the noise scale, so
-    noiseless tables stay exact. ``None`` for a clique no table matches exactly.
+    The noisy tables projected onto consistent non-negative ones
+    (:func:`~pgmpy_dp.estimators.consistency.project_consistent`), plus a little
+    mass from the uniform distribution (whose marginals are consistent too):
+    half a count on the cells of the largest table, never more than the noise
+    scale, so noiseless tables stay exact. ``None`` for a clique no table matches exactly.
     """
+    variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
+    projected = project_consistent([m.attrs for m in measurements], [m.values for m in measurements], variances)
+    mass = min(0.5, min(m.scale for m in measurements)) * max(m.values.size for m in measurements)
     targets = []
     for clique in cliques:
-        same = [m for m in measurements if set(m.attrs) == set(clique)]
+        same = [(m, p) for m, p in zip(measurements, projected) if set(m.attrs) == set(clique)]
         if not same:
             targets.append(None)
             continue
-        w = np.array([1.0 / m.scale**2 for m in same])
-        counts = sum(wi * np.transpose(m.values, [m.attrs.index(a) for a in clique]) for wi, m in zip(w, same))
-        targets.append(np.clip(counts / w.sum(), 0, None) + min(0.5, min(m.scale for m in same)))
+        m, p = same[0]
+        targets.append(np.transpose(p, [m.attrs.index(a) for a in clique]) + mass / p.size)
     return targets
 
 
-def _initial_log_potentials(jt, targets, n_families, regularization):
-    """A warm start for CGM-EM: the BN of the targets' CPDs, then moved to match the targets as if they were exact.
+def _initial_log_potentials(jt, targets, regularization):
+    """A warm start for CGM-EM: the maximum-likelihood model of consistent ``targets``, as if they were exact.
 
-    The BN alone does not reproduce its own family tables (only its CPDs), so
-    a nearly noiseless fit would have to walk all the way from it; the
-    (naive) maximum-likelihood fit to the targets starts CGM-EM at its optimum there.
-    Noisy targets disagree with each other, and then that fit exists only with a
-    prior (``regularization`` > 0); it vanishes with the noise.
+    Consistent, positive targets make that fit well posed even with a vanishing
+    prior, so noiseless tables start (and stay) exact. Without a target for every
+    clique, the start is the BN of the targets' CPDs (uniform elsewhere).
     """
-    domain = jt.domain
-    theta = [np.zeros(domain.shape(c)) for c in jt.cliques]
-    for i in range(n_families):
-        if targets[i] is not None:
-            theta[i] = np.log(cpd_values(targets[i])).reshape(targets[i].shape)
     if any(t is None for t in targets):
-        return theta
-    fit = fit_log_potentials(jt, targets, regularization, max_iter=100, tol=1e-9, warn=False)
+        return [
+            np.log(cpd_values(t)).reshape(t.shape) if t is not None else np.zeros(jt.domain.shape(c))
+            for t, c in zip(targets, jt.cliques)
+        ]
+    fit = fit_log_potentials(jt, targets, regularization, max_iter=500, tol=1e-9, warn=False)
     return fit.log_potentials
 
 
@@ -188,8 +191,7 @@ def fit_family_tables(
         Per-record L2 penalty on the log-potentials (``lambda`` of :func:`~pgmpy_dp.engine.cgm_em`);
         0 fits the maximum likelihood itself.
     naive_regularization : float
-        The same for the warm start, a fit to the clipped noisy tables as if they were exact;
-        it must be positive when the tables disagree (any noise), or that fit does not exist.
+        The same for the warm start, a fit to the projected tables as if they were exact.
     max_iter, tol : int, float
         CGM-EM iteration limit and relative tolerance on its objective.
     callback : callable, optional
@@ -225,7 +227,9 @@ def fit_family_tables(
             f"the triangulated moral graph has a clique of {jt.max_cells:,} cells (limit {MAX_CLIQUE_CELLS:,}); "
             "use consistency='projection' for this network"
         )
-    naive = _initial_log_potentials(jt, _naive_targets(domain, cliques, measurements), len(families), naive_regularization)
+    with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
+        targets = _naive_targets(cliques, measurements)
+    naive = _initial_log_potentials(jt, targets, naive_regularization)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = cgm_em(
