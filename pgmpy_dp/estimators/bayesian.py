@@ -64,6 +64,7 @@ from .allocation import (
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 from .likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+from .markov import _merge_domains
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -338,9 +339,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise TypeError(f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}")
         if len(model.nodes()) == 0:
             raise ValueError("the model has no nodes; add edges or nodes before fitting")
-        released = releases[0].domain
-        for r in releases[1:]:
-            released = released.merge(r.domain)
+        released = _merge_domains(releases)  # one rule for both estimators: the releases must agree
         nodes = list(model.nodes())
         missing = [n for n in nodes if n not in released]
         if missing:
