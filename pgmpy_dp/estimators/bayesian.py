@@ -264,7 +264,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             )
         if not isinstance(data, pd.DataFrame):
             raise TypeError(
-                f"data must be a pandas DataFrame or a MarginalRelease (or a list of them), got {type(data).__name__}"
+                f"data must be a MarginalRelease, a list of them or a pandas DataFrame, got {type(data).__name__}"
             )
         model = self._check_model(model, data)
         if len(data) == 0:
