@@ -93,8 +93,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         families whose marginals maximise the likelihood of all noisy tables,
         each under its own noise model and scale, by CGM-EM with a Gaussian prior
         on the log-potentials whose weight grows with the noise
-        (:func:`~pgmpy_dp.estimators.likelihood.noise_regularization`) (:func:`~pgmpy_dp.estimators.likelihood.fit_family_tables`),
-        and reads the CPDs off its family marginals: no CPD entry is exactly zero.
+        (:func:`~pgmpy_dp.estimators.likelihood.fit_family_tables`,
+        :func:`~pgmpy_dp.estimators.likelihood.noise_regularization`), and reads
+        the CPDs off its family marginals: no CPD entry is exactly zero.
         ``"projection"`` is the inverse-variance weighted
         least-squares projection onto non-negative consistent tables
         (:func:`~pgmpy_dp.estimators.consistency.project_consistent`, cvxpy with
@@ -203,9 +204,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     # -- validation --------------------------------------------------------------------
     def _check_params(self) -> float:
         if self.epsilon is None:
-            raise ValueError(
-                "epsilon is required to fit from a DataFrame, e.g. DiscretePrivateMLE(epsilon=1.0); "
-                "only a fit from a MarginalRelease needs none"
+            raise TypeError(
+                "epsilon must be a positive finite number, got None: a fit from a DataFrame needs one, "
+                "e.g. DiscretePrivateMLE(epsilon=1.0); only a fit from a MarginalRelease needs none"
             )
         epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
@@ -276,7 +277,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         for fam in families:
             domain.check_table(fam)
         codes = domain.encode(data, nodes)
-        self._families = families
         rng = np.random.default_rng(self.random_state) if self.random_state is not None else None
 
         label = f"DiscretePrivateMLE({self.allocation}) of {len(nodes)} CPDs"
@@ -366,7 +366,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             domain.check_table(fam)
         declared_n = [r.n_records for r in releases if r.n_records is not None]
         n_records = float(declared_n[0]) if declared_n else pooled_record_count(tables)
-        self._families = families
         self._tables, self.n_iter_ = self._likelihood_tables(domain, families, tables, n_records)
         self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
         self.release_ = releases[0] if len(releases) == 1 else releases
@@ -377,11 +376,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         return self
 
     def _likelihood_tables(self, domain, families, tables, n_records):
-        if not (np.isfinite(n_records) and n_records > 0):
-            raise ValueError(
-                f"the released tables imply a record count of {n_records:.3g}; a likelihood fit needs a "
-                "positive one (declare n_records on the release, or use consistency='projection')"
-            )
+        # a handful of records under noise can give a noisy total below one: it is at least one
+        n_records = max(float(n_records), 1.0)
         bar = ProgressCallback(self.show_progress, self.max_iter, "CGM-EM (BN families)")
         try:
             fit = fit_family_tables(

@@ -230,12 +230,16 @@ def fit_family_tables(
     with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
         targets = _naive_targets(cliques, measurements)
     naive = _initial_log_potentials(jt, targets, naive_regularization)
-    with warnings.catch_warnings():
+    # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
+    # the fit then falls back to its warm start below, so the numpy warnings carry no news.
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = cgm_em(
             jt, measurements, n_records, regularization, init=naive, max_iter=max_iter, tol=tol,
             callback=callback, warn=False,
         )
-    mu, _ = jt.marginals(result.log_potentials)
+        mu, _ = jt.marginals(result.log_potentials)
+        if not all(np.all(np.isfinite(m)) for m in mu):
+            mu, _ = jt.marginals(naive)
     tables = [n_records * mu[i] for i in range(len(families))]
     return FamilyFit(tables, cliques, result.n_iter, result.converged, list(result.log_likelihood))

@@ -151,7 +151,7 @@ def test_fit_from_releases_rejects_what_it_cannot_use(asia):
         DiscretePrivateMLE().fit_release(small, [rel, "x"])
     with pytest.raises(DomainError, match="differ from the release"):
         DiscretePrivateMLE(domain={"smoke": ["no", "yes"]}).fit(small, rel)
-    with pytest.raises(ValueError, match="epsilon is required to fit from a DataFrame"):
+    with pytest.raises(TypeError, match="epsilon must be a positive finite number, got None: a fit from a DataFrame"):
         DiscretePrivateMLE().fit(small, df)
 
 
