@@ -50,7 +50,7 @@ from .._blas import single_threaded_blas
 from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget, check_epsilon
 from ..privacy.domain import Domain, DomainError
-from ..tables.release import MarginalRelease, pooled_record_count, release_from_codes
+from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
     allocation_weights,
     amplified_epsilon,
@@ -64,7 +64,7 @@ from .allocation import (
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 from .likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
-from .markov import _merge_domains
+from .markov import _merge_domains, _pooled_n_records
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -364,8 +364,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         families = [(n, *parents[n]) for n in nodes]
         for fam in families:
             domain.check_table(fam)
-        declared_n = [r.n_records for r in releases if r.n_records is not None]
-        n_records = float(declared_n[0]) if declared_n else pooled_record_count(tables)
+        n_records = _pooled_n_records(releases)  # the declared count, else the pooled noisy totals (>= 1)
         self._tables, self.n_iter_ = self._likelihood_tables(domain, families, tables, n_records)
         self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
         self.release_ = releases[0] if len(releases) == 1 else releases
@@ -376,8 +375,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         return self
 
     def _likelihood_tables(self, domain, families, tables, n_records):
-        # a handful of records under noise can give a noisy total below one: it is at least one
-        n_records = max(float(n_records), 1.0)
         bar = ProgressCallback(self.show_progress, self.max_iter, "CGM-EM (BN families)")
         try:
             fit = fit_family_tables(
@@ -471,9 +468,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         attrs = [t.attrs for t in release]
         self.n_iter_ = None
         if self.consistency == "likelihood":
-            tables, self.n_iter_ = self._likelihood_tables(
-                domain, families, list(release), release.n_records_estimate
-            )
+            tables, self.n_iter_ = self._likelihood_tables(domain, families, list(release), _pooled_n_records([release]))
             return tables
         if self.consistency == "projection":
             with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls
