@@ -1,56 +1,75 @@
-"""Privacy-utility study of DiscretePrivateMLE (Roy Chowdhury et al. 2020, section 5).
+"""Privacy-utility study of DiscretePrivateMLE against the TRUE generating network.
 
-For each network (asia, sachs, child, alarm from pgmpy's offline BIF files):
-sample ``--records`` records, fit the non-private MLE network (the reference:
-the metrics measure the cost of privacy, not of sampling), then for each
-epsilon, allocation ("data-dependent" and the paper's "uniform" D-Ind
-baseline) and run, fit a private network and measure
+For each network (asia, sachs, child, alarm, insurance, hepar2 from pgmpy's
+offline BIF files) and record count N: sample N records from the network, fit
+the non-private MLE (pgmpy ``DiscreteMLE``), then for each epsilon and run fit
 
-* parameter error: L1 ``sum |P - P~|`` and KL ``sum P~ log(P~/P)`` of each CPD
-  against the reference's, averaged over nodes;
-* inference error: the same two metrics on ``--queries`` random marginal and
-  ``--queries`` random conditional queries (1-2 query variables, 1-2 evidence
-  variables observed at the values of a random record), through pgmpy's
-  VariableElimination;
-* MAP agreement: share of ``--map-queries`` random MAP queries (1 to
-  ``--map-vars`` = 5 query variables, 1-3 evidence variables) whose joint most
-  probable assignment equals the reference's.
+* ``D-Ind``: ``allocation="uniform", consistency="projection"`` (the baseline of
+  Roy Chowdhury et al. 2020);
+* ``data-dependent``: ``allocation="data-dependent", consistency="projection"``
+  (the paper's method, the library default before this study);
+* ``optimal+projection``: ``allocation="optimal", consistency="projection"``;
+* ``default``: ``DiscretePrivateMLE(epsilon)`` as shipped
+  (``allocation="optimal", consistency="likelihood"``);
+* ``mbi``: private-pgm (``pip install mbi``, the ``bench`` extra) fitted to the
+  SAME noisy family tables as ``default`` (Gaussian loss, each table weighted by
+  its noise standard deviation, mirror descent), CPDs read off its family marginals.
 
-Queries are drawn once per network and shared by all fits. Writes
-``results/bn_accuracy_runs.csv`` (one row per fit), ``results/bn_accuracy.csv``
-(means) and ``results/bn_accuracy.png``; prints the table and the bars.
+and measure, against the TRUE network,
 
-Run:  python benchmarks/bn_accuracy.py            (paper grid: 5 epsilons x 10 runs)
-      python benchmarks/bn_accuracy.py --quick    (eps 1 and 3, 2 runs)
+* ``joint_kl``: ``KL(P_true || P_est)`` of the joint, exactly (chain rule over
+  families, :func:`pgmpy_dp.evaluation.bayesian.joint_kl`);
+* ``cpd_l1``: ``sum |P - P~|`` per CPD (summed over parent configurations), mean over nodes;
+* ``cpd_l1_weighted``: the same with each parent configuration weighted by its
+  true probability (what :func:`~pgmpy_dp.estimators.allocation.error_optimal_allocation` minimises);
+* ``query_l1``: L1 error of ``--queries`` random marginal and as many conditional
+  queries (1-2 variables, 1-2 evidence variables at a random record's values);
+
+plus ``query_l1_mle``: the query L1 against the non-private MLE network (the
+cost of privacy alone). Queries are drawn once per (network, N) and shared by
+all fits. Rows go to ``results/<out>_runs.csv`` as they finish (one file per
+process; pass ``--out`` to split a grid across processes), the means to
+``results/<out>.csv`` and ``results/<out>.png``.
+
+Full grid (6 networks x N in {1e4, 1e5} x 5 epsilons x 10 runs):
+    python benchmarks/bn_accuracy.py --runs 10
+What fits in ~15 minutes on one shared core:
+    python benchmarks/bn_accuracy.py --networks asia sachs child alarm --records 10000 --runs 1
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 import pgmpy_dp
 from pgmpy_dp.datasets import load_network, sample_network
+from pgmpy_dp.estimators.conditionals import cpd_values
 from pgmpy_dp.evaluation.bayesian import (
     answer_queries,
     cpd_errors,
-    map_agreement,
-    map_answers,
+    joint_kl,
     query_errors,
     random_queries,
+    weighted_cpd_l1,
 )
 
-warnings.filterwarnings("ignore", category=FutureWarning)
+warnings.filterwarnings("ignore")
 RESULTS = Path(__file__).parent / "results"
-#: MAP agreement at epsilon = 1 reported by the paper (Table 1, "Our scheme").
-PAPER_MAP_AT_1 = {"asia": 1.00, "sachs": 0.86, "child": 0.93, "alarm": 0.95}
-METRICS = ["param_l1", "param_kl", "query_l1", "query_kl", "map"]
+METHODS = ["D-Ind", "data-dependent", "optimal+projection", "default", "mbi"]
+METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
+_SETTINGS = {
+    "D-Ind": {"allocation": "uniform", "consistency": "projection"},
+    "data-dependent": {"allocation": "data-dependent", "consistency": "projection"},
+    "optimal+projection": {"allocation": "optimal", "consistency": "projection"},
+    "default": {},
+}
 
 
 def _empty_model(net):
@@ -61,46 +80,95 @@ def _empty_model(net):
     return model
 
 
-def study(name, args, progress):
+def _model_from_tables(net, release, tables):
+    """A pgmpy network on ``net``'s DAG whose CPDs are read off family count tables (axes: node, parents)."""
+    from pgmpy.factors.discrete import TabularCPD
+
+    model = _empty_model(net)
+    cpds = []
+    for t, table in zip(release, tables):
+        node, *pa = t.attrs
+        dom = release.domain
+        cpds.append(TabularCPD(node, dom.size(node), cpd_values(table), evidence=pa or None,
+                               evidence_card=[dom.size(p) for p in pa] or None,
+                               state_names={v: list(dom[v]) for v in t.attrs}))
+    model.add_cpds(*cpds)
+    return model
+
+
+def mbi_tables(release, iters):
+    """private-pgm's estimate of every family table of ``release`` (Gaussian loss, weights 1/std)."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_enable_compilation_cache", False)
+    import mbi
+
+    attrs = list(release.domain.attrs)
+    domain = mbi.Domain(tuple(attrs), tuple(release.domain.size(a) for a in attrs))
+    measurements = [
+        mbi.LinearMeasurement(np.asarray(t.values, dtype=np.float64).ravel(), t.attrs,
+                              stddev=float(np.sqrt(t.variance)))
+        for t in release
+    ]
+    model = mbi.estimation.MirrorDescent().estimate(domain, measurements, iters=iters)
+    return [np.clip(np.asarray(model.project(t.attrs).datavector(flatten=False)), 0, None) for t in release]
+
+
+def study(name, n, args, out_path):
     from pgmpy.parameter_estimator import DiscreteMLE
 
     net = load_network(name)
-    df = sample_network(net, args.records, seed=args.seed)
+    df = sample_network(net, n, seed=args.seed)
     reference = _empty_model(net).fit(df, estimator=DiscreteMLE(state_names=net.states))
     rng = np.random.default_rng(args.seed)
-    queries = random_queries(reference, df, args.queries, False, rng) + random_queries(
-        reference, df, args.queries, True, rng
-    )
-    map_queries = random_queries(reference, df, args.map_queries, True, rng, max_vars=args.map_vars, max_evidence=3)
-    ref_answers, ref_map = answer_queries(reference, queries), map_answers(reference, map_queries)
-    rows = []
+    queries = random_queries(net, df, args.queries, False, rng) + random_queries(net, df, args.queries, True, rng)
+    true_answers = answer_queries(net, queries, show_progress=False)
+    mle_answers = answer_queries(reference, queries, show_progress=False)
+    mle_row = {"network": name, "records": n, "epsilon": np.inf, "method": "non-private MLE", "run": 0,
+               "joint_kl": joint_kl(net, reference), "cpd_l1": cpd_errors(reference, net)["l1"].mean(),
+               "cpd_l1_weighted": weighted_cpd_l1(net, reference),
+               "query_l1": query_errors(reference, true_answers, queries, False)["l1"].mean(),
+               "query_l1_mle": 0.0, "fit_seconds": np.nan}
+    _append(out_path, mle_row)
     for eps in args.epsilons:
-        for allocation in ("data-dependent", "uniform"):
-            for run in range(args.runs):
-                est = pgmpy_dp.DiscretePrivateMLE(
-                    epsilon=eps, allocation=allocation, random_state=args.seed * 1000 + run
-                )
+        for run in range(args.runs):
+            default_release = None
+            for method in args.methods:
                 t0 = time.perf_counter()
-                model = _empty_model(net).fit(df, estimator=est)
+                if method == "mbi":
+                    if default_release is None:
+                        raise ValueError("put 'default' before 'mbi' in --methods: mbi uses the default's tables")
+                    model = _model_from_tables(net, default_release, mbi_tables(default_release, args.mbi_iters))
+                else:
+                    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=args.seed * 1000 + run,
+                                                      **_SETTINGS[method])
+                    model = _empty_model(net).fit(df, estimator=est)
+                    if method == "default":
+                        default_release = est.release_
                 seconds = time.perf_counter() - t0
-                cpd = cpd_errors(model, reference)
-                q = query_errors(model, ref_answers, queries)
-                rows.append(
-                    {
-                        "network": name,
-                        "epsilon": eps,
-                        "allocation": allocation,
-                        "run": run,
-                        "param_l1": cpd["l1"].mean(),
-                        "param_kl": cpd["kl"].mean(),
-                        "query_l1": q["l1"].mean(),
-                        "query_kl": q["kl"].mean(),
-                        "map": map_agreement(model, ref_map, map_queries),
-                        "fit_seconds": seconds,
-                    }
-                )
-                progress.update()
-    return rows
+                row = {"network": name, "records": n, "epsilon": eps, "method": method, "run": run,
+                       "joint_kl": joint_kl(net, model), "cpd_l1": cpd_errors(model, net)["l1"].mean(),
+                       "cpd_l1_weighted": weighted_cpd_l1(net, model),
+                       "query_l1": query_errors(model, true_answers, queries, False)["l1"].mean(),
+                       "query_l1_mle": query_errors(model, mle_answers, queries, False)["l1"].mean(),
+                       "fit_seconds": seconds}
+                _append(out_path, row)
+                print(f"{name:9s} N={n:<7d} eps={eps:<4g} run={run} {method:18s} KL {row['joint_kl']:.4f} "
+                      f"CPD-L1 {row['cpd_l1']:.4f} query-L1 {row['query_l1']:.4f} ({seconds:.1f}s)", flush=True)
+
+
+def _append(path: Path, row: dict) -> None:
+    pd.DataFrame([row]).to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean of every metric per (network, records, epsilon, method), with the number of runs."""
+    keys = ["network", "records", "epsilon", "method"]
+    summary = runs.groupby(keys, sort=False)[[*METRICS, "fit_seconds"]].mean()
+    summary["runs"] = runs.groupby(keys, sort=False).size()
+    return summary.reset_index()
 
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
@@ -109,82 +177,88 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    networks = list(dict.fromkeys(summary["network"]))
-    titles = {
-        "param_l1": "CPD L1",
-        "param_kl": "CPD KL",
-        "query_l1": "query L1",
-        "query_kl": "query KL",
-        "map": "MAP agreement",
-    }
-    fig, axes = plt.subplots(len(networks), len(METRICS), figsize=(3.2 * len(METRICS), 2.6 * len(networks)),
+    private = summary[np.isfinite(summary["epsilon"])]
+    settings = list(dict.fromkeys(zip(private["network"], private["records"])))
+    shown = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1"]
+    styles = {"D-Ind": "s--", "data-dependent": "^:", "optimal+projection": "d-.", "default": "o-", "mbi": "x-"}
+    fig, axes = plt.subplots(len(settings), len(shown), figsize=(3.6 * len(shown), 2.5 * len(settings)),
                              squeeze=False)
-    for r, name in enumerate(networks):
-        for c, metric in enumerate(METRICS):
+    for r, (name, n) in enumerate(settings):
+        for c, metric in enumerate(shown):
             ax = axes[r, c]
-            for allocation, style in (("data-dependent", "o-"), ("uniform", "s--")):
-                part = summary[(summary.network == name) & (summary.allocation == allocation)]
-                ax.plot(part["epsilon"], part[metric], style, label=allocation)
-            if metric != "map":
-                ax.set_yscale("log")
-            ax.set_title(f"{name}: {titles[metric]}", fontsize=10)
+            for method, style in styles.items():
+                part = private[(private.network == name) & (private.records == n) & (private.method == method)]
+                if len(part):
+                    ax.plot(part["epsilon"], part[metric], style, label=method, ms=4)
+            ax.set_yscale("log")
+            ax.set_title(f"{name}, N={n:,}: {metric}", fontsize=9)
             ax.set_xlabel("epsilon")
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("DiscretePrivateMLE: error against the non-private MLE network (lower is better; MAP higher)")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("DiscretePrivateMLE: error against the true network (lower is better)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def targets(summary: pd.DataFrame) -> list[str]:
+    """The issue's bars, checked on whatever grid was run."""
+    lines = []
+    s = summary.set_index(["network", "records", "epsilon", "method"])
+    for (name, n) in dict.fromkeys(zip(summary["network"], summary["records"])):
+        for eps in sorted(e for e in summary[(summary.network == name) & (summary.records == n)]["epsilon"].unique()
+                          if np.isfinite(e)):
+            try:
+                d, b = s.loc[(name, n, eps, "default")], s.loc[(name, n, eps, "D-Ind")]
+            except KeyError:
+                continue
+            worse = [m for m in ("joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1") if not d[m] < b[m]]
+            lines.append(f"{name:9s} N={n:<7d} eps={eps:<4g} default vs D-Ind: KL {d.joint_kl:.4g} vs {b.joint_kl:.4g}, "
+                         f"CPD-L1 {d.cpd_l1:.4g} vs {b.cpd_l1:.4g}, weighted {d.cpd_l1_weighted:.4g} vs "
+                         f"{b.cpd_l1_weighted:.4g}, query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: "
+                         f"{'better on all' if not worse else 'NOT better on ' + ', '.join(worse)}")
+            if (name, n, eps, "mbi") in s.index:
+                m = s.loc[(name, n, eps, "mbi")]
+                lines.append(f"{'':9s} {'':9s} {'':8s} default vs mbi: KL {d.joint_kl:.4g} vs {m.joint_kl:.4g}, "
+                             f"query-L1 {d.query_l1:.4g} vs {m.query_l1:.4g}")
+        if (name, n, 1.0, "default") in s.index and (name, n, 2.0, "D-Ind") in s.index:
+            d, b = s.loc[(name, n, 1.0, "default")], s.loc[(name, n, 2.0, "D-Ind")]
+            ok = d.joint_kl <= b.joint_kl and d.query_l1 <= b.query_l1
+            lines.append(f"{name:9s} N={n:<7d} default@1 vs D-Ind@2: KL {d.joint_kl:.4g} vs {b.joint_kl:.4g}, "
+                         f"query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: {'reached' if ok else 'NOT reached'}")
+    return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--networks", nargs="+", default=["asia", "sachs", "child", "alarm"])
-    parser.add_argument("--epsilons", nargs="+", type=float, default=[1.0, 1.5, 2.0, 2.5, 3.0])
+    parser.add_argument("--networks", nargs="+", default=["asia", "sachs", "child", "alarm", "insurance", "hepar2"])
+    parser.add_argument("--records", nargs="+", type=int, default=[10_000, 100_000])
+    parser.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0, 2.0, 3.0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
     parser.add_argument("--queries", type=int, default=10)
-    parser.add_argument("--map-queries", type=int, default=20)
-    parser.add_argument("--map-vars", type=int, default=5, help="MAP queries ask for 1..this many variables")
+    parser.add_argument("--mbi-iters", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="epsilon 1 and 3, 2 runs")
     parser.add_argument("--out", default="bn_accuracy")
+    parser.add_argument("--summarise", nargs="*", metavar="RUNS_CSV",
+                        help="only summarise these runs files (default: results/<out>_runs.csv) and plot")
     args = parser.parse_args(argv)
-    if args.quick:
-        args.epsilons, args.runs = [1.0, 3.0], 2
-
-    total = len(args.networks) * len(args.epsilons) * 2 * args.runs
-    rows = []
-    with tqdm(total=total, desc="private fits", unit="fit") as progress:
-        for name in args.networks:
-            rows += study(name, args, progress)
-    runs = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
-    runs.to_csv(RESULTS / f"{args.out}_runs.csv", index=False)
-    summary = runs.groupby(["network", "epsilon", "allocation"], sort=False)[[*METRICS, "fit_seconds"]].mean()
-    summary = summary.reset_index()
+    runs_path = RESULTS / f"{args.out}_runs.csv"
+    if args.summarise is None:
+        for name in args.networks:
+            for n in args.records:
+                study(name, n, args, runs_path)
+        files = [runs_path]
+    else:
+        files = [Path(f) for f in args.summarise] or [runs_path]
+    runs = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    summary = summarise(runs)
     summary.to_csv(RESULTS / f"{args.out}.csv", index=False)
     plot(summary, RESULTS / f"{args.out}.png")
-
-    pd.set_option("display.width", 160)
-    print(f"\nmean over {args.runs} runs, {args.records:,} records, reference = non-private MLE network\n")
+    pd.set_option("display.width", 200)
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-
-    print("\nbars")
-    lo, hi = min(args.epsilons), max(args.epsilons)
-    for name in args.networks:
-        part = summary[summary.network == name].set_index(["epsilon", "allocation"])
-        dd, uni = part.loc[(lo, "data-dependent")], part.loc[(hi, "uniform")]
-        for metric in METRICS[:4]:
-            ok = dd[metric] <= uni[metric]
-            print(f"  {name:6s} {metric:9s} data-dependent@{lo:g} {dd[metric]:.4g} vs uniform@{hi:g} "
-                  f"{uni[metric]:.4g}: {'met' if ok else 'NOT met'}")
-        if lo == 1.0 and name in PAPER_MAP_AT_1:
-            ok = dd["map"] >= PAPER_MAP_AT_1[name]
-            print(f"  {name:6s} MAP agreement data-dependent@1 {dd['map']:.3f} vs paper "
-                  f"{PAPER_MAP_AT_1[name]:.2f}: {'met' if ok else 'NOT met'}")
-    print(f"\nwrote {RESULTS / (args.out + '.csv')}, {RESULTS / (args.out + '_runs.csv')}, "
-          f"{RESULTS / (args.out + '.png')}")
+    print("\n".join(["", "targets:"] + targets(summary)))
 
 
 if __name__ == "__main__":

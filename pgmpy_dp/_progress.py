@@ -26,3 +26,38 @@ def progress(iterable: Iterable, show: bool, desc: str, total: int | None = None
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, delay=PROGRESS_DELAY, leave=False)
+
+
+class ProgressCallback:
+    """A delayed tqdm bar driven by an iterative solver's ``callback(iteration, objective, change)``.
+
+    With ``show`` false it draws nothing and :attr:`callback` is ``None`` (solvers skip it).
+
+    Examples
+    --------
+    >>> bar = ProgressCallback(False, 10, "CGM-EM")
+    >>> bar.callback is None
+    True
+    >>> bar.close()
+    """
+
+    def __init__(self, show: bool, total: int, desc: str) -> None:
+        self._bar = None
+        if show:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=total, desc=desc, delay=PROGRESS_DELAY, leave=False)
+
+    @property
+    def callback(self):
+        """The function to hand to the solver, or ``None`` when no bar is shown."""
+        return self._update if self._bar is not None else None
+
+    def _update(self, iteration: int, objective: float, change: float) -> None:
+        self._bar.update(iteration - self._bar.n)
+        self._bar.set_postfix(objective=f"{objective:.4g}", change=f"{change:.1e}", refresh=False)
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self._bar is not None:
+            self._bar.close()

@@ -5,16 +5,32 @@
     ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``
 
 returns a network whose CPDs are post-processing of noisy family tables
-(``X_i`` with its parents). Two ways to split the budget over the tables
-(Roy Chowdhury, Rekatsinas and Jha, 2020):
+(``X_i`` with its parents). Three ways to split the budget over the tables:
 
-``"data-dependent"`` (Algorithm 2)
+``"optimal"`` (the default)
+    ``epsilon_i ∝ sqrt(c_i)`` for a table of ``c_i`` cells: the split that
+    minimises the expected total absolute noise of the counts, i.e. the
+    parent-mass-weighted L1 error of the CPDs
+    (:func:`~pgmpy_dp.estimators.allocation.error_optimal_allocation` derives it).
+    Data-independent: no stage I, no budget spent on planning.
+``"data-dependent"`` (Roy Chowdhury, Rekatsinas and Jha, 2020, Algorithm 2)
     Stage I spends ``stage1_fraction * epsilon`` on a Bernoulli(``sample_rate``)
     subsample (its per-table budget amplified by Lemma 2.1) to estimate each
     node's parameter error and importance; stage II spends the rest on the full
     data, split by the closed-form optimum of eq. 10.
 ``"uniform"`` (the paper's D-Ind baseline)
     ``epsilon / n`` per table on the full data.
+
+and several ways to turn the noisy tables into CPDs (``consistency=``), the
+default being ``"likelihood"``: the model whose family marginals maximise the
+likelihood of all noisy tables (:mod:`pgmpy_dp.estimators.likelihood`).
+``docs/bayesian.md`` has the measured comparison.
+
+A fit can also start from published releases instead of records: pass a
+:class:`~pgmpy_dp.MarginalRelease` (or a list of them, e.g. releases at
+different epsilons) where pgmpy passes data, ``model.fit(release, estimator=DiscretePrivateMLE())``.
+That is post-processing: it spends nothing, and every released table over
+attributes of the model is evidence.
 """
 
 from __future__ import annotations
@@ -31,12 +47,14 @@ with warnings.catch_warnings():
     from pgmpy.parameter_estimator.base import DiscreteParameterEstimator
 
 from .._blas import single_threaded_blas
+from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget, check_epsilon, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
     allocation_weights,
     amplified_epsilon,
+    error_optimal_allocation,
     node_heights,
     optimal_allocation,
     out_degrees,
@@ -45,11 +63,14 @@ from .allocation import (
 )
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
+from .likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+from .markov import _merge_domains, _pooled_n_records
 
 __all__ = ["DiscretePrivateMLE"]
 
-_ALLOCATIONS = ("data-dependent", "uniform")
-_CONSISTENCY = ("projection", "heuristic", None)
+_ALLOCATIONS = ("optimal", "data-dependent", "uniform")
+_CONSISTENCY = ("likelihood", "projection", "heuristic", None)
+
 
 
 class DiscretePrivateMLE(DiscreteParameterEstimator):
@@ -57,17 +78,25 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     Parameters
     ----------
-    epsilon : float
-        Total privacy budget of the fit (both stages together).
-    allocation : {"data-dependent", "uniform"}
+    epsilon : float, optional
+        Total privacy budget of the fit (both stages together). Required to fit
+        from a DataFrame; unused when fitting from releases (they are already paid for).
+    allocation : {"optimal", "data-dependent", "uniform"}
         Budget split over the family tables (see the module docstring).
     stage1_fraction : float
         Share of ``epsilon`` spent in stage I of the data-dependent allocation, in (0, 1).
     sample_rate : float
         Probability with which each record joins the stage-I subsample, in (0, 1].
-    consistency : {"projection", "heuristic", None}
+    consistency : {"likelihood", "projection", "heuristic", None}
         How the noisy tables are made to agree on shared attributes before the
-        CPDs are read off: ``"projection"`` is the inverse-variance weighted
+        CPDs are read off: ``"likelihood"`` fits the Markov network on the
+        families whose marginals maximise the likelihood of all noisy tables,
+        each under its own noise model and scale, by CGM-EM with a Gaussian prior
+        on the log-potentials whose weight grows with the noise
+        (:func:`~pgmpy_dp.estimators.likelihood.fit_family_tables`,
+        :func:`~pgmpy_dp.estimators.likelihood.noise_regularization`), and reads
+        the CPDs off its family marginals: no CPD entry is exactly zero.
+        ``"projection"`` is the inverse-variance weighted
         least-squares projection onto non-negative consistent tables
         (:func:`~pgmpy_dp.estimators.consistency.project_consistent`, cvxpy with
         Clarabel); ``"heuristic"`` the paper's appendix A.2 procedure on clipped,
@@ -75,6 +104,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     state_names : dict, optional
         Public states per variable, for columns that are not categorical (and
         overrides for those that are). States are never read from the data.
+    domain : dict or Domain, optional
+        The same as ``state_names`` (the name the rest of the library uses); give one of the two.
     random_state : int or numpy.random.Generator, optional
         Seed for subsampling and noise, for reproducible *experiments only*.
     rho : float, optional, keyword only
@@ -88,17 +119,24 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         after it (e.g. the consistency solver) keeps the charge, because
         whether it fails depends on the noise, and the noisy tables stay in
         ``release_`` (and ``stage1_release_``).
+    max_iter : int
+        CGM-EM iterations of the ``"likelihood"`` fit.
+    show_progress : bool
+        Draw progress bars over table counting and the CGM-EM iterations when
+        they take more than a couple of seconds.
 
     Attributes
     ----------
     parameters_ : list of TabularCPD
         The private CPDs, in the model's node order.
     allocation_ : pandas.Series
-        Stage-II epsilon per node; ``allocation_.sum() + stage1_epsilon_ == epsilon``.
+        Stage-II epsilon per node; ``allocation_.sum() + stage1_epsilon_ == epsilon``
+        (``None`` after a fit from releases).
     stage1_epsilon_ : float
         Budget spent in stage I (0 for the uniform allocation).
-    release_ : MarginalRelease
-        The stage-II noisy family tables (what the CPDs are computed from).
+    release_ : MarginalRelease or list of MarginalRelease
+        The stage-II noisy family tables (what the CPDs are computed from), or
+        the releases a fit from releases was given.
     stage1_release_ : MarginalRelease or None
         The stage-I noisy tables of the subsample (data-dependent allocation only).
     node_stats_ : pandas.DataFrame
@@ -107,6 +145,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         table, which is 1), weight, estimated error and epsilon.
     state_names_ : dict
         The public domain used, ``{variable: [states]}``.
+    n_iter_ : int or None
+        CGM-EM iterations of the ``"likelihood"`` fit (``None`` for the other methods).
 
     Examples
     --------
@@ -121,6 +161,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     >>> q = VariableElimination(model).query(["lung"], evidence={"smoke": "yes"}, show_progress=False)
     >>> q.values.shape
     (2,)
+
+    Fitting from a published release (no records, nothing spent):
+
+    >>> rel = df.dp.release([(n, *sorted(model.get_parents(n))) for n in model.nodes()],
+    ...                     epsilon=1.0, random_state=0)
+    >>> refit = DiscreteBayesianNetwork(model.edges()).fit(rel, estimator=DiscretePrivateMLE())
+    >>> refit.check_model()
+    True
     """
 
     _tags = {
@@ -131,13 +179,16 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     def __init__(
         self,
         epsilon: float | None = None,
-        allocation: str = "data-dependent",
+        allocation: str = "optimal",
         stage1_fraction: float = 0.1,
         sample_rate: float = 0.1,
-        consistency: str | None = "projection",
+        consistency: str | None = "likelihood",
         state_names: dict | None = None,
         random_state=None,
         budget: PrivacyBudget | None = None,
+        domain: dict | Domain | None = None,
+        max_iter: int = 20,
+        show_progress: bool = False,
         *,
         rho: float | None = None,
     ) -> None:
@@ -149,27 +200,39 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.consistency = consistency
         self.random_state = random_state
         self.budget = budget
-        super().__init__(state_names=state_names)
+        self.domain = domain
+        self.max_iter = max_iter
+        self.show_progress = show_progress
+        if domain is not None and state_names is not None:
+            raise ValueError("give the public states once: domain= or state_names= (they mean the same), not both")
+        if isinstance(domain, Domain):
+            domain = domain.to_dict()
+        super().__init__(state_names=state_names if domain is None else domain)
 
     # -- validation --------------------------------------------------------------------
     def _check_params(self) -> float:
-        if self.rho is not None:  # zCDP: Gaussian noise, uniform allocation only
+        if self.rho is not None:  # zCDP: Gaussian noise, a data-independent allocation
             if self.epsilon is not None:
                 raise ValueError(
                     f"give exactly one of epsilon or rho, got both epsilon={self.epsilon!r} and rho={self.rho!r}"
                 )
-            if self.allocation != "uniform":
+            if self.allocation == "data-dependent":
                 raise ValueError(
-                    "rho= (Gaussian noise, zCDP) needs allocation='uniform': the data-dependent allocation's "
-                    "stage I relies on pure-DP subsampling amplification; or give epsilon= instead"
+                    "rho= (Gaussian noise, zCDP) needs allocation='optimal' or 'uniform': the data-dependent "
+                    "allocation's stage I relies on pure-DP subsampling amplification; or give epsilon= instead"
                 )
             epsilon = check_rho(self.rho)  # the fit's total budget, in rho
+        elif self.epsilon is None:
+            raise TypeError(
+                "epsilon must be a positive finite number, got None: a fit from a DataFrame needs one, "
+                "e.g. DiscretePrivateMLE(epsilon=1.0) (or rho=... for Gaussian noise); only a fit from a "
+                "MarginalRelease needs none"
+            )
         else:
             epsilon = check_epsilon(self.epsilon)
+        self._check_method_params()
         if self.allocation not in _ALLOCATIONS:
             raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
-        if self.consistency not in _CONSISTENCY:
-            raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
         if self.allocation == "data-dependent":
             for name, value, upper in (
                 ("stage1_fraction", self.stage1_fraction, "1)"),
@@ -185,16 +248,25 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError("rho= needs a zCDP budget: create it as PrivacyBudget(rho=...), or fit with epsilon=")
         return epsilon
 
+    def _check_method_params(self) -> None:
+        if self.allocation not in _ALLOCATIONS:
+            raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
+        if self.consistency not in _CONSISTENCY:
+            raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+
     # -- fitting -----------------------------------------------------------------------
-    def fit(self, model, data: pd.DataFrame, sample_weight=None) -> DiscretePrivateMLE:
+    def fit(self, model, data, sample_weight=None) -> DiscretePrivateMLE:
         """Estimate private CPDs of ``model`` from ``data``; see the class docstring.
 
         Parameters
         ----------
         model : pgmpy.base.DAG or pgmpy.models.DiscreteBayesianNetwork
             The public structure. Every node must be a column of ``data``.
-        data : pandas.DataFrame
-            The private records, one per row, with a public domain per column.
+        data : pandas.DataFrame, MarginalRelease or list of MarginalRelease
+            The private records, one per row, with a public domain per column;
+            or published releases (see :meth:`fit_release`).
         sample_weight : None
             Not supported: the privacy unit is one row.
 
@@ -202,6 +274,12 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         -------
         self
         """
+        if isinstance(data, MarginalRelease) or (
+            isinstance(data, (list, tuple)) and data and all(isinstance(r, MarginalRelease) for r in data)
+        ):
+            if sample_weight is not None:
+                raise ValueError("sample_weight does not apply to a fit from releases; leave it None")
+            return self.fit_release(model, data)
         epsilon = self._check_params()
         if sample_weight is not None:
             raise ValueError(
@@ -209,7 +287,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 "and weights would change the sensitivity; repeat or drop rows instead"
             )
         if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+            raise TypeError(
+                f"data must be a MarginalRelease, a list of them or a pandas DataFrame, got {type(data).__name__}"
+            )
         model = self._check_model(model, data)
         if len(data) == 0:
             raise ValueError("the DataFrame is empty; a private fit needs at least one record")
@@ -233,6 +313,102 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.state_names_ = {n: list(domain[n]) for n in nodes}
         self.parameters_ = self._sort_parameters(self._cpds(domain, families))
         return self
+
+    def fit_release(self, model, releases) -> DiscretePrivateMLE:
+        """CPDs of ``model`` from published releases: post-processing only, nothing is spent.
+
+        Every table of every release whose attributes are nodes of ``model`` is
+        evidence, each with its own noise scale (releases at different epsilons,
+        several tables over one family, tables over subsets or other sets of the
+        model's attributes): the ``"likelihood"`` fit finds the model whose
+        marginals make them all most likely. ``model.fit(release, estimator=est)``
+        calls this. ``epsilon``, ``allocation`` and ``budget`` play no part.
+
+        Parameters
+        ----------
+        model : pgmpy.base.DAG or pgmpy.models.DiscreteBayesianNetwork
+            The public structure; every node must be an attribute of some release.
+        releases : MarginalRelease or sequence of MarginalRelease
+            The published tables.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import pgmpy_dp
+        >>> from pgmpy.models import DiscreteBayesianNetwork
+        >>> df = pgmpy_dp.datasets.sample_network("asia", 2000, seed=0)
+        >>> model = DiscreteBayesianNetwork([("smoke", "lung"), ("smoke", "bronc")])
+        >>> r1 = df.dp.release([("lung", "smoke"), ("bronc", "smoke")], epsilon=0.5, random_state=1)
+        >>> r2 = df.dp.release(["smoke", ("lung", "smoke")], epsilon=1.0, random_state=2)
+        >>> est = DiscretePrivateMLE().fit_release(model, [r1, r2])
+        >>> len(est.parameters_), est.budget is None
+        (3, True)
+        """
+        from pgmpy.base import DAG
+
+        self._check_method_params()
+        if self.consistency != "likelihood":
+            raise ValueError(
+                f"a fit from releases uses consistency='likelihood' (got {self.consistency!r}): the "
+                "released tables need not be one per family"
+            )
+        releases = [releases] if isinstance(releases, MarginalRelease) else list(releases)
+        bad = [type(r).__name__ for r in releases if not isinstance(r, MarginalRelease)]
+        if not releases or bad:
+            raise TypeError(f"releases must be a MarginalRelease or a non-empty list of them, got {bad or releases}")
+        if not isinstance(model, DAG):
+            raise TypeError(f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}")
+        if len(model.nodes()) == 0:
+            raise ValueError("the model has no nodes; add edges or nodes before fitting")
+        released = _merge_domains(releases)  # one rule for both estimators: the releases must agree
+        nodes = list(model.nodes())
+        missing = [n for n in nodes if n not in released]
+        if missing:
+            raise DomainError(
+                f"model node(s) {missing} are in no release (released attributes: {list(released.attrs)}); "
+                "release tables over them or remove them from the model"
+            )
+        declared = self.state_names or {}
+        for n in nodes:
+            if n in declared and list(declared[n]) != list(released[n]):
+                raise DomainError(
+                    f"node {n!r}: the declared states {list(declared[n])} differ from the release's "
+                    f"{list(released[n])}; the release's domain is the one its counts use"
+                )
+        domain = released.project(nodes)
+        node_set = set(nodes)
+        tables = [t for r in releases for t in r if set(t.attrs) <= node_set]
+        uncovered = [n for n in nodes if not any(n in t.attrs for t in tables)]
+        if uncovered:
+            raise DomainError(f"model node(s) {uncovered} appear in no released table; release tables over them")
+        parents = {n: sorted(model.get_parents(n)) for n in nodes}
+        families = [(n, *parents[n]) for n in nodes]
+        for fam in families:
+            domain.check_table(fam)
+        n_records = _pooled_n_records(releases)  # the declared count, else the pooled noisy totals (>= 1)
+        self._tables, self.n_iter_ = self._likelihood_tables(domain, families, tables, n_records)
+        self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
+        self.release_ = releases[0] if len(releases) == 1 else releases
+        self.node_stats_ = pd.DataFrame(index=pd.Index(nodes, name="node"))
+        self._model = model
+        self.state_names_ = {n: list(domain[n]) for n in nodes}
+        self.parameters_ = self._sort_parameters(self._cpds(domain, families))
+        return self
+
+    def _likelihood_tables(self, domain, families, tables, n_records):
+        bar = ProgressCallback(self.show_progress, self.max_iter, "CGM-EM (BN families)")
+        try:
+            fit = fit_family_tables(
+                domain, families, [measurement_for(t) for t in tables], n_records,
+                regularization=noise_regularization(tables, n_records) / n_records,
+                naive_regularization=_noise_excess(tables, n_records) / n_records, max_iter=int(self.max_iter), callback=bar.callback,
+            )
+        finally:
+            bar.close()
+        return fit.tables, fit.n_iter
 
     def _check_model(self, model, data):
         from pgmpy.base import DAG
@@ -260,11 +436,17 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         """
         nodes = [f[0] for f in families]
         n = len(families)
-        if self.allocation == "uniform":
+        if self.allocation in ("uniform", "optimal"):
             self.stage1_epsilon_ = 0.0
             self.stage1_release_ = None
-            stage2 = [epsilon / n] * n
-            stats = pd.DataFrame(index=pd.Index(nodes, name="node"))
+            cells = np.array([domain.cells(f) for f in families], dtype=np.float64)
+            noise = "gaussian" if self.rho is not None else "laplace"
+            stage2 = (
+                [epsilon / n] * n
+                if self.allocation == "uniform"
+                else list(error_optimal_allocation(cells, epsilon, noise=noise))
+            )
+            stats = pd.DataFrame({"cells": cells.astype(np.int64)}, index=pd.Index(nodes, name="node"))
         else:
             beta = float(self.sample_rate)
             self.stage1_epsilon_ = epsilon * float(self.stage1_fraction)
@@ -276,7 +458,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             else:  # an empty subsample is a valid (all-zero) input; count it with zero weights
                 sub, weights = codes, keep.astype(np.float64)
             self.stage1_release_ = release_from_codes(
-                sub, domain, families, eps_sub, random_state=rng, label="stage I", weights=weights
+                sub, domain, families, eps_sub, random_state=rng, label="stage I", weights=weights,
+                show_progress=self.show_progress,
             )
             noise_drawn()
             # counts below the stage-I noise level are indistinguishable from zero: floor the
@@ -299,10 +482,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                     "error": pd.Series(error, index=nodes),
                 }
             ).loc[nodes].rename_axis("node")
-        if self.rho is not None:  # uniform split of rho: discrete Gaussian tables
-            self.release_ = release_from_codes(codes, domain, families, random_state=rng, rho=list(stage2))
-        else:
-            self.release_ = release_from_codes(codes, domain, families, list(stage2), random_state=rng)
+        noise = {"rho": list(stage2)} if self.rho is not None else {"epsilon": list(stage2)}
+        self.release_ = release_from_codes(
+            codes, domain, families, random_state=rng, show_progress=self.show_progress, **noise
+        )
         noise_drawn()
         unit = "rho" if self.rho is not None else "epsilon"
         self.allocation_ = pd.Series(
@@ -310,10 +493,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         )
         stats[unit] = self.allocation_
         self.node_stats_ = stats
-        self._tables = self._consistent_tables(self.release_)
+        self._tables = self._consistent_tables(self.release_, domain, families)
 
-    def _consistent_tables(self, release: MarginalRelease) -> list[np.ndarray]:
+    def _consistent_tables(self, release: MarginalRelease, domain: Domain, families) -> list[np.ndarray]:
         attrs = [t.attrs for t in release]
+        self.n_iter_ = None
+        if self.consistency == "likelihood":
+            tables, self.n_iter_ = self._likelihood_tables(domain, families, list(release), _pooled_n_records([release]))
+            return tables
         if self.consistency == "projection":
             with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls
                 return project_consistent(attrs, [t.values for t in release], [t.variance for t in release])

@@ -8,6 +8,8 @@ from scipy.optimize import minimize
 from pgmpy_dp import Domain
 from pgmpy_dp.estimators.allocation import (
     allocation_weights,
+    error_optimal_allocation,
+    expected_noise_error,
     amplified_epsilon,
     node_heights,
     optimal_allocation,
@@ -170,3 +172,42 @@ def test_parameter_error_is_finite_without_noise_and_with_empty_cells():
     table = np.array([[100.0, 0.0, 3.0], [0.0, 0.0, 7.0]])
     err = parameter_error(table, scale_to=10.0, min_count=0.0)
     assert math.isfinite(err) and err > 0
+
+
+@pytest.mark.parametrize("loss", ["absolute", "squared"])
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+@pytest.mark.parametrize("seed", range(4))
+def test_error_optimal_allocation_minimises_its_stated_objective(loss, noise, seed):
+    rng = np.random.default_rng(seed)
+    cells = rng.integers(2, 500, size=rng.integers(2, 12)).astype(float)
+    weights = rng.uniform(0.1, 3.0, size=cells.size) if seed % 2 else None
+    eps = float(rng.uniform(0.1, 3.0))
+    best = error_optimal_allocation(cells, eps, loss, weights, noise)
+    assert best.sum() == pytest.approx(eps, rel=1e-12) and np.all(best > 0)
+    value = expected_noise_error(best, cells, loss, weights, noise)
+    # no random feasible split does better ...
+    for split in rng.dirichlet(np.ones(cells.size), size=2000) * eps:
+        assert expected_noise_error(split, cells, loss, weights, noise) >= value * (1 - 1e-12)
+    # ... nor a numerical optimiser started from the uniform split (softmax parametrisation)
+    res = minimize(
+        lambda z: expected_noise_error(eps * np.exp(z - z.max()) / np.exp(z - z.max()).sum(), cells, loss, weights, noise),
+        np.zeros(cells.size), method="BFGS", options={"gtol": 1e-10},
+    )
+    assert res.fun >= value * (1 - 1e-9)
+    assert res.fun == pytest.approx(value, rel=1e-5)
+
+
+def test_error_optimal_allocation_is_uniform_for_equal_tables_and_beats_it_otherwise():
+    assert np.allclose(error_optimal_allocation([8, 8, 8], 0.3), 0.1)
+    cells = [2, 2, 64]
+    uniform = expected_noise_error([1 / 3] * 3, cells)
+    assert expected_noise_error(error_optimal_allocation(cells, 1.0), cells) < 0.75 * uniform
+
+
+def test_error_optimal_allocation_rejects_bad_input():
+    with pytest.raises(ValueError, match="loss"):
+        error_optimal_allocation([1, 2], 1.0, loss="max")
+    with pytest.raises(ValueError, match="cells"):
+        error_optimal_allocation([0, 2], 1.0)
+    with pytest.raises(ValueError, match="weights"):
+        error_optimal_allocation([1, 2], 1.0, weights=[1.0])

@@ -30,8 +30,8 @@ def _model(net):
 # pgmpy's BeliefPropagation divides 0 by 0 when calibrating CPDs with exact zeros (as the
 # non-private MLE has too); the answers are still correct, which the test checks against VE
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
-@pytest.mark.parametrize("allocation", ["data-dependent", "uniform"])
-@pytest.mark.parametrize("consistency", ["projection", "heuristic", None])
+@pytest.mark.parametrize("allocation", ["optimal", "data-dependent", "uniform"])
+@pytest.mark.parametrize("consistency", ["likelihood", "projection", "heuristic", None])
 def test_fit_gives_a_valid_model_that_pgmpy_queries(asia, allocation, consistency):
     net, df = asia
     est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, consistency=consistency, random_state=0)
@@ -50,10 +50,10 @@ def test_fit_gives_a_valid_model_that_pgmpy_queries(asia, allocation, consistenc
     assert joint.values.sum() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("allocation", ["data-dependent", "uniform"])
+@pytest.mark.parametrize("allocation", ["optimal", "data-dependent", "uniform"])
 def test_allocation_sums_to_the_budget_and_matches_the_release(asia, allocation):
     net, df = asia
-    est = DiscretePrivateMLE(epsilon=1.7, allocation=allocation, random_state=1).fit(_model(net), df)
+    est = DiscretePrivateMLE(epsilon=1.7, allocation=allocation, consistency=None, random_state=1).fit(_model(net), df)
     assert est.allocation_.sum() + est.stage1_epsilon_ == pytest.approx(1.7, rel=1e-12)
     assert list(est.allocation_.index) == list(_model(net).nodes())
     for node, table in zip(est.allocation_.index, est.release_):
@@ -63,6 +63,11 @@ def test_allocation_sums_to_the_budget_and_matches_the_release(asia, allocation)
     if allocation == "uniform":
         assert est.stage1_release_ is None
         np.testing.assert_allclose(est.allocation_, 1.7 / 8)
+    elif allocation == "optimal":
+        assert est.stage1_release_ is None and est.stage1_epsilon_ == 0
+        cells = np.array([t.values.size for t in est.release_])
+        np.testing.assert_array_equal(est.node_stats_["cells"], cells)
+        np.testing.assert_allclose(est.allocation_ / np.sqrt(cells), est.allocation_.iloc[0] / np.sqrt(cells[0]))
     else:
         assert est.stage1_epsilon_ == pytest.approx(0.17)
         # the data-dependent split is not uniform, and follows the weights * errors it reports
@@ -72,15 +77,104 @@ def test_allocation_sums_to_the_budget_and_matches_the_release(asia, allocation)
         np.testing.assert_allclose(ratio, ratio.iloc[0], rtol=1e-9)
 
 
-def test_huge_epsilon_recovers_the_non_private_mle(asia):
+@pytest.mark.parametrize("consistency", ["likelihood", "projection"])
+def test_huge_epsilon_recovers_the_non_private_mle(asia, consistency):
     net, df = asia
-    private = _model(net).fit(df, estimator=DiscretePrivateMLE(epsilon=1e9, allocation="uniform", random_state=0))
+    est = DiscretePrivateMLE(epsilon=1e9, allocation="uniform", consistency=consistency, random_state=0)
+    private = _model(net).fit(df, estimator=est)
     exact = _model(net).fit(df, estimator=DiscreteMLE(state_names=net.states))
+    # the likelihood fit stops at the solvers' tolerances (L-BFGS, then CGM-EM): 1e-5 of a probability
+    atol = 1e-5 if consistency == "likelihood" else 1e-6
     for node in net.nodes():
         p, q = private.get_cpds(node), exact.get_cpds(node)
         q = q.copy()
         q.reorder_parents(p.variables[1:], inplace=True) if p.variables[1:] else None
-        np.testing.assert_allclose(p.get_values(), q.get_values(), atol=1e-6, err_msg=node)
+        np.testing.assert_allclose(p.get_values(), q.get_values(), atol=atol, err_msg=node)
+
+
+def test_likelihood_sets_no_cpd_entry_to_zero_where_the_projection_does(asia):
+    net, df = asia
+    fits = {
+        c: DiscretePrivateMLE(epsilon=0.3, consistency=c, random_state=4).fit(_model(net), df)
+        for c in ("likelihood", "projection")
+    }
+    projected_zeros = sum(int(np.sum(c.get_values() == 0)) for c in fits["projection"].parameters_)
+    assert projected_zeros > 0  # the noise at epsilon 0.3 makes the projection clip cells to zero ...
+    for cpd in fits["likelihood"].parameters_:  # ... the likelihood fit keeps every probability positive
+        assert np.all(cpd.get_values() > 0), cpd.variable
+    assert fits["likelihood"].n_iter_ >= 1 and fits["projection"].n_iter_ is None
+
+
+def test_fit_from_releases_is_post_processing_of_the_same_tables(asia):
+    net, df = asia
+    budget = PrivacyBudget(2.0)
+    est = DiscretePrivateMLE(epsilon=1.0, random_state=5, budget=budget).fit(_model(net), df)
+    assert budget.spent == pytest.approx(1.0)
+    again = DiscretePrivateMLE(budget=budget).fit(_model(net), est.release_)  # pgmpy's fit passes data through
+    assert budget.spent == pytest.approx(1.0)  # nothing more is spent
+    for a, b in zip(est.parameters_, again.parameters_):
+        np.testing.assert_allclose(a.get_values(), b.get_values(), atol=1e-9)
+    refit = _model(net).fit(est.release_, estimator=DiscretePrivateMLE())
+    assert refit.check_model()
+
+
+def test_fit_from_several_releases_uses_all_of_them_as_evidence(asia):
+    net, df = asia
+    model = DiscreteBayesianNetwork([("smoke", "lung"), ("smoke", "bronc")])
+    exact = model.copy().fit(df[["smoke", "lung", "bronc"]], estimator=DiscreteMLE(state_names=net.states))
+    families = [("smoke",), ("lung", "smoke"), ("bronc", "smoke")]
+
+    def error(releases):
+        fitted = DiscretePrivateMLE().fit_release(model, releases)
+        return sum(
+            float(np.abs(p.get_values() - exact.get_cpds(p.variable).get_values()).sum())
+            for p in fitted.parameters_
+        )
+
+    # one coarse release, and the same plus nine more precise ones at other epsilons (and a
+    # table over a set that is no family): the extra evidence must pull the fit to the truth
+    coarse = df.dp.release(families, epsilon=0.1, random_state=0)
+    more = [df.dp.release(families + [("lung", "bronc")], epsilon=3.0, random_state=s) for s in range(1, 10)]
+    assert error([coarse, *more]) < 0.5 * error(coarse)
+
+
+def test_fit_from_releases_rejects_what_it_cannot_use(asia):
+    net, df = asia
+    rel = df.dp.release([("lung", "smoke"), "smoke"], epsilon=1.0, random_state=0)
+    model = DiscreteBayesianNetwork([("smoke", "lung"), ("smoke", "bronc")])
+    with pytest.raises(DomainError, match=r"model node\(s\) \['bronc'\] are in no release"):
+        DiscretePrivateMLE().fit(model, rel)
+    small = DiscreteBayesianNetwork([("smoke", "lung")])
+    with pytest.raises(ValueError, match="consistency='likelihood'"):
+        DiscretePrivateMLE(consistency="projection").fit(small, rel)
+    with pytest.raises(TypeError, match="MarginalRelease"):
+        DiscretePrivateMLE().fit_release(small, [rel, "x"])
+    with pytest.raises(DomainError, match="differ from the release"):
+        DiscretePrivateMLE(domain={"smoke": ["no", "yes"]}).fit(small, rel)
+    with pytest.raises(TypeError, match="epsilon must be a positive finite number, got None: a fit from a DataFrame"):
+        DiscretePrivateMLE().fit(small, df)
+
+
+def test_domain_means_state_names(asia):
+    net, df = asia
+    plain = df.astype({"xray": str})
+    states = {"xray": list(df["xray"].cat.categories)}
+    a = DiscretePrivateMLE(1.0, domain=states, random_state=0).fit(_model(net), plain)
+    b = DiscretePrivateMLE(1.0, state_names=states, random_state=0).fit(_model(net), plain)
+    c = DiscretePrivateMLE(1.0, domain=pgmpy_dp.Domain(states), random_state=0).fit(_model(net), plain)
+    for x, y, z in zip(a.parameters_, b.parameters_, c.parameters_):
+        np.testing.assert_array_equal(x.get_values(), y.get_values())
+        np.testing.assert_array_equal(x.get_values(), z.get_values())
+    with pytest.raises(ValueError, match="domain= or state_names="):
+        DiscretePrivateMLE(1.0, domain=states, state_names=states)
+
+
+def test_show_progress_changes_nothing_but_the_display(asia, capsys):
+    net, df = asia
+    a = DiscretePrivateMLE(1.0, random_state=2, show_progress=True).fit(_model(net), df)
+    b = DiscretePrivateMLE(1.0, random_state=2).fit(_model(net), df)
+    for x, y in zip(a.parameters_, b.parameters_):
+        np.testing.assert_array_equal(x.get_values(), y.get_values())
 
 
 def test_empty_parent_configuration_gives_a_uniform_row():
@@ -131,7 +225,7 @@ def test_budget_is_charged_once_and_refunded_on_failure(asia):
 
 def test_default_noise_path_is_not_seeded(asia):
     net, df = asia
-    est = DiscretePrivateMLE(1.0).fit(_model(net), df)
+    est = DiscretePrivateMLE(1.0, allocation="data-dependent").fit(_model(net), df)
     assert est.release_.sampler == "opendp"
     assert est.stage1_release_.sampler == "opendp"
 
@@ -143,12 +237,13 @@ def test_default_noise_path_is_not_seeded(asia):
         ({"epsilon": -1}, ValueError, "epsilon must be positive"),
         ({"epsilon": float("nan")}, ValueError, "epsilon must be positive"),
         ({"epsilon": "1"}, TypeError, "epsilon must be a positive finite number"),
-        ({"stage1_fraction": 0}, ValueError, "stage1_fraction must be a number in"),
-        ({"stage1_fraction": 1}, ValueError, "stage1_fraction must be a number in"),
-        ({"stage1_fraction": 1.5}, ValueError, "stage1_fraction must be a number in"),
-        ({"sample_rate": 0}, ValueError, "sample_rate must be a number in"),
+        ({"stage1_fraction": 0, "allocation": "data-dependent"}, ValueError, "stage1_fraction must be a number in"),
+        ({"stage1_fraction": 1, "allocation": "data-dependent"}, ValueError, "stage1_fraction must be a number in"),
+        ({"stage1_fraction": 1.5, "allocation": "data-dependent"}, ValueError, "stage1_fraction must be a number in"),
+        ({"sample_rate": 0, "allocation": "data-dependent"}, ValueError, "sample_rate must be a number in"),
         ({"allocation": "greedy"}, ValueError, "allocation must be one of"),
         ({"consistency": "magic"}, ValueError, "consistency must be one of"),
+        ({"max_iter": 0}, ValueError, "max_iter must be a positive integer"),
         ({"budget": 1.0}, TypeError, "budget must be a pgmpy_dp.PrivacyBudget"),
     ],
 )

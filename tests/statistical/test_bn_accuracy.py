@@ -15,7 +15,7 @@ from pgmpy.parameter_estimator import DiscreteMLE
 
 from pgmpy_dp import DiscretePrivateMLE
 from pgmpy_dp.datasets import load_network, sample_network
-from pgmpy_dp.evaluation.bayesian import cpd_errors
+from pgmpy_dp.evaluation.bayesian import cpd_errors, joint_kl, weighted_cpd_l1
 
 warnings.filterwarnings("ignore", category=FutureWarning)
 SEEDS = range(4)
@@ -40,7 +40,7 @@ def _mean_l1(net, df, ref, eps, allocation):
     errors = []
     for seed in SEEDS:
         model = _model(net).fit(
-            df, estimator=DiscretePrivateMLE(eps, allocation=allocation, random_state=seed)
+            df, estimator=DiscretePrivateMLE(eps, allocation=allocation, consistency="projection", random_state=seed)
         )
         errors.append(cpd_errors(model, ref)["l1"].mean())
     return float(np.mean(errors))
@@ -76,3 +76,26 @@ def test_uniform_error_is_within_the_noise_bound_and_the_bound_is_not_vacuous(se
     assert high <= bound, (high, bound)
     # at a hundred times less budget the error must exceed what the bound allows at epsilon 30
     assert low > bound, (low, bound)
+
+
+def test_default_beats_d_ind_on_a_seeded_small_benchmark():
+    """sachs, 10,000 records, epsilon 1, against the true network.
+
+    benchmarks/bn_accuracy.py measured (one run, seed 1) joint KL 0.044 for the
+    default against 0.099 for D-Ind (ratio 0.45), and 0.085 against 0.265 (0.32)
+    at epsilon 0.5. We require a ratio below 0.7 on the mean of two other seeds:
+    the measured gap with room for seed-to-seed spread, and still a clear win.
+    The parent-weighted CPD L1 (what the optimal allocation minimises) must be
+    lower too.
+    """
+    net = load_network("sachs")
+    df = sample_network(net, 10_000, seed=5)
+    kl = {"default": [], "D-Ind": []}
+    wl1 = {"default": [], "D-Ind": []}
+    for seed in (0, 1):
+        for name, kwargs in (("default", {}), ("D-Ind", {"allocation": "uniform", "consistency": "projection"})):
+            model = _model(net).fit(df, estimator=DiscretePrivateMLE(1.0, random_state=seed, **kwargs))
+            kl[name].append(joint_kl(net, model))
+            wl1[name].append(weighted_cpd_l1(net, model))
+    assert np.mean(kl["default"]) < 0.7 * np.mean(kl["D-Ind"]), kl
+    assert np.mean(wl1["default"]) < np.mean(wl1["D-Ind"]), wl1

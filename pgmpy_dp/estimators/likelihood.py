@@ -1,0 +1,245 @@
+"""Bayesian-network CPDs by maximum likelihood over the true counts behind noisy tables.
+
+The noisy family tables of a private BN fit (and any other released table over
+attributes of the network) are measurements of one distribution. Instead of
+projecting each table separately, :func:`fit_family_tables` fits the graphical
+model whose marginals make *all* tables most likely, each under its own noise
+model and scale (the collective-graphical-model view of Bernstein et al. 2017,
+applied to the BN's moral graph):
+
+1. the model is a Markov network with one log-potential per family (a BN is
+   one: its CPDs are such potentials, with partition function 1), plus one per
+   further measured attribute set that no family contains; inference runs on
+   the junction tree of its triangulated graph, which is the BN's moral graph
+   triangulated (:class:`pgmpy_dp.engine.JunctionTree`);
+2. :func:`pgmpy_dp.engine.cgm_em` maximises the approximate marginal likelihood
+   of the measurements over the log-potentials, started from the maximum-likelihood
+   model of the consistency projection's tables (with a little uniform mass);
+3. each family's expected counts are read off the fitted model's marginals,
+   and CPDs off those.
+
+The fitted model has finite log-potentials, so every fitted probability is
+positive: no CPD entry becomes exactly zero because noise pushed a count below
+zero. Everything here is post-processing of released tables and spends no budget.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._blas import single_threaded_blas
+from ..engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_log_potentials
+from ..privacy.domain import Domain
+from .conditionals import cpd_values
+from .consistency import project_consistent
+
+__all__ = ["FamilyFit", "fit_family_tables", "measurement_for", "noise_regularization"]
+
+#: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
+MAX_CLIQUE_CELLS = 2_000_000
+
+
+@dataclass
+class FamilyFit:
+    """Outcome of :func:`fit_family_tables`.
+
+    Attributes
+    ----------
+    tables : list of numpy.ndarray
+        Fitted expected counts of each family, axes in the family's order, summing to ``n_records``.
+    cliques : list of tuple of str
+        The fitted model's cliques: the families, then any extra measured attribute sets.
+    n_iter : int
+        CGM-EM iterations run.
+    converged : bool
+        Whether CGM-EM met its tolerance.
+    log_likelihood : list of float
+        The EM objective after every iteration (non-decreasing).
+    """
+
+    tables: list
+    cliques: list
+    n_iter: int
+    converged: bool
+    log_likelihood: list
+
+
+def measurement_for(table) -> Measurement:
+    """The engine's :class:`~pgmpy_dp.engine.Measurement` of a released ``NoisyTable``.
+
+    Discrete-Gaussian tables (``mechanism == "discrete_gaussian"``, whose ``scale`` is
+    the standard deviation) get the Gaussian likelihood; all others the Laplace one.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.tables import NoisyTable
+    >>> m = measurement_for(NoisyTable(("a",), np.array([3.0, 1.0]), epsilon=1.0, scale=1.0))
+    >>> m.attrs, m.scale, m.noise
+    (('a',), 1.0, 'laplace')
+    """
+    noise = "gaussian" if getattr(table, "mechanism", "discrete_laplace") == "discrete_gaussian" else "laplace"
+    return Measurement(tuple(table.attrs), table.values, float(table.scale), noise=noise)
+
+
+def noise_regularization(tables, n_records: float) -> float:
+    """Weight (per ``N`` records) of the Gaussian prior on the log-potentials of the likelihood fit.
+
+    Without a prior, maximum likelihood drives every cell whose noisy count is
+    at or below zero towards probability zero, which costs dearly in KL when
+    the true probability is small but positive. The prior only needs to be as
+    strong as the noise: we take the CGM-EM weight that
+    :func:`pgmpy_dp.estimators.markov.cgm_regularization` derives for a Markov
+    network, ``min(1, mean_i (v_i K_i / N) / mean_i b_i)``, with ``v_i``, ``K_i`` and
+    ``b_i`` each table's noise variance, cell count and scale, but without the
+    part of that rule that would remain for noiseless tables, so the fit is the
+    plain maximum likelihood (and recovers exact tables) as the noise vanishes.
+    On alarm (10,000 records, epsilon = 1) the resulting weight, 0.09, was
+    within the range 0.1-0.3 that gave the lowest KL divergence from the true
+    network in a sweep over 0.03-3 (``docs/bayesian.md``).
+    Depends only on public facts (noise scales, table shapes, the record count estimate).
+
+    Examples
+    --------
+    >>> from pgmpy_dp.tables import NoisyTable
+    >>> t = NoisyTable(("a", "b"), np.zeros((10, 10)), epsilon=0.1, scale=10.0)
+    >>> round(noise_regularization([t], n_records=10_000), 3)
+    0.2
+    >>> noise_regularization([NoisyTable(("a",), np.zeros(2), epsilon=1e9, scale=1e-9)], 100.0) < 1e-15
+    True
+    """
+    from .markov import cgm_regularization
+
+    return cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
+
+
+def _noise_excess(tables, n_records: float) -> float:
+    """``mean_i v_i K_i / N``: the noise's share of the naive-MLE prior weight of the Markov estimator."""
+    from .markov import PRIOR_PRECISION, auto_regularization
+
+    return max(auto_regularization(tables, n_records) - PRIOR_PRECISION, 0.0)
+
+
+def _naive_targets(cliques, measurements):
+    """Per clique, consistent non-negative tables to fit as if exact: the warm start of CGM-EM.
+
+    The noisy tables projected onto consistent non-negative ones
+    (:func:`~pgmpy_dp.estimators.consistency.project_consistent`), plus a little
+    mass from the uniform distribution (whose marginals are consistent too):
+    half a count on the cells of the largest table, never more than the noise
+    scale, so noiseless tables stay exact. ``None`` for a clique no table matches exactly.
+    """
+    variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
+    projected = project_consistent([m.attrs for m in measurements], [m.values for m in measurements], variances)
+    mass = min(0.5, min(m.scale for m in measurements)) * max(m.values.size for m in measurements)
+    targets = []
+    for clique in cliques:
+        same = [(m, p) for m, p in zip(measurements, projected) if set(m.attrs) == set(clique)]
+        if not same:
+            targets.append(None)
+            continue
+        m, p = same[0]
+        targets.append(np.transpose(p, [m.attrs.index(a) for a in clique]) + mass / p.size)
+    return targets
+
+
+def _initial_log_potentials(jt, targets, regularization):
+    """A warm start for CGM-EM: the maximum-likelihood model of consistent ``targets``, as if they were exact.
+
+    Consistent, positive targets make that fit well posed even with a vanishing
+    prior, so noiseless tables start (and stay) exact. Without a target for every
+    clique, the start is the BN of the targets' CPDs (uniform elsewhere).
+    """
+    if any(t is None for t in targets):
+        return [
+            np.log(cpd_values(t)).reshape(t.shape) if t is not None else np.zeros(jt.domain.shape(c))
+            for t, c in zip(targets, jt.cliques)
+        ]
+    fit = fit_log_potentials(jt, targets, regularization, max_iter=500, tol=1e-9, warn=False)
+    return fit.log_potentials
+
+
+def fit_family_tables(
+    domain: Domain,
+    families: Sequence[Sequence[str]],
+    measurements: Sequence[Measurement],
+    n_records: float,
+    regularization: float = 0.0,
+    naive_regularization: float = 0.0,
+    max_iter: int = 20,
+    tol: float = 1e-6,
+    callback: Callable[[int, float, float], None] | None = None,
+) -> FamilyFit:
+    """Family count tables of the model that maximises the likelihood of all noisy tables.
+
+    Parameters
+    ----------
+    domain : Domain
+        Public states of every attribute.
+    families : sequence of tuple of str
+        Each node followed by its parents (the tables to return).
+    measurements : sequence of Measurement
+        Noisy tables over attribute sets of the network, each with its own noise
+        scale and model (several per family, or over other attribute sets, are all evidence).
+    n_records : float
+        Record count the fitted tables sum to (e.g. a release's pooled noisy total).
+    regularization : float
+        Per-record L2 penalty on the log-potentials (``lambda`` of :func:`~pgmpy_dp.engine.cgm_em`);
+        0 fits the maximum likelihood itself.
+    naive_regularization : float
+        The same for the warm start, a fit to the projected tables as if they were exact.
+    max_iter, tol : int, float
+        CGM-EM iteration limit and relative tolerance on its objective.
+    callback : callable, optional
+        ``callback(iteration, objective, change)`` after every EM iteration.
+
+    Returns
+    -------
+    FamilyFit
+
+    Examples
+    --------
+    Noiseless tables are recovered exactly:
+
+    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
+    >>> ab = np.array([[600.0, 100.0], [100.0, 200.0]])
+    >>> ms = [Measurement(("a",), ab.sum(axis=1), 1e-3), Measurement(("b", "a"), ab.T, 1e-3)]
+    >>> fit = fit_family_tables(d, [("a",), ("b", "a")], ms, n_records=1000)
+    >>> np.round(fit.tables[1]).tolist()
+    [[600.0, 100.0], [100.0, 200.0]]
+    """
+    families = [tuple(f) for f in families]
+    n_records = float(n_records)
+    if not (math.isfinite(n_records) and n_records > 0):
+        raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
+    extra: list[tuple[str, ...]] = []
+    for m in measurements:
+        if not any(set(m.attrs) <= set(c) for c in families + extra):
+            extra.append(tuple(m.attrs))
+    cliques = families + extra
+    jt = JunctionTree(domain, cliques)
+    if jt.max_cells > MAX_CLIQUE_CELLS:
+        raise ValueError(
+            f"the triangulated moral graph has a clique of {jt.max_cells:,} cells (limit {MAX_CLIQUE_CELLS:,}); "
+            "use consistency='projection' for this network"
+        )
+    with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
+        targets = _naive_targets(cliques, measurements)
+    naive = _initial_log_potentials(jt, targets, naive_regularization)
+    # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
+    # the fit then falls back to its warm start below, so the numpy warnings carry no news.
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        result = cgm_em(
+            jt, measurements, n_records, regularization, init=naive, max_iter=max_iter, tol=tol,
+            callback=callback, warn=False,
+        )
+        mu, _ = jt.marginals(result.log_potentials)
+        if not all(np.all(np.isfinite(m)) for m in mu):
+            mu, _ = jt.marginals(naive)
+    tables = [n_records * mu[i] for i in range(len(families))]
+    return FamilyFit(tables, cliques, result.n_iter, result.converged, list(result.log_likelihood))
