@@ -85,12 +85,16 @@ def test_markov_fit_that_fails_before_its_release_spends_nothing(monkeypatch):
     assert budget.spent == 0 and not hasattr(est, "releases_")
 
 
-@pytest.mark.parametrize("allocation", ["uniform", "data-dependent"])
-def test_bayesian_fit_that_fails_after_its_release_keeps_it(monkeypatch, allocation):
+@pytest.mark.parametrize("allocation", ["optimal", "uniform", "data-dependent"])
+@pytest.mark.parametrize("consistency", ["likelihood", "projection"])
+def test_bayesian_fit_that_fails_after_its_release_keeps_it(monkeypatch, allocation, consistency):
     """DiscretePrivateMLE already did this; kept here so a rework cannot lose it."""
     monkeypatch.setattr(bayesian, "project_consistent", _fail)
+    monkeypatch.setattr(bayesian, "fit_family_tables", _fail)
     budget = PrivacyBudget(1.0)
-    est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, budget=budget, random_state=0)
+    est = DiscretePrivateMLE(
+        epsilon=1.0, allocation=allocation, consistency=consistency, budget=budget, random_state=0
+    )
     with pytest.raises(Injected):
         DiscreteBayesianNetwork(EDGES).fit(frame(), estimator=est)
     assert budget.spent == 1.0
