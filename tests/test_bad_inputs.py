@@ -523,14 +523,9 @@ def _mn_rs_from_release(df, rs, budget):
     return est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), release)
 
 
-_BN_RANDOM_STATE = pytest.mark.xfail(
-    strict=False, reason="bn12: DiscretePrivateMLE.fit should call pgmpy_dp.privacy.random_state.check_random_state"
-)
-
-
 @pytest.mark.parametrize(
     "call",
-    [_release_rs, pytest.param(_bn_rs, marks=_BN_RANDOM_STATE), _mn_rs, _mn_rs_from_release],
+    [_release_rs, _bn_rs, _mn_rs, _mn_rs_from_release],
     ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator(df)", "PrivateMarkovEstimator(release)"],
 )
 @pytest.mark.parametrize("case", RANDOM_STATE_CASES, ids=["str", "False", "np.True_", "float", "negative", "RandomState"])
@@ -701,9 +696,6 @@ def _call_from_json(params, budget):
 _BUDGET = Fuzzed(lambda v: v is None or isinstance(v, PrivacyBudget), r"budget")
 _RANDOM_STATE = Fuzzed(_random_state_ok, r"random_state")
 _EPSILON = Fuzzed(_epsilon_ok, r"epsilon")
-#: DiscretePrivateMLE._check_params (helper bn12) compares before checking the type
-_BN_CHOICE = (lambda v: "bn12" if _array_like(v) else None)
-_BN_FRACTION = (lambda v: None if _is_number(v) or isinstance(v, (bool, np.bool_)) or _array_like(v) else "bn12")
 
 FUZZED = {
     "release": (_call_release, {
@@ -718,15 +710,16 @@ FUZZED = {
     }),
     "DiscretePrivateMLE": (_call_bn, {
         "epsilon": _EPSILON,
-        "allocation": Fuzzed(lambda v: isinstance(v, str) and v in ("data-dependent", "uniform"), r"allocation",
-                             _BN_CHOICE),
-        "stage1_fraction": Fuzzed(lambda v: _positive(v) and v < 1, r"stage1_fraction", _BN_FRACTION),
-        "sample_rate": Fuzzed(lambda v: _positive(v) and v <= 1, r"sample_rate", _BN_FRACTION),
-        "consistency": Fuzzed(lambda v: v is None or (isinstance(v, str) and v in ("projection", "heuristic")),
-                              r"consistency", _BN_CHOICE),
+        "allocation": Fuzzed(lambda v: isinstance(v, str) and v in ("optimal", "data-dependent", "uniform"),
+                             r"allocation"),
+        "stage1_fraction": Fuzzed(lambda v: _positive(v) and v < 1, r"stage1_fraction"),
+        "sample_rate": Fuzzed(lambda v: _positive(v) and v <= 1, r"sample_rate"),
+        "consistency": Fuzzed(
+            lambda v: v is None or (isinstance(v, str) and v in ("likelihood", "projection", "heuristic")),
+            r"consistency"),
         "state_names": Fuzzed(_domain_ok, r"state_names|states of attribute 'a'|column 'a'"),
         "budget": _BUDGET,
-        # random_state: see test_bad_random_state_is_refused_by_every_entry_point (bn12)
+        # random_state: see test_bad_random_state_is_refused_by_every_entry_point
         "model": Fuzzed(lambda v: isinstance(v, DiscreteBayesianNetwork), r"model"),
         "data": Fuzzed(lambda v: False, r"data|DataFrame"),
     }),

@@ -50,6 +50,7 @@ from .._blas import single_threaded_blas
 from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget, check_epsilon, check_rho
 from ..privacy.domain import Domain, DomainError
+from ..privacy.random_state import check_random_state
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
     allocation_weights,
@@ -231,17 +232,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         else:
             epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
-        if self.allocation not in _ALLOCATIONS:
-            raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
-        if self.allocation == "data-dependent":
-            for name, value, upper in (
-                ("stage1_fraction", self.stage1_fraction, "1)"),
-                ("sample_rate", self.sample_rate, "1]"),
-            ):
-                ok = isinstance(value, (int, float, np.floating)) and not isinstance(value, bool)
-                top_ok = value < 1 if upper == "1)" else value <= 1
-                if not ok or not (0 < value and top_ok):
-                    raise ValueError(f"{name} must be a number in (0, {upper}, got {value!r}; the paper uses 0.1")
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
         if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
@@ -249,10 +239,16 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         return epsilon
 
     def _check_method_params(self) -> None:
-        if self.allocation not in _ALLOCATIONS:
+        # type first: an array or Series would make `in` and `<` ambiguous or elementwise
+        if not isinstance(self.allocation, str) or self.allocation not in _ALLOCATIONS:
             raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
-        if self.consistency not in _CONSISTENCY:
+        if not (self.consistency is None or isinstance(self.consistency, str)) or self.consistency not in _CONSISTENCY:
             raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
+        for name, value, closed in (("stage1_fraction", self.stage1_fraction, False), ("sample_rate", self.sample_rate, True)):
+            number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            if not number or not (0 < value and (value <= 1 if closed else value < 1)):
+                upper = "1]" if closed else "1)"
+                raise ValueError(f"{name} must be a number in (0, {upper}, got {value!r}; the paper uses 0.1")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
 
@@ -300,7 +296,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         for fam in families:
             domain.check_table(fam)
         codes = domain.encode(data, nodes)
-        rng = np.random.default_rng(self.random_state) if self.random_state is not None else None
+        rng = check_random_state(self.random_state)
 
         label = f"DiscretePrivateMLE({self.allocation}) of {len(nodes)} CPDs"
         if self.budget is not None:

@@ -129,10 +129,24 @@ def test_discrete_private_mle_with_rho_uniform():
     assert budget.spent == 0.4 and budget.ledger[0].rho == 0.4
 
 
+def test_discrete_private_mle_with_rho_at_the_defaults_splits_rho_by_cells_to_the_two_thirds():
+    """The default (error-optimal split, likelihood fit) with Gaussian noise: rho_i ∝ cells_i^(2/3)."""
+    budget = PrivacyBudget(rho=1.0)
+    est = DiscretePrivateMLE(rho=0.4, random_state=0, budget=budget)
+    model = _bn().fit(_bn_frame(), estimator=est)
+    assert model.check_model()
+    cells = np.array([t.values.size for t in est.release_], dtype=float)
+    rho = np.array([t.rho for t in est.release_])
+    np.testing.assert_allclose(rho, 0.4 * cells ** (2 / 3) / np.sum(cells ** (2 / 3)), rtol=1e-12)
+    assert est.release_.mechanism == "discrete_gaussian" and budget.spent == 0.4
+    # and no CPD entry is set to exactly zero by the likelihood fit
+    assert all(np.all(cpd.values > 0) for cpd in model.get_cpds())
+
+
 @pytest.mark.parametrize(
     "kwargs, budget, message",
     [
-        ({"rho": 0.4}, PrivacyBudget(rho=1.0), "needs allocation='uniform'"),
+        ({"rho": 0.4, "allocation": "data-dependent"}, PrivacyBudget(rho=1.0), "needs allocation='optimal' or 'uniform'"),
         ({"rho": 0.4, "epsilon": 1.0, "allocation": "uniform"}, PrivacyBudget(rho=1.0), "got both"),
         ({"rho": 0.4, "allocation": "uniform"}, PrivacyBudget(1.0), r"PrivacyBudget\(rho=...\)"),
         ({"rho": 0.0, "allocation": "uniform"}, PrivacyBudget(rho=1.0), "rho must be positive"),
