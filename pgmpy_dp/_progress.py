@@ -1,6 +1,6 @@
 """Progress bars (tqdm) for the library's loops that can run for more than a few seconds.
 
-A bar appears only once its loop has run for :data:`PROGRESS_DELAY` seconds, so quick calls
+A bar appears only once its loop has run for `PROGRESS_DELAY` seconds, so quick calls
 print nothing; the public functions that loop take ``show_progress=False`` to silence it.
 Keep bars on outer loops (one step per table or query), never inside hot numeric code.
 """
@@ -31,7 +31,7 @@ def progress(iterable: Iterable, show: bool, desc: str, total: int | None = None
 class ProgressCallback:
     """A delayed tqdm bar driven by an iterative solver's ``callback(iteration, objective, change)``.
 
-    With ``show`` false it draws nothing and :attr:`callback` is ``None`` (solvers skip it).
+    With ``show`` false it draws nothing and `callback` is ``None`` (solvers skip it).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Layer 3: the ``df.dp`` pandas accessor, a thin facade over :mod:`pgmpy_dp.tables`."""
+"""Layer 3: the ``df.dp`` pandas accessor, a thin facade over `pgmpy_dp.tables`."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class DPAccessor:
     def release(
         self, tables, epsilon=None, domain=None, budget=None, random_state=None, *, rho=None, **kwargs
     ) -> MarginalRelease:
-        """Release noisy contingency tables; see :func:`pgmpy_dp.tables.release_marginals`
+        """Release noisy contingency tables; see [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals]
         for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``).
 
         Give ``epsilon`` (discrete Laplace noise, pure DP) or ``rho`` (discrete

@@ -1,4 +1,4 @@
-"""Layer 3: the ``ddf.dp`` accessor on Dask DataFrames, a thin facade over :mod:`pgmpy_dp.tables.dask_release`.
+"""Layer 3: the ``ddf.dp`` accessor on Dask DataFrames, a thin facade over [`pgmpy_dp.tables.dask_release`][pgmpy_dp.tables.dask_release].
 
 ``import pgmpy_dp`` imports this module, and so registers the accessor, when
 Dask's DataFrame support is installed (``pip install pgmpy-dp[dask]``);
@@ -42,7 +42,7 @@ class DaskDPAccessor:
     def release(
         self, tables, epsilon=None, domain=None, budget=None, random_state=None, *, rho=None, **kwargs
     ) -> MarginalRelease:
-        """Release noisy contingency tables; see :func:`pgmpy_dp.tables.dask_release.release_marginals_dask`
+        """Release noisy contingency tables; see [`pgmpy_dp.tables.dask_release.release_marginals_dask`][pgmpy_dp.tables.dask_release.release_marginals_dask]
         for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``,
         ``split_every``). Give ``epsilon`` (pure DP) or ``rho`` (zCDP), as for ``df.dp.release``.
 

@@ -37,7 +37,7 @@ def sample_network(model, n: int, seed: int | None = None) -> pd.DataFrame:
     Parameters
     ----------
     model : str or pgmpy.models.DiscreteBayesianNetwork
-        A network or the name of one for :func:`load_network`.
+        A network or the name of one for [`load_network`][pgmpy_dp.datasets.load_network].
     n : int
         Number of records.
     seed : int, optional

@@ -3,7 +3,7 @@
 pgmpy's ``VariableElimination`` and ``BeliefPropagation`` return the answers of a
 ``DiscreteMarkovNetwork`` query unnormalised (they sum to the partition function,
 or to ``P(evidence)`` times it), while the same call on a Bayesian network sums to
-one. :func:`query` gives both kinds of model the same, normalised answer.
+one. [`query`][pgmpy_dp.querying.query] gives both kinds of model the same, normalised answer.
 Queries are post-processing of the fitted parameters: they spend no budget.
 """
 

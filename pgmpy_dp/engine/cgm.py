@@ -140,7 +140,7 @@ def gaussian_log_likelihood(y: np.ndarray, n: np.ndarray, sigma: float) -> tuple
 
 @dataclass
 class CGMResult:
-    """Outcome of :func:`cgm_em`."""
+    """Outcome of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]."""
 
     log_potentials: list[np.ndarray]
     counts: list[np.ndarray]
@@ -225,7 +225,7 @@ def cgm_em(
         SQUAREM extrapolation of the EM steps (same fixed points, fewer iterations).
     m_step_iter, m_tol : int, float
         L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
-        One L-BFGS serves every M-step (:class:`~pgmpy_dp.engine.mle.WarmMLE`), so its curvature
+        One L-BFGS serves every M-step ([`WarmMLE`][pgmpy_dp.engine.mle.WarmMLE]), so its curvature
         carries over from one EM iteration to the next.
     count_tol : float
         Also stop when no inferred count moved by more than ``count_tol`` noise scales (of its
@@ -234,7 +234,7 @@ def cgm_em(
     callback : callable, optional
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
-        Emit a :class:`ConvergenceWarning` with the achieved tolerance when ``max_iter`` is reached.
+        Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] with the achieved tolerance when ``max_iter`` is reached.
 
     Returns
     -------

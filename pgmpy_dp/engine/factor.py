@@ -22,7 +22,7 @@ __all__ = ["Factor", "align", "logsumexp", "log_marginal"]
 def logsumexp(values: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
     """``log(sum(exp(values)))`` over ``axis``, stable for large magnitudes and ``-inf`` entries.
 
-    A lighter version of :func:`scipy.special.logsumexp` (no weights, no sign
+    A lighter version of `scipy.special.logsumexp` (no weights, no sign
     handling): it is called thousands of times per fit on small arrays, where
     scipy's per-call overhead dominates.
 
@@ -134,7 +134,7 @@ class Factor:
         return Factor(tuple(keep), log_marginal(self.values, self.attrs, keep))
 
     def transpose(self, attrs: Sequence[str]) -> Factor:
-        """The same factor with axes in the order ``attrs`` (a permutation of :attr:`attrs`)."""
+        """The same factor with axes in the order ``attrs`` (a permutation of `attrs`)."""
         if sorted(attrs) != sorted(self.attrs):
             raise ValueError(f"{tuple(attrs)} is not a permutation of {self.attrs}")
         return Factor(tuple(attrs), align(self.values, self.attrs, attrs))

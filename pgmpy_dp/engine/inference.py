@@ -30,7 +30,7 @@ def make_inference(
         ``"auto"`` picks the exact junction tree unless its largest clique
         exceeds ``max_cells`` cells, then loopy belief propagation.
     loopy_options
-        Passed to :class:`LoopyBP` (``damping``, ``max_iter``, ``tol``).
+        Passed to [`LoopyBP`][pgmpy_dp.engine.loopy.LoopyBP] (``damping``, ``max_iter``, ``tol``).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Exact inference: triangulation, clique tree, calibrated log-space sum-product, sampling.
 
-A :class:`JunctionTree` is built once per model structure (a domain and a list
-of cliques); after that, :meth:`JunctionTree.calibrate` maps a list of
+A [`JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree] is built once per model structure (a domain and a list
+of cliques); after that, [`JunctionTree.calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate] maps a list of
 log-potentials (one dense array per model clique) to calibrated clique beliefs
 and the log-partition function with one upward and one downward pass. The
 structure work (elimination order, tree, axis bookkeeping) is never repeated,
@@ -21,7 +21,7 @@ from ..privacy.domain import Domain
 from .factor import align, log_marginal, logsumexp
 
 #: Largest spread (max - min) of a tree clique's log-potentials for the probability-space path of
-#: :meth:`JunctionTree.marginals`: ``exp(-600)`` is still 1e-261, far from float64's underflow, so
+#: [`JunctionTree.marginals`][pgmpy_dp.engine.junction_tree.JunctionTree.marginals]: ``exp(-600)`` is still 1e-261, far from float64's underflow, so
 #: products of a few messages stay representable; wider cliques use the log-space path.
 _EXP_RANGE = 600.0
 _TINY = 1e-250  # a belief whose total is below this has lost digits to underflow
@@ -140,7 +140,7 @@ class JunctionTree:
         constant potential (they are independent and uniform).
     cliques : sequence of tuple of str
         Scopes of the model's log-potentials, in the order in which
-        log-potential arrays are passed to :meth:`calibrate`.
+        log-potential arrays are passed to [`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate].
 
     Examples
     --------
@@ -247,7 +247,7 @@ class JunctionTree:
         Returns
         -------
         Calibration
-            Normalised log-beliefs of every tree clique (in :attr:`nodes` order) and ``log Z``.
+            Normalised log-beliefs of every tree clique (in `nodes` order) and ``log Z``.
         """
         psi = self._potentials(log_potentials)
         msg: dict[tuple[int, int], np.ndarray] = {}
@@ -290,7 +290,7 @@ class JunctionTree:
         the arrays). Each clique is shifted by its maximum before ``exp`` and each upward message
         is divided by its own maximum, the logs of both going into ``log Z``. Returns ``None`` when
         that could lose mass: a clique whose finite log-potentials span more than
-        :data:`_EXP_RANGE` (cells below the range would underflow to 0 while another clique could
+        `_EXP_RANGE` (cells below the range would underflow to 0 while another clique could
         make them likely), or a message or belief that came out all zero or non-finite.
         """
         log_z = 0.0
@@ -354,8 +354,8 @@ class JunctionTree:
         """Marginal probabilities of every model clique (axes in clique order) and ``log Z``.
 
         Runs in probability space with rescaled messages when that is safe (the usual case:
-        finite log-potentials spanning less than :data:`_EXP_RANGE` per tree clique), else in log
-        space (:meth:`calibrate`); both give the same numbers up to rounding.
+        finite log-potentials spanning less than `_EXP_RANGE` per tree clique), else in log
+        space ([`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate]); both give the same numbers up to rounding.
         """
         fast = self._fast_beliefs(self._potentials(log_potentials))
         if fast is not None:
@@ -387,7 +387,7 @@ class JunctionTree:
     def sample(
         self, log_potentials: Sequence[np.ndarray], n: int, random_state=None
     ) -> dict[str, np.ndarray]:
-        """Draw ``n`` exact samples, as integer codes per attribute (the layout :meth:`Domain.encode` returns).
+        """Draw ``n`` exact samples, as integer codes per attribute (the layout [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] returns).
 
         Forward sampling over the calibrated tree: the root clique from its
         belief, then each clique given the separator its parent has already

@@ -164,7 +164,7 @@ def fit_log_potentials(
         search found no lower objective (float64 rounding) also counts as converged when the
         gradient is within 10x ``tol``.
     warn : bool
-        Emit a :class:`ConvergenceWarning` when the solver stops early.
+        Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] when the solver stops early.
 
     Returns
     -------

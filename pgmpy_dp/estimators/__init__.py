@@ -2,7 +2,7 @@
 
 Bayesian networks (known DAG) are fitted through pgmpy's parameter-estimator
 interface; Markov networks from noisy clique marginals. Estimators consume
-measurements (:mod:`pgmpy_dp.tables`) and never import the other way.
+measurements (`pgmpy_dp.tables`) and never import the other way.
 """
 
 from .bayesian import DiscretePrivateMLE

@@ -1,6 +1,6 @@
 """Privacy-budget allocation over the family tables of a Bayesian network.
 
-:func:`error_optimal_allocation` is the data-independent split that minimises
+[`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] is the data-independent split that minimises
 the expected total error of the noisy counts (no stage I, no budget lost).
 The rest of the module is the data-dependent allocation:
 
@@ -273,7 +273,7 @@ def error_optimal_allocation(
 
 def expected_noise_error(epsilons: Sequence[float], cells: Sequence[float], loss: str = "absolute",
                          weights: Sequence[float] | None = None, noise: str = "laplace") -> float:
-    """The objective :func:`error_optimal_allocation` minimises, at the split ``epsilons``.
+    """The objective [`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] minimises, at the split ``epsilons``.
 
     Laplace of scale ``1 / epsilon_i``: ``E|noise| = 1 / epsilon_i``, ``E noise^2 = 2 / epsilon_i^2``;
     Gaussian of ``sigma_i = 1 / sqrt(2 rho_i)``: ``E|noise| = 1 / sqrt(pi rho_i)``, ``E noise^2 = 1 / (2 rho_i)``

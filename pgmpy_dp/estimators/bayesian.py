@@ -1,6 +1,6 @@
 """Differentially private CPDs for a Bayesian network with a known DAG.
 
-:class:`DiscretePrivateMLE` is one of pgmpy's parameter estimators, so
+[`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE] is one of pgmpy's parameter estimators, so
 
     ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``
 
@@ -11,7 +11,7 @@ returns a network whose CPDs are post-processing of noisy family tables
     ``epsilon_i ∝ sqrt(c_i)`` for a table of ``c_i`` cells: the split that
     minimises the expected total absolute noise of the counts, i.e. the
     parent-mass-weighted L1 error of the CPDs
-    (:func:`~pgmpy_dp.estimators.allocation.error_optimal_allocation` derives it).
+    ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] derives it).
     Data-independent: no stage I, no budget spent on planning.
 ``"data-dependent"`` (Roy Chowdhury, Rekatsinas and Jha, 2020, Algorithm 2)
     Stage I spends ``stage1_fraction * epsilon`` on a Bernoulli(``sample_rate``)
@@ -23,11 +23,11 @@ returns a network whose CPDs are post-processing of noisy family tables
 
 and several ways to turn the noisy tables into CPDs (``consistency=``), the
 default being ``"likelihood"``: the model whose family marginals maximise the
-likelihood of all noisy tables (:mod:`pgmpy_dp.estimators.likelihood`).
+likelihood of all noisy tables ([`pgmpy_dp.estimators.likelihood`][pgmpy_dp.estimators.likelihood]).
 ``docs/bayesian.md`` has the measured comparison.
 
 A fit can also start from published releases instead of records: pass a
-:class:`~pgmpy_dp.MarginalRelease` (or a list of them, e.g. releases at
+[`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease] (or a list of them, e.g. releases at
 different epsilons) where pgmpy passes data, ``model.fit(release, estimator=DiscretePrivateMLE())``.
 That is post-processing: it spends nothing, and every released table over
 attributes of the model is evidence.
@@ -94,12 +94,12 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         families whose marginals maximise the likelihood of all noisy tables,
         each under its own noise model and scale, by CGM-EM with a Gaussian prior
         on the log-potentials whose weight grows with the noise
-        (:func:`~pgmpy_dp.estimators.likelihood.fit_family_tables`,
-        :func:`~pgmpy_dp.estimators.likelihood.noise_regularization`), and reads
+        ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables],
+        [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]), and reads
         the CPDs off its family marginals: no CPD entry is exactly zero.
         ``"projection"`` is the inverse-variance weighted
         least-squares projection onto non-negative consistent tables
-        (:func:`~pgmpy_dp.estimators.consistency.project_consistent`, cvxpy with
+        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent], cvxpy with
         Clarabel); ``"heuristic"`` the paper's appendix A.2 procedure on clipped,
         normalised tables; ``None`` clips and normalises each table alone.
     state_names : dict, optional
@@ -262,7 +262,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             The public structure. Every node must be a column of ``data``.
         data : pandas.DataFrame, MarginalRelease or list of MarginalRelease
             The private records, one per row, with a public domain per column;
-            or published releases (see :meth:`fit_release`).
+            or published releases (see [`fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]).
         sample_weight : None
             Not supported: the privacy unit is one row.
 

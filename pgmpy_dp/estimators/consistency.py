@@ -4,12 +4,12 @@ Independently noised tables disagree wherever they overlap: two family tables
 that share the attribute ``lung`` imply two different ``P(lung)``. CPDs derived
 from them then describe no joint distribution at all. Two remedies:
 
-:func:`project_consistent`
+[`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]
     The weighted least-squares projection of the noisy counts onto
     non-negative tables that agree on every shared attribute subset and on the
     total, weighting each table by its inverse noise variance; a small convex
     quadratic programme solved with cvxpy.
-:func:`heuristic_consistent`
+[`heuristic_consistent`][pgmpy_dp.estimators.consistency.heuristic_consistent]
     The procedure of Roy Chowdhury et al. (2020), appendix A.2 (after Hay et
     al. and Qardaji et al.): walk the intersections of the tables' attribute
     sets from small to large, replace each intersection's marginal by a
@@ -261,7 +261,7 @@ def heuristic_consistent(
     of their ``A``-marginals (eq. 17), each correction spread evenly over the
     cells that project onto the same ``A``-cell (eq. 18). Negative cells are
     clipped and each table renormalised at the end, which can reintroduce
-    small disagreements; :func:`project_consistent` has none.
+    small disagreements; [`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] has none.
 
     Examples
     --------

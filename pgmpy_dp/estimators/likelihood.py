@@ -2,7 +2,7 @@
 
 The noisy family tables of a private BN fit (and any other released table over
 attributes of the network) are measurements of one distribution. Instead of
-projecting each table separately, :func:`fit_family_tables` fits the graphical
+projecting each table separately, [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits the graphical
 model whose marginals make *all* tables most likely, each under its own noise
 model and scale (the collective-graphical-model view of Bernstein et al. 2017,
 applied to the BN's moral graph):
@@ -11,8 +11,8 @@ applied to the BN's moral graph):
    one: its CPDs are such potentials, with partition function 1), plus one per
    further measured attribute set that no family contains; inference runs on
    the junction tree of its triangulated graph, which is the BN's moral graph
-   triangulated (:class:`pgmpy_dp.engine.JunctionTree`);
-2. :func:`pgmpy_dp.engine.cgm_em` maximises the approximate marginal likelihood
+   triangulated ([`pgmpy_dp.engine.JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree]);
+2. [`pgmpy_dp.engine.cgm_em`][pgmpy_dp.engine.cgm.cgm_em] maximises the approximate marginal likelihood
    of the measurements over the log-potentials, started from the maximum-likelihood
    model of the consistency projection's tables (with a little uniform mass);
 3. each family's expected counts are read off the fitted model's marginals,
@@ -46,7 +46,7 @@ MAX_CLIQUE_CELLS = 2_000_000
 
 @dataclass
 class FamilyFit:
-    """Outcome of :func:`fit_family_tables`.
+    """Outcome of [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables].
 
     Attributes
     ----------
@@ -70,7 +70,7 @@ class FamilyFit:
 
 
 def measurement_for(table) -> Measurement:
-    """The engine's :class:`~pgmpy_dp.engine.Measurement` of a released ``NoisyTable``.
+    """The engine's [`Measurement`][pgmpy_dp.engine.cgm.Measurement] of a released ``NoisyTable``.
 
     Discrete-Gaussian tables (``mechanism == "discrete_gaussian"``, whose ``scale`` is
     the standard deviation) get the Gaussian likelihood; all others the Laplace one.
@@ -93,7 +93,7 @@ def noise_regularization(tables, n_records: float) -> float:
     at or below zero towards probability zero, which costs dearly in KL when
     the true probability is small but positive. The prior only needs to be as
     strong as the noise: we take the CGM-EM weight that
-    :func:`pgmpy_dp.estimators.markov.cgm_regularization` derives for a Markov
+    [`pgmpy_dp.estimators.markov.cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization] derives for a Markov
     network, ``min(1, mean_i (v_i K_i / N) / mean_i b_i)``, with ``v_i``, ``K_i`` and
     ``b_i`` each table's noise variance, cell count and scale, but without the
     part of that rule that would remain for noiseless tables, so the fit is the
@@ -128,7 +128,7 @@ def _naive_targets(cliques, measurements):
     """Per clique, consistent non-negative tables to fit as if exact: the warm start of CGM-EM.
 
     The noisy tables projected onto consistent non-negative ones
-    (:func:`~pgmpy_dp.estimators.consistency.project_consistent`), plus a little
+    ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]), plus a little
     mass from the uniform distribution (whose marginals are consistent too):
     half a count on the cells of the largest table, never more than the noise
     scale, so noiseless tables stay exact. ``None`` for a clique no table matches exactly.
@@ -188,7 +188,7 @@ def fit_family_tables(
     n_records : float
         Record count the fitted tables sum to (e.g. a release's pooled noisy total).
     regularization : float
-        Per-record L2 penalty on the log-potentials (``lambda`` of :func:`~pgmpy_dp.engine.cgm_em`);
+        Per-record L2 penalty on the log-potentials (``lambda`` of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]);
         0 fits the maximum likelihood itself.
     naive_regularization : float
         The same for the warm start, a fit to the projected tables as if they were exact.

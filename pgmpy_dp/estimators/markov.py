@@ -5,7 +5,7 @@ noise (sensitivity = number of cliques), then either fit the maximum-likelihood
 potentials to the noisy tables as if they were exact (``"naive-mle"``, after
 projecting each table onto the simplex), or treat the true tables as latent and
 fit by EM for collective graphical models (``"cgm-em"``). All numerical work is
-done by :mod:`pgmpy_dp.engine`; this module converts between pgmpy models and
+done by `pgmpy_dp.engine`; this module converts between pgmpy models and
 the engine's arrays and checks that releases and models fit together.
 """
 
@@ -75,7 +75,7 @@ def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> 
     probability itself, for CGM-EM it is the Laplace gradient, bounded by
     ``1 / scale``: the same penalty would leave such cells about ``scale``
     times more mass. So CGM-EM uses the naive weight divided by the mean noise
-    scale, capped at the unit prior (:data:`PRIOR_PRECISION`).
+    scale, capped at the unit prior (`PRIOR_PRECISION`).
 
     Examples
     --------
@@ -105,15 +105,15 @@ class PrivateMarkovEstimator:
         limit rather than by ``tol``; 30 is where the benchmark's accuracy gains
         over naive MLE are reached at a few times its cost.
     tol : float
-        Relative change of the EM objective at which EM stops (see :mod:`pgmpy_dp.engine.cgm`;
+        Relative change of the EM objective at which EM stops (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm];
         EM also stops once no inferred count moves by more than 0.001 noise scales);
         the MLE stops at gradient max-norm ``tol * 1e-2`` per record.
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
         against the log-likelihood of all ``N`` records (a Gaussian prior of
-        variance ``1/lambda``). ``"auto"`` uses :func:`auto_regularization` for
+        variance ``1/lambda``). ``"auto"`` uses [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for
         naive MLE (a unit prior made stronger because naive MLE ignores the
-        noise) and :func:`cgm_regularization` for the CGM M-step.
+        noise) and [`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization] for the CGM M-step.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
@@ -127,7 +127,7 @@ class PrivateMarkovEstimator:
     Attributes
     ----------
     model_ : DiscreteMarkovNetwork
-        The fitted model (also returned by :meth:`fit`).
+        The fitted model (also returned by [`fit`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator.fit]).
     releases_ : list of MarginalRelease
         The measurements used (the one made by ``fit`` when it was given data).
         A release made by ``fit`` is stored as soon as it exists, so a fit that
@@ -154,7 +154,7 @@ class PrivateMarkovEstimator:
         The EM objective after each iteration (``"cgm-em"``): smoothed Laplace
         log-likelihood of the noisy tables at the inferred counts, minus ``N`` times
         the KL divergence of those counts from the model, minus the L2 penalty
-        (see :mod:`pgmpy_dp.engine.cgm`). Empty for ``"naive-mle"``.
+        (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm]). Empty for ``"naive-mle"``.
     inference_ : str
         ``"junction-tree"`` or ``"loopy"``.
 

@@ -48,7 +48,7 @@ def l1(p: np.ndarray, q: np.ndarray) -> float:
 
 
 def kl(estimate: np.ndarray, reference: np.ndarray, axis=None) -> float:
-    """``sum estimate * log(estimate / reference)`` (the paper's direction), with :data:`KL_SMOOTHING`.
+    """``sum estimate * log(estimate / reference)`` (the paper's direction), with `KL_SMOOTHING`.
 
     Both arrays are distributions along ``axis`` (all axes by default); each is
     mixed with ``KL_SMOOTHING`` of the uniform distribution first.
@@ -128,7 +128,7 @@ def joint_kl(truth, estimate) -> float:
     junction tree over the families (exact inference). This is the expected
     excess log-loss of the estimate on records from the truth: it punishes
     probabilities set to zero where the truth has mass, so each CPD column (of
-    both networks, as in :func:`kl`) is first mixed with :data:`KL_SMOOTHING`
+    both networks, as in [`kl`][pgmpy_dp.evaluation.bayesian.kl]) is first mixed with `KL_SMOOTHING`
     of the uniform distribution.
 
     Examples
@@ -151,7 +151,7 @@ def weighted_cpd_l1(truth, estimate) -> float:
 
     The CPD L1 error with each parent configuration weighted by how often it
     occurs: what inference on typical evidence sees. (The unweighted
-    :func:`cpd_errors` counts a configuration that never occurs as much as the
+    [`cpd_errors`][pgmpy_dp.evaluation.bayesian.cpd_errors] counts a configuration that never occurs as much as the
     most common one.)
 
     Examples
@@ -255,8 +255,8 @@ def map_answers(model, queries: list[Query], show_progress: bool = True) -> list
 def query_errors(estimate, reference, queries: list[Query], show_progress: bool = True) -> pd.DataFrame:
     """L1 and KL of each query's answer in ``estimate`` against ``reference``.
 
-    ``reference`` is a network or its precomputed :func:`answer_queries`;
-    ``show_progress`` is passed to :func:`answer_queries`.
+    ``reference`` is a network or its precomputed [`answer_queries`][pgmpy_dp.evaluation.bayesian.answer_queries];
+    ``show_progress`` is passed to [`answer_queries`][pgmpy_dp.evaluation.bayesian.answer_queries].
 
     Examples
     --------
@@ -276,8 +276,8 @@ def query_errors(estimate, reference, queries: list[Query], show_progress: bool 
 def map_agreement(estimate, reference, queries: list[Query], show_progress: bool = True) -> float:
     """Share of MAP queries whose most probable assignment is the same in both networks.
 
-    ``reference`` is a network or its precomputed :func:`map_answers`;
-    ``show_progress`` is passed to :func:`map_answers`.
+    ``reference`` is a network or its precomputed [`map_answers`][pgmpy_dp.evaluation.bayesian.map_answers];
+    ``show_progress`` is passed to [`map_answers`][pgmpy_dp.evaluation.bayesian.map_answers].
 
     Examples
     --------

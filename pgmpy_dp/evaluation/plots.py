@@ -77,7 +77,7 @@ def plot_privacy_utility(
 
 
 def plot_allocation(estimator, ax=None, path=None):
-    """Stage-II budget per node of a fitted :class:`~pgmpy_dp.DiscretePrivateMLE`, largest first.
+    """Stage-II budget per node of a fitted [`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE], largest first.
 
     The uniform share is drawn as a dashed line, so the data-dependent shift is visible.
 

@@ -2,7 +2,7 @@
 
 Private Frank-Wolfe for l1-constrained logistic regression and the per-node
 regressions that learn Ising and pairwise models (and their graphs) under
-rho-zCDP. Sits beside :mod:`pgmpy_dp.estimators`: imports the privacy core,
+rho-zCDP. Sits beside `pgmpy_dp.estimators`: imports the privacy core,
 never imported by lower layers.
 """
 

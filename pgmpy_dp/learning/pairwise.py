@@ -9,7 +9,7 @@ restricted to the rows with ``x_i in {u, v}`` (Wu, Sanghavi and Dimakis 2019):
 the log-odds of ``u`` against ``v`` are ``sum_j W_ij(u, x_j) - W_ij(v, x_j) +
 theta_i(u) - theta_i(v)``, linear in the one-hot encoding of ``x_-i``. Every
 regression is solved by private Frank-Wolfe (Zhang, Kamath, Kulkarni and Wu
-2020; :mod:`pgmpy_dp.learning.frank_wolfe`).
+2020; [`pgmpy_dp.learning.frank_wolfe`][pgmpy_dp.learning.frank_wolfe]).
 
 Budget split (rho-zCDP, one row added or removed):
 
@@ -20,7 +20,7 @@ Budget split (rho-zCDP, one row added or removed):
   gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
 
 Within a regression ``T = n_iter`` selections share its budget equally
-(:func:`~pgmpy_dp.learning.frank_wolfe.frank_wolfe_noise_scale`).
+([`frank_wolfe_noise_scale`][pgmpy_dp.learning.frank_wolfe.frank_wolfe_noise_scale]).
 
 Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
 largest absolute weight exceeds ``threshold`` (default ``eta / 2``, half the
@@ -28,7 +28,7 @@ minimum edge weight the user declares: data-free, as in the notes' structure
 learner). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
 factors are ``exp(W_ij)`` on the kept edges and whose node factors are
 ``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
-:class:`~pgmpy_dp.estimators.PrivateMarkovEstimator` ("learn the graph, then
+[`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator] ("learn the graph, then
 the parameters").
 """
 
@@ -211,7 +211,7 @@ class _PrivateMRFEstimator:
         return self
 
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
-        """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, :func:`~pgmpy_dp.privacy.rho_to_epsilon_delta`)."""
+        """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, [`rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta])."""
         return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
 
     def _radius(self) -> float:
@@ -375,7 +375,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     Parameters
     ----------
     width, eta, threshold, n_iter, random_state
-        As for :class:`PrivateIsingEstimator`; ``eta`` bounds the smallest
+        As for [`PrivateIsingEstimator`][pgmpy_dp.learning.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
     radius : float, optional
         l1 radius of each regression (default ``2 width``). A one-hot block
@@ -391,7 +391,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     node_weights_ : dict
         ``{a: array (k_a,)}``, centred node log-potentials.
     edges_, edge_strength_, graph_, model_, rho_, n_iter_ :
-        As for :class:`PrivateIsingEstimator`.
+        As for [`PrivateIsingEstimator`][pgmpy_dp.learning.pairwise.PrivateIsingEstimator].
 
     Examples
     --------

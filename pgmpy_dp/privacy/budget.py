@@ -1,11 +1,11 @@
 """Privacy accounting: pure epsilon-DP or rho-zCDP under sequential composition.
 
-A :class:`PrivacyBudget` is charged *before* any noise is drawn and refunded
+A [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] is charged *before* any noise is drawn and refunded
 if the guarded work fails before its noisy output exists, so a failed release
 spends nothing and concurrent releases from several threads (or, for a budget
-opened with :meth:`PrivacyBudget.open`, several processes) can never
+opened with [`PrivacyBudget.open`][pgmpy_dp.privacy.budget.PrivacyBudget.open], several processes) can never
 overspend. Once noise has been drawn the guarded block marks the charge
-committed (:meth:`Charge.commit`): a later failure (a solver error in
+committed ([`Charge.commit`][pgmpy_dp.privacy.budget.Charge.commit]): a later failure (a solver error in
 post-processing, say) is itself a function of the noisy output, so the charge
 then stays spent.
 
@@ -13,10 +13,10 @@ Two accountings share one ledger:
 
 ``"pure-dp"`` (``PrivacyBudget(epsilon)``)
     Charges are epsilons and add up (basic sequential composition).
-``"zcdp"`` (``PrivacyBudget(rho=...)`` or :meth:`PrivacyBudget.from_epsilon_delta`)
+``"zcdp"`` (``PrivacyBudget(rho=...)`` or [`PrivacyBudget.from_epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.from_epsilon_delta])
     Charges are rhos of zero-concentrated DP (Bun and Steinke 2016) and add
     up. An ``epsilon``-DP charge costs ``epsilon**2 / 2`` (pure DP implies
-    that much zCDP); :meth:`PrivacyBudget.epsilon_delta` converts what was
+    that much zCDP); [`PrivacyBudget.epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.epsilon_delta] converts what was
     spent to an (epsilon, delta) guarantee with the tight conversion of
     Canonne, Kamath and Steinke (2020).
 
@@ -164,7 +164,7 @@ def rho_to_epsilon_delta(rho: float, delta: float) -> float:
 
 
 def epsilon_delta_to_rho(epsilon: float, delta: float) -> float:
-    """Largest rho whose tight conversion (:func:`rho_to_epsilon_delta`) gives at most ``(epsilon, delta)``.
+    """Largest rho whose tight conversion ([`rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta]) gives at most ``(epsilon, delta)``.
 
     Examples
     --------
@@ -211,7 +211,7 @@ class LedgerEntry:
         The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an
         epsilon charge), ``None`` in a pure-DP budget.
     unit : str
-        The budget's unit, ``"epsilon"`` or ``"rho"``; :attr:`amount` is in it.
+        The budget's unit, ``"epsilon"`` or ``"rho"``; [`amount`][pgmpy_dp.privacy.budget.LedgerEntry.amount] is in it.
     """
 
     epsilon: float | None
@@ -245,9 +245,9 @@ class LedgerEntry:
 
 
 class Charge:
-    """Handle of an in-flight charge (what :meth:`PrivacyBudget.charge` yields).
+    """Handle of an in-flight charge (what [`PrivacyBudget.charge`][pgmpy_dp.privacy.budget.PrivacyBudget.charge] yields).
 
-    Call :meth:`commit` as soon as noisy output exists: from then on an error
+    Call [`commit`][pgmpy_dp.privacy.budget.Charge.commit] as soon as noisy output exists: from then on an error
     in the guarded block no longer refunds the charge.
 
     Attributes
@@ -273,7 +273,7 @@ class Charge:
 class _Account:
     """The shared state of a budget: total, ledger, in-flight reservations, and their lock.
 
-    Copies of a :class:`PrivacyBudget` share one account, so a copy can never
+    Copies of a [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] share one account, so a copy can never
     spend what the original has reserved. A file-backed account re-reads its
     file under an exclusive ``fcntl`` lock for every operation and writes it
     back atomically (write to a temporary file, ``fsync``, rename).
@@ -384,7 +384,7 @@ class PrivacyBudget:
     accounting : str
         ``"pure-dp"`` or ``"zcdp"``.
     unit : str
-        ``"epsilon"`` or ``"rho"``: the unit of :attr:`total`, :attr:`spent` and :attr:`remaining`.
+        ``"epsilon"`` or ``"rho"``: the unit of [`total`][pgmpy_dp.privacy.budget.PrivacyBudget.total], [`spent`][pgmpy_dp.privacy.budget.PrivacyBudget.spent] and [`remaining`][pgmpy_dp.privacy.budget.PrivacyBudget.remaining].
 
     Examples
     --------
@@ -435,7 +435,7 @@ class PrivacyBudget:
     def from_epsilon_delta(cls, epsilon: float, delta: float) -> PrivacyBudget:
         """A zCDP budget with the largest rho whose tight conversion gives ``(epsilon, delta)``-DP.
 
-        See :func:`rho_to_epsilon_delta` for the conversion (Canonne, Kamath
+        See [`rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta] for the conversion (Canonne, Kamath
         and Steinke 2020).
 
         Examples
@@ -508,9 +508,9 @@ class PrivacyBudget:
         """A JSON snapshot of the budget (total, ledger with exact amounts, in-flight charges).
 
         Returns the text, or writes it atomically to ``path``. A snapshot
-        loaded with :meth:`from_json` is an *independent* budget: spending
+        loaded with [`from_json`][pgmpy_dp.privacy.budget.PrivacyBudget.from_json] is an *independent* budget: spending
         both it and this one spends the data's privacy twice. To continue one
-        budget across sessions or processes, use :meth:`open`.
+        budget across sessions or processes, use [`open`][pgmpy_dp.privacy.budget.PrivacyBudget.open].
         """
         with self._account.transaction():
             text = json.dumps(self._account.to_dict(), indent=1)
@@ -523,7 +523,7 @@ class PrivacyBudget:
 
     @classmethod
     def from_json(cls, source: str | Path) -> PrivacyBudget:
-        """Read a budget written by :meth:`to_json` (JSON text or a path); in-flight charges count as spent.
+        """Read a budget written by [`to_json`][pgmpy_dp.privacy.budget.PrivacyBudget.to_json] (JSON text or a path); in-flight charges count as spent.
 
         Examples
         --------
@@ -573,12 +573,12 @@ class PrivacyBudget:
 
     @property
     def total(self) -> float:
-        """The total budget, in :attr:`unit`."""
+        """The total budget, in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit]."""
         return float(self._account.total)
 
     @property
     def path(self) -> Path | None:
-        """The file backing this budget (see :meth:`open`), or ``None``."""
+        """The file backing this budget (see [`open`][pgmpy_dp.privacy.budget.PrivacyBudget.open]), or ``None``."""
         return self._account.path
 
     @property
@@ -595,13 +595,13 @@ class PrivacyBudget:
 
     @property
     def spent(self) -> float:
-        """Exact sum of committed charges, in :attr:`unit`, rounded to the nearest float."""
+        """Exact sum of committed charges, in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit], rounded to the nearest float."""
         with self._account.transaction():
             return float(self._account.spent)
 
     @property
     def remaining(self) -> float:
-        """What is still available (committed and in-flight charges subtracted), in :attr:`unit`."""
+        """What is still available (committed and in-flight charges subtracted), in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit]."""
         with self._account.transaction():
             a = self._account
             return float(max(Fraction(0), a.total - a.spent - a.reserved))
@@ -611,7 +611,7 @@ class PrivacyBudget:
 
         For a zCDP budget, epsilon comes from the tight conversion of
         Canonne, Kamath and Steinke (2020, Proposition 12), see
-        :func:`rho_to_epsilon_delta`. For a pure-DP budget, epsilon is what
+        [`rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta]. For a pure-DP budget, epsilon is what
         was spent, valid for any ``delta`` (pure DP has delta 0).
 
         Examples
@@ -657,10 +657,10 @@ class PrivacyBudget:
 
         Give exactly one of ``epsilon`` (pure DP; in a zCDP budget it costs
         ``epsilon**2 / 2``) or ``rho`` (zCDP budgets only). Yields a
-        :class:`Charge`; once the block calls its ``commit()`` (noise has been
+        [`Charge`][pgmpy_dp.privacy.budget.Charge]; once the block calls its ``commit()`` (noise has been
         drawn) an error no longer refunds: the ledger records the charge with
         the label suffixed ``(failed after noise was drawn)``. Raises
-        :class:`BudgetExceededError` on entry, before the block runs, if the
+        [`BudgetExceededError`][pgmpy_dp.privacy.budget.BudgetExceededError] on entry, before the block runs, if the
         charge does not fit.
         """
         exact, handle = self._cost(epsilon, rho)

@@ -3,7 +3,7 @@
 A differentially private release may only depend on the data through noisy
 statistics, so everything that shapes the output (which states exist, in what
 order) must be declared by the data custodian and never read from the private
-table. :class:`Domain` owns that declaration, including how raw values become
+table. [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration, including how raw values become
 states: public bin edges for numeric columns (``bins=``) and a declared state
 for missing values (``missing=``).
 """
@@ -53,7 +53,7 @@ class DataDerivedDomainWarning(UserWarning):
     to the data holder running the code; it is never part of a release. Declared
     dtypes that happen to look like this are silenced by passing their states in
     ``domain=``, or by listing the columns in ``df.attrs["pgmpy_dp_public_columns"]``
-    (as :func:`pgmpy_dp.datasets.sample_network` does for its model-declared states).
+    (as [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does for its model-declared states).
     """
 
 
@@ -134,8 +134,8 @@ class Domain:
     bins : mapping of str to sequence of float, optional
         Public bin edges for numeric attributes, e.g. ``{"age": [17, 25, 35, 50, 65, 91]}``.
         The attribute's states become the string labels ``"[17, 25)"``, ...
-        (see :func:`bin_labels`), so releases stay JSON-writable, and the edges
-        are kept in :attr:`bins`. Values are **clamped** to the edges: a value
+        (see [`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]), so releases stay JSON-writable, and the edges
+        are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the edges: a value
         below the first edge is counted in the first bin, one at or above the
         last edge in the last bin. Use ``-inf``/``inf`` as outer edges for
         open-ended bins. The edges must be public (never computed from the data,
@@ -143,7 +143,7 @@ class Domain:
     missing : str or mapping of str to state, optional
         A declared state for missing values (NaN, None, ``pd.NA``). A single
         value applies to every attribute of the domain (including attributes
-        later taken from categorical dtypes by :meth:`from_dataframe`); a
+        later taken from categorical dtypes by [`from_dataframe`][pgmpy_dp.privacy.domain.Domain.from_dataframe]); a
         mapping names it per attribute. It is appended to the attribute's
         states unless they already list it (a sentinel such as ``"?"``). Without
         it, missing values are an error.
@@ -249,7 +249,7 @@ class Domain:
     ) -> Domain:
         """Collect the public domain of ``columns`` from categorical dtypes and ``domain``.
 
-        An explicit ``domain`` entry (a mapping, or a :class:`Domain` with its
+        An explicit ``domain`` entry (a mapping, or a [`Domain`][pgmpy_dp.privacy.domain.Domain] with its
         bins and missing states) wins over a categorical dtype. A column with
         neither is an error: its states would otherwise be read from the private
         data. A ``Domain`` declaring one ``missing`` state for all attributes
@@ -401,9 +401,9 @@ class Domain:
         return {a: list(s) for a, s in self._states.items()}
 
     def check_json(self, attrs: Iterable[str] | None = None) -> None:
-        """Raise a :class:`DomainError` naming the first state that JSON cannot hold losslessly.
+        """Raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the first state that JSON cannot hold losslessly.
 
-        Releases are published as JSON, so :func:`~pgmpy_dp.release_marginals`
+        Releases are published as JSON, so [`release_marginals`][pgmpy_dp.tables.release.release_marginals]
         calls this *before* it charges the budget. States must be ``str``,
         ``int``, finite ``float``, ``bool`` or tuples of them; ``pd.Interval`` categories from
         ``pd.cut`` are not: declare public edges with ``bins=`` instead.
@@ -431,8 +431,8 @@ class Domain:
     def check_table(self, attrs: Sequence[str], max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, ...]:
         """Validate one requested table and return it as a tuple of attribute names.
 
-        Raises a :class:`DomainError` naming the problem for unknown or repeated
-        attributes and a :class:`CellLimitError` when the dense table would
+        Raises a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the problem for unknown or repeated
+        attributes and a [`CellLimitError`][pgmpy_dp.privacy.domain.CellLimitError] when the dense table would
         exceed ``max_cells``.
         """
         attrs = (attrs,) if isinstance(attrs, str) else tuple(attrs)
@@ -464,7 +464,7 @@ class Domain:
         One vectorised pass per column. Binned attributes are cut at their
         public edges (values clamped to the outer bins); missing values take the
         declared missing state. Otherwise NaN and values outside the declared
-        states raise a :class:`DomainError` naming the column (never a count).
+        states raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column (never a count).
         ``show_progress`` draws a bar over the columns when encoding takes more
         than a couple of seconds (millions of rows).
 

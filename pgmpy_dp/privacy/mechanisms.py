@@ -9,7 +9,7 @@ carry no trace of the input.
 
 Three sampling paths share that one distribution:
 
-``"opendp"`` (default for tables up to :data:`OPENDP_MAX_CELLS` cells)
+``"opendp"`` (default for tables up to `OPENDP_MAX_CELLS` cells)
     OpenDP's exact sampler (rational arithmetic, OS randomness). The strongest
     guarantee; about 10-20 microseconds per cell.
 ``"geometric"`` (default for larger tables)
@@ -26,7 +26,7 @@ The discrete Gaussian ``P(k) ∝ exp(-k^2 / (2 sigma^2))`` on the integers
 query of L2 sensitivity ``Δ`` at ``sigma = Δ / sqrt(2 rho)``, again with
 integer output. Its three paths mirror the Laplace ones:
 
-``"opendp"`` (default up to :data:`OPENDP_MAX_CELLS` cells)
+``"opendp"`` (default up to `OPENDP_MAX_CELLS` cells)
     OpenDP's exact discrete Gaussian sampler (``make_gaussian`` on an ``i64``
     vector): exact, OS randomness; about 12 microseconds per cell here.
 ``"rejection"`` (default for larger tables)
@@ -59,10 +59,10 @@ __all__ = [
     "sampler_for",
 ]
 
-#: Name recorded in every release made by :func:`discrete_laplace_noise`.
+#: Name recorded in every release made by [`discrete_laplace_noise`][pgmpy_dp.privacy.mechanisms.discrete_laplace_noise].
 MECHANISM = "discrete_laplace"
 
-#: Name recorded in every release made by :func:`discrete_gaussian_noise`.
+#: Name recorded in every release made by [`discrete_gaussian_noise`][pgmpy_dp.privacy.mechanisms.discrete_gaussian_noise].
 GAUSSIAN_MECHANISM = "discrete_gaussian"
 
 #: Tables up to this many cells use OpenDP's exact sampler by default.
@@ -205,7 +205,7 @@ def discrete_gaussian_noise(
         Shape of the noise array.
     sigma : float
         Scale ``Δ_2 / sqrt(2 rho)`` (positive and finite); the variance is
-        :func:`discrete_gaussian_variance` of it (``sigma**2`` for sigma above a few).
+        [`discrete_gaussian_variance`][pgmpy_dp.privacy.mechanisms.discrete_gaussian_variance] of it (``sigma**2`` for sigma above a few).
     random_state : int or numpy.random.Generator, optional
         Seed for reproducible experiments. ``None`` (the default) uses OS
         randomness, as a real release must.

@@ -23,7 +23,7 @@ def contingency_table(
     Parameters
     ----------
     codes : mapping of str to numpy.ndarray
-        Integer codes per attribute, as returned by :meth:`Domain.encode`.
+        Integer codes per attribute, as returned by [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode].
     domain : Domain
         The public domain the codes refer to.
     attrs : sequence of str
@@ -54,5 +54,5 @@ def contingency_table(
 def contingency_tables(
     codes: Mapping[str, np.ndarray], domain: Domain, tables: Sequence[Sequence[str]]
 ) -> list[np.ndarray]:
-    """Exact counts for each attribute tuple in ``tables`` (see :func:`contingency_table`)."""
+    """Exact counts for each attribute tuple in ``tables`` (see [`contingency_table`][pgmpy_dp.tables.counting.contingency_table])."""
     return [contingency_table(codes, domain, attrs) for attrs in tables]

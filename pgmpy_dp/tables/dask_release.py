@@ -1,16 +1,16 @@
 """Releases from Dask DataFrames: count in the partitions, add noise once on the driver.
 
 Counting is embarrassingly parallel: every partition is encoded with
-:meth:`Domain.encode` and counted with :func:`contingency_table` (one
+[`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] and counted with [`contingency_table`][pgmpy_dp.tables.counting.contingency_table] (one
 ``np.bincount`` per table over the mixed-radix index), and the per-partition
 count vectors are summed in a tree. Only the reduced exact tables come back to
-the driver, where :func:`release_counts` validates, charges the budget once
+the driver, where [`release_counts`][pgmpy_dp.tables.release.release_counts] validates, charges the budget once
 and draws the noise once, exactly as the pandas path does. Bad data (NaN,
 values outside the declared states) raises inside a partition task, which
 fails the whole computation before anything is charged or drawn.
 
 This module imports Dask; it is loaded only when Dask is installed (see
-:mod:`pgmpy_dp.dask_accessor`).
+`pgmpy_dp.dask_accessor`).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def dask_contingency_tables(
 
     Runs on whatever Dask scheduler is active (a ``distributed.Client`` when
     one exists). Each partition task encodes its rows with
-    :meth:`Domain.encode` and counts every table with one ``np.bincount``;
+    [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] and counts every table with one ``np.bincount``;
     the per-partition vectors are summed ``split_every`` at a time, so the
     driver receives one vector of the tables' cells, never rows.
 
@@ -118,7 +118,7 @@ def dask_contingency_tables(
     ddf : dask.dataframe.DataFrame
         The private data.
     domain : Domain
-        Public states of every attribute the tables use (e.g. from :func:`dask_domain`).
+        Public states of every attribute the tables use (e.g. from [`dask_domain`][pgmpy_dp.tables.dask_release.dask_domain]).
     tables : sequence of sequences of str
         Attribute tuples to count.
     split_every : int
@@ -181,12 +181,12 @@ def release_marginals_dask(
 ) -> MarginalRelease:
     """Release differentially private contingency tables of a Dask DataFrame.
 
-    The Dask twin of :func:`pgmpy_dp.tables.release_marginals`, with the same
-    parameters and the same :class:`MarginalRelease`: with the same data and the
+    The Dask twin of [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals], with the same
+    parameters and the same [`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease]: with the same data and the
     same ``random_state`` both return equal releases. The partitions are counted
-    on the active Dask scheduler (see :func:`dask_contingency_tables`); the noise
+    on the active Dask scheduler (see [`dask_contingency_tables`][pgmpy_dp.tables.dask_release.dask_contingency_tables]); the noise
     is drawn once, on the driver, and the budget is charged once, by
-    :func:`pgmpy_dp.tables.release.release_counts`.
+    [`pgmpy_dp.tables.release.release_counts`][pgmpy_dp.tables.release.release_counts].
 
     Order of events: the request (tables, budget arguments, domain) is checked
     from metadata alone; then the partitions are counted, and any NaN or
@@ -199,7 +199,7 @@ def release_marginals_dask(
     ddf : dask.dataframe.DataFrame
         The private data, one record per row.
     tables, epsilon, domain, budget, random_state, max_cells, n_records, rho
-        As for :func:`pgmpy_dp.tables.release_marginals`. ``domain`` is also
+        As for [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals]. ``domain`` is also
         how to declare the states of a categorical column whose categories
         Dask does not know.
     show_progress : bool

@@ -1,7 +1,7 @@
 """Noisy marginal releases: the measurement step and its self-describing artifact.
 
-:func:`release_marginals` counts the requested tables exactly, charges the
-budget, and adds discrete Laplace noise; :class:`MarginalRelease` is what
+[`release_marginals`][pgmpy_dp.tables.release.release_marginals] counts the requested tables exactly, charges the
+budget, and adds discrete Laplace noise; [`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease] is what
 comes out: noisy tables plus every fact needed to use them correctly later
 (epsilon and noise scale per table, sensitivity, mechanism, public domain).
 """
@@ -104,7 +104,7 @@ class NoisyTable:
 class MarginalRelease:
     """Differentially private contingency tables with their provenance.
 
-    Built by :func:`release_marginals` (or ``df.dp.release``); everything in it
+    Built by [`release_marginals`][pgmpy_dp.tables.release.release_marginals] (or ``df.dp.release``); everything in it
     is safe to publish. Releases are immutable values.
 
     Attributes
@@ -115,8 +115,8 @@ class MarginalRelease:
         The noisy tables, in request order.
     epsilon : float or None
         Total pure-DP budget of the release (sum of the per-table epsilons);
-        ``None`` for a discrete Gaussian release, whose guarantee is :attr:`rho`
-        (or :meth:`epsilon_delta`).
+        ``None`` for a discrete Gaussian release, whose guarantee is [`rho`][pgmpy_dp.tables.release.MarginalRelease.rho]
+        (or [`epsilon_delta`][pgmpy_dp.tables.release.MarginalRelease.epsilon_delta]).
     rho : float or None
         Total zCDP cost of a discrete Gaussian release (sum of the per-table
         rhos); ``None`` for a discrete Laplace release.
@@ -128,7 +128,7 @@ class MarginalRelease:
         used different paths).
     n_records : float or None
         Declared public record count, if the custodian declared one; see
-        :attr:`n_records_estimate` for the noisy estimate otherwise.
+        [`n_records_estimate`][pgmpy_dp.tables.release.MarginalRelease.n_records_estimate] for the noisy estimate otherwise.
 
     Examples
     --------
@@ -174,7 +174,7 @@ class MarginalRelease:
         """Total pure-DP epsilon of this release (sequential composition over its tables).
 
         ``None`` when any table is discrete Gaussian: such a release has no
-        pure-DP guarantee; see :attr:`rho` and :meth:`epsilon_delta`.
+        pure-DP guarantee; see [`rho`][pgmpy_dp.tables.release.MarginalRelease.rho] and [`epsilon_delta`][pgmpy_dp.tables.release.MarginalRelease.epsilon_delta].
         """
         if any(t.epsilon is None for t in self.tables):
             return None
@@ -190,9 +190,9 @@ class MarginalRelease:
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of this release.
 
-        A Gaussian release converts its :attr:`rho` with the tight conversion of
+        A Gaussian release converts its [`rho`][pgmpy_dp.tables.release.MarginalRelease.rho] with the tight conversion of
         Canonne, Kamath and Steinke (2020) (see
-        :func:`pgmpy_dp.privacy.rho_to_epsilon_delta`); a Laplace release is
+        [`pgmpy_dp.privacy.rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta]); a Laplace release is
         ``epsilon``-DP, so ``(epsilon, delta)`` holds for every delta.
         """
         delta = check_delta(delta)
@@ -340,14 +340,14 @@ class MarginalRelease:
     def frame(self, attrs) -> pd.DataFrame:
         """Noisy counts over ``attrs`` in long form: one row per cell, columns ``attrs + ['noisy_count']``.
 
-        ``attrs`` may be reordered or a subset of released tables, as for :meth:`series`.
+        ``attrs`` may be reordered or a subset of released tables, as for [`series`][pgmpy_dp.tables.release.MarginalRelease.series].
         """
         return self.series(attrs).reset_index()
 
     def factor(self, attrs, clip: bool = False):
         """Noisy counts over ``attrs`` as a pgmpy ``DiscreteFactor`` (``clip`` sets negatives to 0).
 
-        ``attrs`` may be reordered or a subset of released tables, as for :meth:`series`.
+        ``attrs`` may be reordered or a subset of released tables, as for [`series`][pgmpy_dp.tables.release.MarginalRelease.series].
         """
         from pgmpy.factors.discrete import DiscreteFactor
 
@@ -390,9 +390,9 @@ class MarginalRelease:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> MarginalRelease:
-        """Inverse of :meth:`to_dict`; every field is validated first (:mod:`pgmpy_dp.tables.schema`).
+        """Inverse of [`to_dict`][pgmpy_dp.tables.release.MarginalRelease.to_dict]; every field is validated first ([`pgmpy_dp.tables.schema`][pgmpy_dp.tables.schema]).
 
-        Raises :class:`~pgmpy_dp.tables.schema.ReleaseFormatError` (a ``ValueError``)
+        Raises [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError] (a ``ValueError``)
         naming the first field that is missing, of the wrong type, or inconsistent.
         """
         data = validate_release_dict(data)
@@ -430,13 +430,13 @@ class MarginalRelease:
 
     @classmethod
     def from_json(cls, source: str | bytes | Path) -> MarginalRelease:
-        """Read a release from JSON text or from a file written by :meth:`to_json`.
+        """Read a release from JSON text or from a file written by [`to_json`][pgmpy_dp.tables.release.MarginalRelease.to_json].
 
         ``source`` is JSON text if it is ``bytes``, or a ``str`` that starts with
         ``{`` or ``[`` or parses as JSON (``"null"``, ``"3"``); any other ``str`` and
         every ``os.PathLike`` is a file path (pass a ``Path`` for a file named like
         JSON). A missing file raises ``FileNotFoundError`` naming it; anything that is
-        not a valid artifact raises :class:`~pgmpy_dp.tables.schema.ReleaseFormatError`.
+        not a valid artifact raises [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
         """
         return cls.from_dict(read_json_source(source))
 
@@ -565,7 +565,7 @@ def release_counts(
     The measurement step of every release, for callers that count elsewhere
     (on a cluster, say). With ``epsilon``, each table gets discrete Laplace
     noise (pure DP); with ``rho``, discrete Gaussian noise (zCDP), calibrated
-    to the L2 sensitivity (see :func:`plan_tables`). All validation happens
+    to the L2 sensitivity (see [`plan_tables`][pgmpy_dp.tables.release.plan_tables]). All validation happens
     first; then the whole release is charged to ``budget`` at once (if
     given); then noise is drawn. Any exception before the noise leaves the
     budget untouched.
@@ -723,7 +723,7 @@ def release_from_codes(
     *,
     rho=None,
 ) -> MarginalRelease:
-    """Release noisy tables from already-encoded data: count, then :func:`release_counts`.
+    """Release noisy tables from already-encoded data: count, then [`release_counts`][pgmpy_dp.tables.release.release_counts].
 
     Validation and counting happen first; then the whole release is charged to
     ``budget`` at once (if given); then noise is drawn. Any exception before the
@@ -860,11 +860,11 @@ def release_marginals(
         Total pure-DP budget, or one per table (discrete Laplace noise).
     domain : mapping or Domain, optional
         Public states for columns that are not categorical (and overrides for those that are).
-        A :class:`~pgmpy_dp.Domain` also carries public bin edges for numeric
+        A [`Domain`][pgmpy_dp.privacy.domain.Domain] also carries public bin edges for numeric
         columns and a declared missing-value state: ``Domain({...}, bins={"age": [17, 25, 35, 91]},
         missing="Missing")``. Every state must be JSON-writable (checked before any budget is spent).
     budget : PrivacyBudget, optional
-        Accountant to charge; raises :class:`BudgetExceededError` before any noise if short.
+        Accountant to charge; raises [`BudgetExceededError`][pgmpy_dp.privacy.budget.BudgetExceededError] before any noise if short.
     random_state : int or numpy.random.Generator, optional
         Seed for reproducible *experiments only*; real releases leave it ``None``.
     max_cells : int

@@ -1,9 +1,9 @@
-"""The published format of a :class:`~pgmpy_dp.tables.MarginalRelease` and its validation on load.
+"""The published format of a [`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease] and its validation on load.
 
 A release is an artifact that other people load and build on, possibly after it
 was edited, truncated or forged, so every field is checked before anything is
 built from it, and the first problem is reported with the field's path
-(``tables[2].scale``) in a :class:`ReleaseFormatError`.
+(``tables[2].scale``) in a [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
 
 Format version 1 (``"format": "pgmpy-dp/marginal-release"``, ``"format_version": 1``;
 artifacts written before the field was renamed carry ``"version": 1`` instead)::
@@ -14,7 +14,7 @@ artifacts written before the field was renamed carry ``"version": 1`` instead)::
      "tables": [{"attrs": [attr, ...], "shape": [...], "values": [...] (flat, C order),
                  "epsilon", "scale", "sensitivity", "mechanism"?, "rho"?}, ...]}
 
-Per-table mechanisms are validated by the rules in :data:`MECHANISMS` (one entry
+Per-table mechanisms are validated by the rules in `MECHANISMS` (one entry
 per mechanism, so a new mechanism is one new entry). A table without
 ``mechanism`` has the release's own mechanism; version-1 artifacts without
 any per-table mechanism are discrete Laplace throughout.
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 FORMAT = "pgmpy-dp/marginal-release"
-#: The version written by :meth:`MarginalRelease.to_dict`. Version 2 added Gaussian (zCDP)
+#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.release.MarginalRelease.to_dict]. Version 2 added Gaussian (zCDP)
 #: tables: per-table ``mechanism`` and ``rho`` and the release's total ``rho``; a reader of
 #: version 1 would take a Gaussian table for a Laplace one, so the number changed.
 FORMAT_VERSION = 2
@@ -57,7 +57,7 @@ RTOL = 1e-9
 
 
 class ReleaseFormatError(ValueError):
-    """A release artifact breaks the schema; :attr:`field` is the path of the offending field."""
+    """A release artifact breaks the schema; `field` is the path of the offending field."""
 
     def __init__(self, field: str, problem: str) -> None:
         self.field = field
@@ -213,7 +213,7 @@ def validate_release_dict(data) -> dict:
 
 
 def read_json_source(source) -> object:
-    """Parse the JSON of :meth:`MarginalRelease.from_json`'s ``source`` (text, bytes or a path).
+    """Parse the JSON of [`MarginalRelease.from_json`][pgmpy_dp.tables.release.MarginalRelease.from_json]'s ``source`` (text, bytes or a path).
 
     ``bytes`` and a ``str`` that starts with ``{`` or ``[`` or parses as JSON
     are JSON text; any other ``str`` and every ``os.PathLike`` name a file.
