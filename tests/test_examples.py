@@ -49,12 +49,14 @@ def test_example_runs(path, tmp_path, monkeypatch, capsys):
 
 
 def test_readme_quick_start_runs_quietly(tmp_path):
-    code = python_blocks(ROOT / "README.md", start="## Quick start", first_only=True)
+    # both blocks of the quick start (the second, the zCDP graph-then-parameters path, reuses the first's df)
+    code = python_blocks(ROOT / "README.md", start="## Quick start")
     result = run_script(code, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", f"the quick start printed warnings or progress bars:\n{result.stderr}"
     assert "phi(lung)" in result.stdout
     assert (tmp_path / "release.json").exists()
+    assert "learned edges" in result.stdout
 
 
 @pytest.mark.parametrize("page", RUNNABLE_PAGES)

@@ -59,3 +59,15 @@ def test_query_helpers_bar_and_silence(df, capsys, no_delay, answer, desc):
     err = capsys.readouterr().err
     assert f"{desc}:" in err and "/5" in err
     assert all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b for a, b in zip(quiet, loud))
+
+
+def test_quick_cgm_em_fit_draws_no_bar_until_the_delay(df, capsys, monkeypatch):
+    """The EM bar stays hidden for a fit shorter than the delay (its postfix updates must not draw it)."""
+    mn = DiscreteMarkovNetwork([("smoke", "lung"), ("lung", "xray")])
+    release = df.dp.release([("smoke", "lung"), ("lung", "xray")], epsilon=1.0, random_state=0)
+    capsys.readouterr()
+    pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", max_iter=5).fit(mn, release)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_progress, "PROGRESS_DELAY", 0)
+    pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", max_iter=5).fit(mn, release)
+    assert "CGM-EM" in capsys.readouterr().err

@@ -28,7 +28,7 @@ from ..engine import (
     make_inference,
     project_simplex,
 )
-from .._progress import PROGRESS_DELAY
+from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
@@ -348,16 +348,15 @@ class PrivateMarkovEstimator:
             self.log_likelihood_ = []
         else:
             self.regularization_["cgm-em"] = lam_cgm
-            bar = _progress(self.show_progress, self.max_iter)
+            bar = ProgressCallback(self.show_progress, self.max_iter, "CGM-EM")
             try:
                 result = cgm_em(
                     engine, measurements, n_records, lam_cgm / n_records, tied_idx,
                     init=naive.log_potentials, max_iter=self.max_iter, tol=self.tol,
-                    callback=bar.callback if bar else None, warn=False,
+                    callback=bar.callback, warn=False,
                 )
             finally:
-                if bar:
-                    bar.close()
+                bar.close()
             theta = result.log_potentials
             self.n_iter_, self.converged_ = result.n_iter, result.converged
             self.tolerance_ = result.tolerance
@@ -429,24 +428,6 @@ def _check_model_type(model) -> None:
             f"model must be a pgmpy DiscreteMarkovNetwork, got {type(model).__name__}; build one with "
             f"DiscreteMarkovNetwork([...edges...]){hint}"
         )
-
-
-class _Bar:
-    def __init__(self, total: int) -> None:
-        from tqdm.auto import tqdm
-
-        self._bar = tqdm(total=total, desc="CGM-EM", leave=False, delay=PROGRESS_DELAY)
-
-    def callback(self, it: int, ll: float, change: float) -> None:
-        self._bar.update(1)
-        self._bar.set_postfix(loglik=f"{ll:.4g}", change=f"{change:.1e}")
-
-    def close(self) -> None:
-        self._bar.close()
-
-
-def _progress(show: bool, total: int):
-    return _Bar(total) if show else None
 
 
 def _model_cliques(model, cliques) -> list[tuple[str, ...]]:
