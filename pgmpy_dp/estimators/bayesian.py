@@ -65,7 +65,7 @@ from .allocation import (
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 from .likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
-from .markov import _merge_domains, _pooled_n_records
+from .evidence import pooled_n_records, released_domain
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -359,14 +359,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise TypeError(f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}")
         if len(model.nodes()) == 0:
             raise ValueError("the model has no nodes; add edges or nodes before fitting")
-        released = _merge_domains(releases)  # one rule for both estimators: the releases must agree
+        released = released_domain(releases, model.nodes())  # one rule for both estimators
         nodes = list(model.nodes())
-        missing = [n for n in nodes if n not in released]
-        if missing:
-            raise DomainError(
-                f"model node(s) {missing} are in no release (released attributes: {list(released.attrs)}); "
-                "release tables over them or remove them from the model"
-            )
         declared = self.state_names or {}
         for n in nodes:
             if n in declared and list(declared[n]) != list(released[n]):
@@ -384,7 +378,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         families = [(n, *parents[n]) for n in nodes]
         for fam in families:
             domain.check_table(fam)
-        n_records = _pooled_n_records(releases)  # the declared count, else the pooled noisy totals (>= 1)
+        n_records = pooled_n_records(releases)  # the declared count, else the pooled noisy totals (>= 1)
         self._tables, self.n_iter_ = self._likelihood_tables(domain, families, tables, n_records)
         self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
         self.release_ = releases[0] if len(releases) == 1 else releases
@@ -495,7 +489,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         attrs = [t.attrs for t in release]
         self.n_iter_ = None
         if self.consistency == "likelihood":
-            tables, self.n_iter_ = self._likelihood_tables(domain, families, list(release), _pooled_n_records([release]))
+            tables, self.n_iter_ = self._likelihood_tables(domain, families, list(release), pooled_n_records([release]))
             return tables
         if self.consistency == "projection":
             with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls

@@ -33,7 +33,8 @@ from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..privacy.random_state import check_random_state
-from ..tables.release import MarginalRelease, pooled_record_count, release_marginals
+from ..tables.release import MarginalRelease, release_marginals
+from .evidence import pooled_n_records, released_domain
 
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
 
@@ -303,20 +304,14 @@ class PrivateMarkovEstimator:
                     "epsilon, rho and budget only apply when fitting from a DataFrame; a release has already "
                     "spent its budget"
                 )
-        full_domain = _merge_domains(releases)
+        full_domain = released_domain(releases, model.nodes())
         nodes = list(model.nodes())
-        missing = [v for v in nodes if v not in full_domain]
-        if missing:
-            raise DomainError(
-                f"model node(s) {missing} have no released table (released attributes: {list(full_domain.attrs)}); "
-                "release tables over them"
-            )
         model_domain = full_domain.project(nodes)
         _check_model_states(model, model_domain)
         tied_idx = _tied_indices(model_cliques, tied)
 
         measurements, clique_tables = _measurements(releases, model_cliques)
-        n_records = _pooled_n_records(releases)
+        n_records = pooled_n_records(releases)
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
@@ -459,16 +454,6 @@ def _model_cliques(model, cliques) -> list[tuple[str, ...]]:
     return out
 
 
-def _merge_domains(releases) -> Domain:
-    domain = releases[0].domain
-    for r in releases[1:]:
-        try:
-            domain = domain.merge(r.domain)
-        except DomainError as exc:
-            raise DomainError(f"the releases disagree on a domain: {exc}") from None
-    return domain
-
-
 def _check_model_states(model, domain: Domain) -> None:
     for f in model.get_factors():
         for v in f.scope():
@@ -534,23 +519,6 @@ def _measurements(releases, cliques):
             "release a table over each clique, e.g. df.dp.release(cliques, epsilon=...)"
         )
     return measurements, per_clique
-
-
-def _pooled_n_records(releases) -> float:
-    declared = [r.n_records for r in releases if r.n_records is not None]
-    if declared:
-        return float(declared[0])
-    n = pooled_record_count([t for r in releases for t in r.tables])
-    if not n >= 1:
-        # the release is already paid for: fit something rather than fail, and say why it is poor
-        warnings.warn(
-            f"the noisy tables estimate a record count of {n:g} (noise swamps the counts); using 1 record. "
-            "Declare n_records in the release if the count is public, or spend more epsilon",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        n = 1.0
-    return n
 
 
 def _to_pgmpy(model, domain: Domain, cliques, theta, engine):

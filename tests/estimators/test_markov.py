@@ -166,7 +166,7 @@ def test_errors_name_the_problem():
     rel = release_marginals(df, [("a", "b"), ("b", "c"), ("c", "d")], epsilon=1.0, random_state=0)
     with pytest.raises(DomainError, match=r"clique\(s\) \[\('a', 'c'\)\] are not covered"):
         fit("naive-mle", rel)
-    with pytest.raises(DomainError, match=r"node\(s\) \['d'\] have no released table"):
+    with pytest.raises(DomainError, match=r"node\(s\) \['d'\] are in no release"):
         fit("naive-mle", release_marginals(df, EDGES[:3], epsilon=1.0, random_state=0))
     other = df.copy()
     other["d"] = other["d"].cat.rename_categories(["x", "y", "z"])
