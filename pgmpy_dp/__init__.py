@@ -24,6 +24,7 @@ from .privacy import (
 from .tables import MarginalRelease, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from . import datasets  # noqa: F401
+from .uncertainty import query_interval
 from .querying import query
 
 __version__ = "0.1.0"
@@ -39,5 +40,6 @@ __all__ = [
     "PrivacyBudget",
     "PrivateMarkovEstimator",
     "query",
+    "query_interval",
     "release_marginals",
 ]
