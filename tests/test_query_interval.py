@@ -125,3 +125,14 @@ def test_unfitted_and_unsupported_estimators():
         pgmpy_dp.query_interval(pgmpy_dp.PrivateMarkovEstimator(), "a")
     with pytest.raises(TypeError, match="DiscretePrivateMLE"):
         pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a")
+
+
+def test_intervals_guide_runs_quietly(tmp_path):
+    from pathlib import Path
+
+    from test_examples import python_blocks, run_script
+
+    result = run_script(python_blocks(Path(__file__).resolve().parents[1] / "docs" / "intervals.md"), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"docs/intervals.md printed warnings or progress bars:\n{result.stderr}"
+    assert "exact coverage of each cell interval" in result.stdout and "upper" in result.stdout
