@@ -1,17 +1,21 @@
 """Intervals on the answers of fitted private models: a parametric bootstrap of the measurements.
 
-A private Markov network is a function of noisy tables ``y = x + Z`` whose
+A private model is a function of noisy tables ``y = x + Z`` whose
 noise law is public (mechanism and scale per table). The spread of a query
 answer that comes from the noise can therefore be simulated without touching
-the data: take the fitted model as the truth, draw new tables
-``y* = N * (fitted marginals) + Z*`` with fresh noise of each table's own
-mechanism and scale, run the *same* estimator on ``y*`` (its naive-MLE stage
-warm-started from the fitted parameters, then its CGM-EM iterations) and ask
-the query of every refit. The spread of those answers estimates the sampling
-distribution of the fitted answer (Williams and McSherry 2010 treat noisy
-measurements as evidence about the latent counts in the same way; we use the
-frequentist bootstrap rather than a Bayesian posterior because the estimator
-is a regularised point fit, not a sampler, and refitting reuses its code).
+the data: take the fitted model as the truth, draw ``N`` records from it and
+count the released tables (``sampling=True``, so the bands also cover the
+sampling of the records from their population; ``sampling=False`` keeps the
+fitted expected counts and simulates the noise only), add fresh noise of each
+table's own mechanism and scale, run the *same* estimator on the simulated
+tables and ask the query of every refit. For a Markov network the refit is the
+estimator's two stages on the engine's arrays (naive MLE warm-started from the
+fit, then CGM-EM); a ``DiscretePrivateMLE`` is re-run as a whole on the sampled
+records. The spread of those answers estimates the sampling distribution of the
+fitted answer (Williams and McSherry 2010 treat noisy measurements as evidence
+about the latent counts in the same way; we use the frequentist bootstrap
+rather than a Bayesian posterior because the estimators are regularised point
+fits, not samplers, and refitting reuses their code).
 
 We chose the bootstrap over a Laplace approximation of the EM objective
 because the answers of interest are non-linear functions (conditionals) of
@@ -41,7 +45,9 @@ import pandas as pd
 from ._progress import progress
 from .engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, make_inference
 from .engine.factor import log_marginal
+from .estimators.bayesian import DiscretePrivateMLE
 from .estimators.markov import PrivateMarkovEstimator, _measurements, _naive_targets
+from .privacy.domain import Domain
 from .privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
 from .privacy.random_state import check_random_state
 from .tables.counting import contingency_table
@@ -69,13 +75,17 @@ def query_interval(
 
     Parameters
     ----------
-    estimator : PrivateMarkovEstimator
-        A fitted estimator (it keeps the releases, cliques and fitted
-        log-potentials). ``DiscretePrivateMLE`` is not supported yet.
+    estimator : PrivateMarkovEstimator or DiscretePrivateMLE
+        A fitted estimator. A ``PrivateMarkovEstimator`` keeps the releases,
+        cliques and fitted log-potentials, and refits run on the engine's arrays.
+        A ``DiscretePrivateMLE`` is re-run as a whole on records forward-sampled
+        from its fitted network (same parameters, its own seeded noise, no
+        budget object); it needs ``sampling=True`` and no ``refits``.
     variables : str or list of str
-        Query variables. Together they must lie in one clique of the model's
-        junction tree (with loopy inference: in one model clique); they need not
-        have been measured together. Evidence variables can be anywhere.
+        Query variables. For a Markov network they must lie together in one clique
+        of the model's junction tree (with loopy inference: in one model clique);
+        they need not have been measured together. For a Bayesian network any
+        variables. Evidence variables can be anywhere.
     evidence : dict, optional
         Observed states ``{variable: state}``.
     level : float
@@ -91,7 +101,8 @@ def query_interval(
         simulated data (clipped to ``[0, 1]``).
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
-        drawn from the fitted model before the noise is added, so the bands
+        drawn from the fitted model (``N`` = the record count the fit used)
+        before the noise is added, so the bands
         cover the answer of the model that generated the data (sampling plus
         privacy noise). ``False``: noise only, around the fitted counts: the bands
         then describe the answer on the private data set itself (its true counts).
@@ -126,6 +137,10 @@ def query_interval(
     (['estimate', 'lower', 'upper'], True)
     """
     level = check_level(level)
+    if isinstance(estimator, DiscretePrivateMLE):
+        return _bayesian_interval(
+            estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress
+        )
     _check_estimator(estimator)
     domain, cliques = estimator.domain_, list(estimator.cliques_)
     variables = [variables] if isinstance(variables, str) else list(variables)
@@ -146,18 +161,84 @@ def query_interval(
         )
     answers = np.array([answer(theta).ravel() for theta in refits])
     n_samples = len(refits)
-    lo, hi = np.nanquantile(answers, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
+    states = {v: list(domain[v]) for v in variables}
+    return _bands(estimate, answers, states, level, interval)
+
+
+def _bands(estimate, answers, states: dict, level: float, interval: str) -> pd.DataFrame:
+    """The interval frame from the point answer and the refits' answers (rows)."""
+    variables = list(states)
+    # "weibull" puts the p-quantile at order statistic p (n + 1): the band between two order
+    # statistics then holds `level` of the bootstrap law on average even for a few dozen refits,
+    # where numpy's default (linear) rule covers about level * (n - 1) / (n + 1)
+    lo, hi = np.nanquantile(answers, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0, method="weibull")
     if interval == "basic":
         lo, hi = np.clip(2.0 * estimate.ravel() - hi, 0.0, 1.0), np.clip(2.0 * estimate.ravel() - lo, 0.0, 1.0)
     if len(variables) == 1:
-        index = pd.Index(list(domain[variables[0]]), name=variables[0])
+        index = pd.Index(states[variables[0]], name=variables[0])
     else:
-        index = pd.MultiIndex.from_product([list(domain[v]) for v in variables], names=variables)
+        index = pd.MultiIndex.from_product([states[v] for v in variables], names=variables)
     frame = pd.DataFrame({"estimate": estimate.ravel(), "lower": lo, "upper": hi}, index=index)
     frame.attrs.update(
-        level=level, n_samples=int(n_samples), interval=interval, method="parametric bootstrap", bootstrap=answers
+        level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap", bootstrap=answers
     )
     return frame
+
+
+def _bayesian_interval(est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show):
+    """query_interval for a fitted DiscretePrivateMLE: the estimator re-run on records sampled from its fit.
+
+    Each refit forward-samples ``N`` records from the fitted network (``N`` = the
+    release's declared or noisy record count), fits a fresh ``DiscretePrivateMLE``
+    with the same parameters (its own seeded noise, no budget object: this is
+    simulation, not a release) and answers the query with :func:`pgmpy_dp.query`.
+    Slower than the Markov path: pgmpy objects are built per refit.
+    """
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from .datasets import sample_network
+    from .querying import query
+
+    if not hasattr(est, "parameters_") or getattr(est, "_model", None) is None:
+        raise ValueError("estimator is not fitted; fit it first, e.g. model.fit(df, estimator=DiscretePrivateMLE(...))")
+    if not sampling:
+        raise ValueError("sampling=False is only supported for PrivateMarkovEstimator; use sampling=True")
+    if refits is not None:
+        raise ValueError("refits is only supported for PrivateMarkovEstimator (from bootstrap_log_potentials)")
+    if interval not in _INTERVALS:
+        raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
+    states = dict(est.state_names_)
+    variables = [variables] if isinstance(variables, str) else list(variables)
+    evidence = dict(evidence or {})
+    _check_query(Domain(states), variables, evidence)
+    rng = check_random_state(random_state) or np.random.default_rng()
+
+    def network(cpds):
+        bn = DiscreteBayesianNetwork(est._model.edges())
+        bn.add_nodes_from(est._model.nodes())
+        bn.add_cpds(*cpds)
+        return bn
+
+    def answer(bn) -> np.ndarray:
+        f = query(bn, variables, evidence=evidence or None)
+        return np.transpose(f.values, [f.variables.index(v) for v in variables]).ravel()
+
+    fitted = network(est.parameters_)
+    estimate = answer(fitted)
+    release = est.release_
+    n = max(1, int(round(release.n_records if release.n_records is not None else release.n_records_estimate)))
+    params = {k: getattr(est, k) for k in ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency")}
+    answers = []
+    for _ in progress(range(n_samples), show, desc="bootstrap refits", total=n_samples):
+        df = sample_network(fitted, n, seed=int(rng.integers(2**31)))
+        clone = DiscretePrivateMLE(**params, state_names=states, random_state=int(rng.integers(2**31)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pgmpy notices and convergence chatter of simulated fits
+            clone.fit(est._model, df)
+            answers.append(answer(network(clone.parameters_)))
+    return _bands(estimate, np.array(answers), {v: list(states[v]) for v in variables}, level, interval)
 
 
 def bootstrap_log_potentials(
@@ -223,8 +304,7 @@ def bootstrap_log_potentials(
 def _check_estimator(estimator) -> None:
     if not isinstance(estimator, PrivateMarkovEstimator):
         raise TypeError(
-            f"estimator must be a fitted PrivateMarkovEstimator, got {type(estimator).__name__}; "
-            "intervals for DiscretePrivateMLE are not supported yet"
+            f"estimator must be a fitted PrivateMarkovEstimator or DiscretePrivateMLE, got {type(estimator).__name__}"
         )
     if not hasattr(estimator, "log_potentials_"):
         raise ValueError("estimator is not fitted; call estimator.fit(model, data) first")

@@ -123,8 +123,69 @@ def test_bad_queries_are_refused_clearly(est, kwargs, match):
 def test_unfitted_and_unsupported_estimators():
     with pytest.raises(ValueError, match="not fitted"):
         pgmpy_dp.query_interval(pgmpy_dp.PrivateMarkovEstimator(), "a")
-    with pytest.raises(TypeError, match="DiscretePrivateMLE"):
+    with pytest.raises(ValueError, match="not fitted"):
         pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a")
+    with pytest.raises(TypeError, match="DiscretePrivateMLE"):
+        pgmpy_dp.query_interval(object(), "a")
+
+
+# -- Bayesian networks -------------------------------------------------------------------------
+
+
+def bn_truth():
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    bn = DiscreteBayesianNetwork([("a", "b")])
+    bn.add_cpds(
+        TabularCPD("a", 2, [[0.3], [0.7]], state_names={"a": ["x", "y"]}),
+        TabularCPD("b", 2, [[0.8, 0.25], [0.2, 0.75]], evidence=["a"], evidence_card=[2],
+                   state_names={"b": ["u", "v"], "a": ["x", "y"]}),
+    )
+    return bn
+
+
+def bn_fitted(seed, n=1000, eps=1.0):
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import sample_network
+
+    df = sample_network(bn_truth(), n, seed=seed)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=seed)
+    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    return est
+
+
+def test_bayesian_estimate_and_errors():
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    est = bn_fitted(0)
+    iv = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, n_samples=5, random_state=0)
+    model = DiscreteBayesianNetwork([("a", "b")])
+    model.add_cpds(*est.parameters_)
+    ref = pgmpy_dp.query(model, ["a"], evidence={"b": "v"})
+    assert list(iv.index) == ["x", "y"]
+    assert np.allclose(iv.estimate.to_numpy(), ref.values)
+    joint = pgmpy_dp.query_interval(est, ["b", "a"], n_samples=3, random_state=0)
+    assert joint.index.names == ["b", "a"] and joint.estimate.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="sampling=False"):
+        pgmpy_dp.query_interval(est, "a", sampling=False)
+    with pytest.raises(ValueError, match="not a state of b"):
+        pgmpy_dp.query_interval(est, "a", evidence={"b": "zz"})
+
+
+def test_bayesian_coverage_of_the_true_answer():
+    """30 seeded repetitions of the 90% band for P(a | b=v): binomial(30, 0.9) sd 1.64, >= 27 - 3 sd hits."""
+    truth = pgmpy_dp.query(bn_truth(), ["a"], evidence={"b": "v"}).values
+    hits, widths, estimates = 0, [], []
+    for seed in range(30):
+        iv = pgmpy_dp.query_interval(bn_fitted(200 + seed), "a", {"b": "v"}, level=0.9, n_samples=30, random_state=seed)
+        hits += bool(iv.lower.iloc[0] <= truth[0] <= iv.upper.iloc[0])
+        widths.append(iv.upper.iloc[0] - iv.lower.iloc[0])
+        estimates.append(iv.estimate.iloc[0])
+    assert hits >= 27 - 3 * 1.64, hits
+    implied = 2 * 1.645 * np.std(estimates)
+    assert implied / 1.6 <= np.mean(widths) <= implied * 1.6, (np.mean(widths), implied)
 
 
 def test_intervals_guide_runs_quietly(tmp_path):
