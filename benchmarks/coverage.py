@@ -22,7 +22,7 @@ check), ``results/coverage_summary.csv`` (coverage, mean width, seconds per
 interval query, per cell and kind) and ``results/coverage.png`` (answers with
 their bands against the truth).
 
-Defaults (sized to finish in about 10 minutes on this shared 2-core machine, so FEWER
+Defaults (sized to finish in about 15 minutes on this shared 2-core machine, 881 s measured, so FEWER
 repetitions and refits than the issue's 100 repetitions): 5-node chains, k = 3, N in
 {1000, 10000}, eps in {0.5, 2}; asia (MN and BN) at N = 10000, eps = 1; 10 repetitions
 per cell (30 for asia-bn), 50 bootstrap refits, 2 marginal + 2 conditional queries per repetition (Markov
