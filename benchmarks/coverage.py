@@ -28,7 +28,7 @@ repetitions and refits than the issue's 100 repetitions): 5-node chains, k = 3, 
 per cell (30 for asia-bn), 50 bootstrap refits, 2 marginal + 2 conditional queries per repetition (Markov
 networks share one set of refits per repetition via ``bootstrap_log_potentials``).
 
-Run:  python benchmarks/coverage.py                           # the default grid (~10 min here)
+Run:  python benchmarks/coverage.py                           # the default grid (~15 min here)
       python benchmarks/coverage.py --reps 100 --samples 100  # the issue's size (hours here)
       python benchmarks/coverage.py --reps 2 --samples 20     # smoke run
 """
