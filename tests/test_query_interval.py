@@ -76,14 +76,20 @@ def test_coverage_of_the_true_models_answer_and_width():
     (mean width within a factor 1.6 of the one implied by the estimates' spread).
     """
     truth = true_answer("a", {"c": "q"})
+    check_coverage(truth[0], [fitted(n=1000, eps=0.5, seed=100 + seed) for seed in range(40)], n_samples=40)
+
+
+def check_coverage(truth, estimators, n_samples):
+    """Hits of the 90% band for P(a = first state | evidence) >= 0.9 R - 3 sd, width near the spread."""
     hits, widths, estimates = 0, [], []
-    for seed in range(40):
-        est = fitted(n=1000, eps=0.5, seed=100 + seed)
-        iv = pgmpy_dp.query_interval(est, "a", {"c": "q"}, level=0.9, n_samples=40, random_state=seed)
-        hits += bool(iv.lower.iloc[0] <= truth[0] <= iv.upper.iloc[0])
+    evidence = {"c": "q"} if isinstance(estimators[0], pgmpy_dp.PrivateMarkovEstimator) else {"b": "v"}
+    for seed, est in enumerate(estimators):
+        iv = pgmpy_dp.query_interval(est, "a", evidence, level=0.9, n_samples=n_samples, random_state=seed)
+        hits += bool(iv.lower.iloc[0] <= truth <= iv.upper.iloc[0])
         widths.append(iv.upper.iloc[0] - iv.lower.iloc[0])
         estimates.append(iv.estimate.iloc[0])
-    assert hits >= 36 - 3 * 1.9, hits
+    r = len(estimators)
+    assert hits >= 0.9 * r - 3 * np.sqrt(r * 0.09), hits
     implied = 2 * 1.645 * np.std(estimates)
     assert implied / 1.6 <= np.mean(widths) <= implied * 1.6, (np.mean(widths), implied)
 
@@ -177,15 +183,7 @@ def test_bayesian_estimate_and_errors():
 def test_bayesian_coverage_of_the_true_answer():
     """30 seeded repetitions of the 90% band for P(a | b=v): binomial(30, 0.9) sd 1.64, >= 27 - 3 sd hits."""
     truth = pgmpy_dp.query(bn_truth(), ["a"], evidence={"b": "v"}).values
-    hits, widths, estimates = 0, [], []
-    for seed in range(30):
-        iv = pgmpy_dp.query_interval(bn_fitted(200 + seed), "a", {"b": "v"}, level=0.9, n_samples=30, random_state=seed)
-        hits += bool(iv.lower.iloc[0] <= truth[0] <= iv.upper.iloc[0])
-        widths.append(iv.upper.iloc[0] - iv.lower.iloc[0])
-        estimates.append(iv.estimate.iloc[0])
-    assert hits >= 27 - 3 * 1.64, hits
-    implied = 2 * 1.645 * np.std(estimates)
-    assert implied / 1.6 <= np.mean(widths) <= implied * 1.6, (np.mean(widths), implied)
+    check_coverage(truth[0], [bn_fitted(200 + seed) for seed in range(30)], n_samples=30)
 
 
 def test_intervals_guide_runs_quietly(tmp_path):
