@@ -27,6 +27,7 @@ from .tables import MarginalRelease, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from .learning import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
+from .uncertainty import query_interval
 from .querying import query
 
 # Dask is optional: look before importing, so that without it nothing Dask-related is loaded
@@ -51,5 +52,6 @@ __all__ = [
     "PrivateMarkovEstimator",
     "PrivatePairwiseEstimator",
     "query",
+    "query_interval",
     "release_marginals",
 ]

@@ -138,6 +138,8 @@ class PrivateMarkovEstimator:
         Cliques whose potentials were fitted, in factor order.
     log_potentials_ : list of numpy.ndarray
         Fitted log-potentials, one per clique, axes in clique order.
+    tied_ : list of list of int or None
+        Groups of clique indices (into ``cliques_``) that share one potential.
     n_records_ : float
         Record count used (declared, or estimated from the noisy tables).
     regularization_ : dict
@@ -315,13 +317,7 @@ class PrivateMarkovEstimator:
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
-        # naive MLE: inverse-variance mean of the clique's tables, per record, projected to the simplex
-        naive_targets = []
-        for c, tables in zip(model_cliques, clique_tables):
-            var = np.array([t.variance for t in tables])
-            w = (var <= 0).astype(float) if np.any(var <= 0) else 1.0 / var
-            values = sum(wi * np.transpose(t.values, [t.attrs.index(a) for a in c]) for wi, t in zip(w, tables))
-            naive_targets.append(project_simplex(values / w.sum() / n_records))
+        naive_targets = _naive_targets(model_cliques, clique_tables, n_records)
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
             lam_cgm = cgm_regularization(lam_naive, [m.scale for m in measurements])
@@ -366,6 +362,7 @@ class PrivateMarkovEstimator:
                 )
         self.releases_ = releases
         self.cliques_ = model_cliques
+        self.tied_ = tied_idx
         self.log_potentials_ = theta
         self.n_records_ = n_records
         self.domain_ = model_domain
@@ -519,6 +516,17 @@ def _measurements(releases, cliques):
             "release a table over each clique, e.g. df.dp.release(cliques, epsilon=...)"
         )
     return measurements, per_clique
+
+
+def _naive_targets(cliques, clique_tables, n_records: float) -> list[np.ndarray]:
+    """Naive-MLE targets: inverse-variance mean of each clique's tables, per record, projected to the simplex."""
+    targets = []
+    for c, tables in zip(cliques, clique_tables):
+        var = np.array([t.variance for t in tables])
+        w = (var <= 0).astype(float) if np.any(var <= 0) else 1.0 / var
+        values = sum(wi * np.transpose(t.values, [t.attrs.index(a) for a in c]) for wi, t in zip(w, tables))
+        targets.append(project_simplex(values / w.sum() / n_records))
+    return targets
 
 
 def _to_pgmpy(model, domain: Domain, cliques, theta, engine):

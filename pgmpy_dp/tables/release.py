@@ -281,6 +281,11 @@ class MarginalRelease:
 
     # -- views ---------------------------------------------------------------------------
     def _marginal(self, attrs) -> tuple[tuple[str, ...], np.ndarray]:
+        """Noisy counts over ``attrs``, in that order (see :meth:`_marginal_with_noise`)."""
+        key, values, _, _ = self._marginal_with_noise(attrs)
+        return key, values
+
+    def _marginal_with_noise(self, attrs) -> tuple[tuple[str, ...], np.ndarray, float, NoisyTable | None]:
         """Noisy counts over ``attrs``, in that order, from the released tables (post-processing).
 
         A released table over exactly these attributes (in any order) is used
@@ -288,10 +293,13 @@ class MarginalRelease:
         contains all of ``attrs`` is summed down to them, and these marginals
         are combined with inverse-variance weights (a summed cell's noise
         variance is the table's cell variance times the number of cells summed).
+        Also returns each cell's noise variance and, when the cells are one
+        table's own cells (possibly transposed), that table (else ``None``).
         """
         key = (attrs,) if isinstance(attrs, str) else tuple(attrs)
         if key in self._index:
-            return key, self._index[key].values
+            t = self._index[key]
+            return key, t.values, t.variance, t
         wanted = set(key)
         if len(wanted) != len(key):
             raise KeyError(f"{key} names an attribute twice; name each once")
@@ -310,9 +318,10 @@ class MarginalRelease:
             var = t.variance * (t.values.size // max(summed.size, 1))
             w = 1.0 / var if var > 0 else math.inf
             if math.isinf(w):  # a noiseless table (huge epsilon) is used alone
-                return key, summed
+                return key, summed, 0.0, t
             total, weight = total + w * summed, weight + w
-        return key, total / weight
+        alone = covering[0] if len(covering) == 1 and len(covering[0].attrs) == len(key) else None
+        return key, total / weight, 1.0 / weight, alone
 
     def series(self, attrs) -> pd.Series:
         """Noisy counts over ``attrs`` as a Series indexed by the public states (a MultiIndex for 2+).
@@ -359,6 +368,27 @@ class MarginalRelease:
             values.ravel(),
             state_names={a: list(self.domain[a]) for a in key},
         )
+
+    def interval(self, attrs, level: float = 0.95, clip: bool = False) -> pd.DataFrame:
+        """Confidence intervals for the true counts over ``attrs``, one per cell (post-processing).
+
+        Exact for a released table (in any attribute order): each interval
+        covers its true count with probability at least ``level`` under the
+        table's own noise distribution. For a subset summed from released
+        tables the noise is a sum of noises and the interval uses a normal
+        approximation with its exact variance. See
+        :func:`pgmpy_dp.tables.intervals.release_interval` for the details.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"a": ["x", "y", "y"]})
+        >>> rel = df.dp.release(["a"], epsilon=1.0, random_state=0, domain={"a": ["x", "y"]})
+        >>> list(rel.interval("a").columns)
+        ['estimate', 'lower', 'upper']
+        """
+        from .intervals import release_interval
+
+        return release_interval(self, attrs, level=level, clip=clip)
 
     # -- serialisation -------------------------------------------------------------------
     def to_dict(self) -> dict:

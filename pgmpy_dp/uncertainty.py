@@ -1,0 +1,405 @@
+"""Intervals on the answers of fitted private models: a parametric bootstrap of the measurements.
+
+A private model is a function of noisy tables ``y = x + Z`` whose
+noise law is public (mechanism and scale per table). The spread of a query
+answer that comes from the noise can therefore be simulated without touching
+the data: take the fitted model as the truth, draw ``N`` records from it and
+count the released tables (``sampling=True``, so the bands also cover the
+sampling of the records from their population; ``sampling=False`` keeps the
+fitted expected counts and simulates the noise only), add fresh noise of each
+table's own mechanism and scale, run the *same* estimator on the simulated
+tables and ask the query of every refit. For a Markov network the refit is the
+estimator's two stages on the engine's arrays (naive MLE warm-started from the
+fit, then CGM-EM); a ``DiscretePrivateMLE`` is re-run as a whole on the sampled
+records. The spread of those answers estimates the sampling distribution of the
+fitted answer (Williams and McSherry 2010 treat noisy measurements as evidence
+about the latent counts in the same way; we use the frequentist bootstrap
+rather than a Bayesian posterior because the estimators are regularised point
+fits, not samplers, and refitting reuses their code).
+
+We chose the bootstrap over a Laplace approximation of the EM objective
+because the answers of interest are non-linear functions (conditionals) of
+the potentials and the noisy-count likelihood is not smooth at the mode
+(Laplace noise); the bootstrap needs neither a Hessian nor smoothness.
+
+Everything here is post-processing of the releases: no budget is spent, and
+the seeded random numbers are public simulation, not privacy noise.
+
+Known bias: the fit is regularised (shrunk towards the uniform model) and,
+with little data, the bootstrap's "truth" is that shrunk fit, so a percentile
+interval is centred on a twice-shrunk answer. ``interval="basic"`` reflects
+the bootstrap distribution about the estimate, which removes a constant bias to
+first order; benchmarks/coverage.py measures both (docs/intervals.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._progress import progress
+from .engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, make_inference
+from .engine.factor import log_marginal
+from .estimators.bayesian import DiscretePrivateMLE
+from .estimators.markov import PrivateMarkovEstimator, _measurements, _naive_targets
+from .privacy.domain import Domain
+from .privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
+from .privacy.random_state import check_random_state
+from .tables.counting import contingency_table
+from .tables.intervals import check_level
+from .tables.release import MarginalRelease
+
+__all__ = ["bootstrap_log_potentials", "query_interval"]
+
+_INTERVALS = ("percentile", "basic")
+
+
+def query_interval(
+    estimator,
+    variables,
+    evidence: Mapping[str, object] | None = None,
+    level: float = 0.95,
+    n_samples: int = 100,
+    random_state=None,
+    interval: str = "percentile",
+    sampling: bool = True,
+    refits: list | None = None,
+    show_progress: bool = True,
+) -> pd.DataFrame:
+    """``P(variables | evidence)`` from a fitted private model, with a bootstrap interval per state.
+
+    Parameters
+    ----------
+    estimator : PrivateMarkovEstimator or DiscretePrivateMLE
+        A fitted estimator. A ``PrivateMarkovEstimator`` keeps the releases,
+        cliques and fitted log-potentials, and refits run on the engine's arrays.
+        A ``DiscretePrivateMLE`` is re-run as a whole on records forward-sampled
+        from its fitted network (same parameters, its own seeded noise, no
+        budget object); it needs ``sampling=True`` and no ``refits``.
+    variables : str or list of str
+        Query variables. For a Markov network they must lie together in one clique
+        of the model's junction tree (with loopy inference: in one model clique);
+        they need not have been measured together. For a Bayesian network any
+        variables. Evidence variables can be anywhere.
+    evidence : dict, optional
+        Observed states ``{variable: state}``.
+    level : float
+        Wanted coverage of each per-state interval, strictly between 0 and 1.
+    n_samples : int
+        Bootstrap refits (at least 2; 100 or more for 95% bands).
+    random_state : int or numpy.random.Generator, optional
+        Seed of the simulation (public post-processing: seeding it is harmless).
+    interval : {"percentile", "basic"}
+        ``"percentile"``: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
+        refits' answers. ``"basic"``: those quantiles reflected about the estimate,
+        ``2 * estimate - q``, which corrects a bias the estimator repeats on its own
+        simulated data (clipped to ``[0, 1]``).
+    sampling : bool
+        ``True`` (default): each refit's tables are counted from ``N`` records
+        drawn from the fitted model (``N`` = the record count the fit used)
+        before the noise is added, so the bands
+        cover the answer of the model that generated the data (sampling plus
+        privacy noise). ``False``: noise only, around the fitted counts: the bands
+        then describe the answer on the private data set itself (its true counts).
+    refits : list, optional
+        Bootstrap fits from :func:`bootstrap_log_potentials` to reuse: several
+        queries of one model can share one set of refits (then ``n_samples``,
+        ``random_state`` and ``sampling`` are those of that call).
+    show_progress : bool
+        A progress bar over the refits, drawn once they take more than 2 seconds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per joint state of ``variables`` (a MultiIndex for several), columns
+        ``estimate`` (the fitted model's answer), ``lower``, ``upper``.
+        ``frame.attrs`` holds ``level``, ``n_samples``, ``interval``, ``method`` and
+        ``bootstrap``: the refits' answers, shape ``(n_samples, number of states)``.
+
+    Examples
+    --------
+    >>> import pgmpy_dp
+    >>> from pgmpy.models import DiscreteMarkovNetwork
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.random(2000) < 0.3
+    >>> b = np.where(a, rng.random(2000) < 0.8, rng.random(2000) < 0.2)
+    >>> df = pd.DataFrame({"a": a, "b": b})
+    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, random_state=0, domain={"a": [False, True], "b": [False, True]})
+    >>> est = pgmpy_dp.PrivateMarkovEstimator(random_state=0, show_progress=False)
+    >>> _ = est.fit(DiscreteMarkovNetwork([("a", "b")]), rel)
+    >>> iv = query_interval(est, "b", evidence={"a": True}, n_samples=20, random_state=0)
+    >>> list(iv.columns), bool((iv.lower <= iv.estimate).all() and (iv.estimate <= iv.upper).all())
+    (['estimate', 'lower', 'upper'], True)
+    """
+    level = check_level(level)
+    if isinstance(estimator, DiscretePrivateMLE):
+        return _bayesian_interval(
+            estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress
+        )
+    _check_estimator(estimator)
+    domain, cliques = estimator.domain_, list(estimator.cliques_)
+    variables = [variables] if isinstance(variables, str) else list(variables)
+    evidence = dict(evidence or {})
+    _check_query(domain, variables, evidence)
+    if interval not in _INTERVALS:
+        raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
+    if refits is not None and len(refits) < 2:
+        raise ValueError(f"refits must hold at least 2 bootstrap fits, got {len(refits)}")
+
+    answer = _answerer(domain, cliques, estimator.inference_, variables, evidence)
+    estimate = answer([np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_])
+    if not np.all(np.isfinite(estimate)):
+        raise ValueError(f"the fitted model gives the evidence {evidence} probability zero; no answer to bound")
+    if refits is None:
+        refits = bootstrap_log_potentials(
+            estimator, n_samples, random_state=random_state, sampling=sampling, show_progress=show_progress
+        )
+    answers = np.array([answer(theta).ravel() for theta in refits])
+    n_samples = len(refits)
+    states = {v: list(domain[v]) for v in variables}
+    return _bands(estimate, answers, states, level, interval)
+
+
+def _bands(estimate, answers, states: dict, level: float, interval: str) -> pd.DataFrame:
+    """The interval frame from the point answer and the refits' answers (rows)."""
+    variables = list(states)
+    # "weibull" puts the p-quantile at order statistic p (n + 1): the band between two order
+    # statistics then holds `level` of the bootstrap law on average even for a few dozen refits,
+    # where numpy's default (linear) rule covers about level * (n - 1) / (n + 1)
+    lo, hi = np.nanquantile(answers, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0, method="weibull")
+    if interval == "basic":
+        lo, hi = np.clip(2.0 * estimate.ravel() - hi, 0.0, 1.0), np.clip(2.0 * estimate.ravel() - lo, 0.0, 1.0)
+    if len(variables) == 1:
+        index = pd.Index(states[variables[0]], name=variables[0])
+    else:
+        index = pd.MultiIndex.from_product([states[v] for v in variables], names=variables)
+    frame = pd.DataFrame({"estimate": estimate.ravel(), "lower": lo, "upper": hi}, index=index)
+    frame.attrs.update(
+        level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap", bootstrap=answers
+    )
+    return frame
+
+
+def _bayesian_interval(est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show):
+    """query_interval for a fitted DiscretePrivateMLE: the estimator re-run on records sampled from its fit.
+
+    Each refit forward-samples ``N`` records from the fitted network (``N`` = the
+    release's declared or noisy record count), fits a fresh ``DiscretePrivateMLE``
+    with the same parameters (its own seeded noise, no budget object: this is
+    simulation, not a release) and answers the query with :func:`pgmpy_dp.query`.
+    Slower than the Markov path: pgmpy objects are built per refit.
+    """
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from .datasets import sample_network
+    from .querying import query
+
+    if not hasattr(est, "parameters_") or getattr(est, "_model", None) is None:
+        raise ValueError("estimator is not fitted; fit it first, e.g. model.fit(df, estimator=DiscretePrivateMLE(...))")
+    if not sampling:
+        raise ValueError("sampling=False is only supported for PrivateMarkovEstimator; use sampling=True")
+    if refits is not None:
+        raise ValueError("refits is only supported for PrivateMarkovEstimator (from bootstrap_log_potentials)")
+    if interval not in _INTERVALS:
+        raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
+    states = dict(est.state_names_)
+    variables = [variables] if isinstance(variables, str) else list(variables)
+    evidence = dict(evidence or {})
+    _check_query(Domain(states), variables, evidence)
+    rng = check_random_state(random_state) or np.random.default_rng()
+
+    def network(cpds):
+        bn = DiscreteBayesianNetwork(est._model.edges())
+        bn.add_nodes_from(est._model.nodes())
+        bn.add_cpds(*cpds)
+        return bn
+
+    def answer(bn) -> np.ndarray:
+        f = query(bn, variables, evidence=evidence or None)
+        return np.transpose(f.values, [f.variables.index(v) for v in variables]).ravel()
+
+    fitted = network(est.parameters_)
+    estimate = answer(fitted)
+    release = est.release_
+    n = max(1, int(round(release.n_records if release.n_records is not None else release.n_records_estimate)))
+    params = {k: getattr(est, k) for k in ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency")}
+    answers = []
+    for _ in progress(range(n_samples), show, desc="bootstrap refits", total=n_samples):
+        df = sample_network(fitted, n, seed=int(rng.integers(2**31)))
+        clone = DiscretePrivateMLE(**params, state_names=states, random_state=int(rng.integers(2**31)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pgmpy notices and convergence chatter of simulated fits
+            clone.fit(est._model, df)
+            answers.append(answer(network(clone.parameters_)))
+    return _bands(estimate, np.array(answers), {v: list(states[v]) for v in variables}, level, interval)
+
+
+def bootstrap_log_potentials(
+    estimator, n_samples: int = 100, random_state=None, sampling: bool = True, show_progress: bool = True
+) -> list[list[np.ndarray]]:
+    """Refits of a fitted ``PrivateMarkovEstimator`` on tables simulated from its own fit.
+
+    Each refit draws the measured tables anew (``N`` records sampled from the
+    fitted model and counted, or with ``sampling=False`` the fitted expected
+    counts), adds fresh noise of each table's own mechanism and scale, and runs
+    the estimator's two stages (naive MLE warm-started from the fit, then its
+    CGM-EM iterations) on them. With loopy inference records cannot be sampled
+    exactly, so each table is drawn from its own multinomial (right marginal
+    variance, independent across tables). Post-processing only: no budget.
+
+    Returns
+    -------
+    list of list of numpy.ndarray
+        ``n_samples`` sets of log-potentials, one array per ``estimator.cliques_``.
+
+    Examples
+    --------
+    >>> import pgmpy_dp
+    >>> from pgmpy.models import DiscreteMarkovNetwork
+    >>> df = pd.DataFrame({"a": [0, 1] * 500, "b": [0, 0, 1, 1] * 250})
+    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, random_state=0, domain={"a": [0, 1], "b": [0, 1]})
+    >>> est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", show_progress=False)
+    >>> _ = est.fit(DiscreteMarkovNetwork([("a", "b")]), rel)
+    >>> fits = bootstrap_log_potentials(est, n_samples=3, random_state=0)
+    >>> len(fits), fits[0][0].shape
+    (3, (2, 2))
+    """
+    _check_estimator(estimator)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
+    rng = check_random_state(random_state) or np.random.default_rng()
+    domain, cliques = estimator.domain_, list(estimator.cliques_)
+    engine = make_inference(domain, cliques, estimator.inference_)
+    theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
+    n = float(estimator.n_records_)
+    tables = [t for r in estimator.releases_ for t in r.tables if any(set(t.attrs) <= set(c) for c in cliques)]
+    marginals, _ = engine.marginals(theta_hat)
+    probs = [_table_marginal(marginals, cliques, t.attrs) for t in tables]
+    n_draw = max(1, int(round(n)))
+    out = []
+    for _ in progress(range(n_samples), show_progress, desc="bootstrap refits", total=n_samples):
+        if not sampling:
+            counts = [n * p for p in probs]
+        elif isinstance(engine, JunctionTree):
+            codes = engine.sample(theta_hat, n_draw, random_state=rng)
+            counts = [contingency_table(codes, domain, t.attrs) for t in tables]
+        else:
+            counts = [rng.multinomial(n_draw, np.clip(p.ravel() / p.sum(), 0, None)).reshape(p.shape) for p in probs]
+        noisy = [dataclasses.replace(t, values=c + _noise(t, rng)) for t, c in zip(tables, counts)]
+        boot = MarginalRelease(domain, noisy, estimator.releases_[0].mechanism, "seeded", n)
+        out.append(_refit(estimator, engine, boot, theta_hat, n))
+    return out
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _check_estimator(estimator) -> None:
+    if not isinstance(estimator, PrivateMarkovEstimator):
+        raise TypeError(
+            f"estimator must be a fitted PrivateMarkovEstimator or DiscretePrivateMLE, got {type(estimator).__name__}"
+        )
+    if not hasattr(estimator, "log_potentials_"):
+        raise ValueError("estimator is not fitted; call estimator.fit(model, data) first")
+
+
+def _check_query(domain, variables, evidence) -> None:
+    if not variables:
+        raise ValueError("variables must name at least one model variable")
+    for v in list(variables) + list(evidence):
+        if not isinstance(v, str) or v not in domain:
+            raise ValueError(f"variable {v!r} is not in the model (variables: {list(domain.attrs)})")
+    if len(set(variables)) != len(variables):
+        raise ValueError(f"variables {variables} name a variable twice")
+    both = set(variables) & set(evidence)
+    if both:
+        raise ValueError(f"variable(s) {sorted(both)} are both queried and observed; drop them from one")
+    for v, state in evidence.items():
+        if state not in list(domain[v]):
+            raise ValueError(f"evidence {v}={state!r} is not a state of {v}; states: {list(domain[v])}")
+
+
+def _answerer(domain, cliques, inference: str, variables, evidence):
+    """A function ``theta -> P(variables | evidence)`` (array in variable order) using the engine.
+
+    Evidence is clamped by adding a unary log-potential (0 at the observed state,
+    -inf elsewhere) per observed variable; unary cliques do not change the
+    triangulation, so the query variables stay where they were.
+    """
+    clamp_cliques = [(v,) for v in evidence]
+    clamps = []
+    for v, state in evidence.items():
+        arr = np.full(domain.size(v), -np.inf)
+        arr[list(domain[v]).index(state)] = 0.0
+        clamps.append(arr)
+    engine = make_inference(domain, cliques + clamp_cliques, inference)
+    wanted = set(variables)
+    if isinstance(engine, JunctionTree):
+        if not any(wanted <= set(node) for node in engine.nodes):
+            raise ValueError(
+                f"variables {variables} lie in no clique of the model's junction tree {engine.nodes}; "
+                "query_interval answers joint queries inside one clique (ask one variable at a time)"
+            )
+    else:
+        host = [i for i, c in enumerate(engine.cliques) if wanted <= set(c)]
+        if not host:
+            raise ValueError(
+                f"variables {variables} lie in no model clique {cliques} (loopy inference); "
+                "ask one variable at a time"
+            )
+
+    def answer(theta) -> np.ndarray:
+        full = list(theta) + clamps
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if isinstance(engine, JunctionTree):
+                p = engine.marginal(engine.calibrate(full), variables)
+            else:
+                marg, _ = engine.marginals(full)
+                c = engine.cliques[host[0]]
+                p = np.exp(log_marginal(np.log(marg[host[0]]), c, variables))
+            total = p.sum()
+            return p / total if total > 0 else np.full(p.shape, np.nan)
+
+    return answer
+
+
+def _table_marginal(marginals, cliques, attrs) -> np.ndarray:
+    """The model's marginal over ``attrs`` (in that order) from a clique marginal containing them."""
+    i = next(i for i, c in enumerate(cliques) if set(attrs) <= set(c))
+    c = cliques[i]
+    other = tuple(k for k, a in enumerate(c) if a not in attrs)
+    m = marginals[i].sum(axis=other) if other else marginals[i]
+    kept = [a for a in c if a in attrs]
+    return np.transpose(m, [kept.index(a) for a in attrs])
+
+
+def _noise(table, rng) -> np.ndarray:
+    if table.mechanism == GAUSSIAN_MECHANISM:
+        return discrete_gaussian_noise(table.values.shape, table.scale, random_state=rng)
+    return discrete_laplace_noise(table.values.shape, table.scale, random_state=rng)
+
+
+def _refit(estimator, engine, boot: MarginalRelease, theta_hat, n: float):
+    """The estimator's own two stages on simulated tables, warm-started from the fitted parameters."""
+    cliques, tied, reg = estimator.cliques_, estimator.tied_, estimator.regularization_
+    measurements, clique_tables = _measurements([boot], cliques)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        naive = fit_log_potentials(
+            engine, _naive_targets(cliques, clique_tables, n), reg["naive-mle"] / n, tied,
+            init=theta_hat, max_iter=max(1000, estimator.max_iter), tol=estimator.tol * 1e-2, warn=False,
+        )
+        if estimator.method == "naive-mle":
+            return naive.log_potentials
+        result = cgm_em(
+            engine, measurements, n, reg["cgm-em"] / n, tied,
+            init=naive.log_potentials, max_iter=estimator.max_iter, tol=estimator.tol, warn=False,
+        )
+    return result.log_potentials

@@ -1,0 +1,197 @@
+"""Bootstrap intervals on fitted private Markov-network queries (issue 14, item 2)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from pgmpy.models import DiscreteMarkovNetwork
+
+import pgmpy_dp
+from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
+from pgmpy_dp.privacy.domain import Domain
+from pgmpy_dp.tables import release_from_codes
+from pgmpy_dp.uncertainty import bootstrap_log_potentials
+
+CHAIN = [("a", "b"), ("b", "c")]
+DOMAIN = Domain({"a": ["x", "y"], "b": ["u", "v", "w"], "c": ["p", "q"]})
+
+
+def truth_theta():
+    rng = np.random.default_rng(3)
+    return [np.log(rng.dirichlet(np.ones(DOMAIN.size(a) * DOMAIN.size(b))).reshape(DOMAIN.shape((a, b))))
+            for a, b in CHAIN]
+
+
+def fitted(n=2000, eps=1.0, seed=0, method="naive-mle", rho=None):
+    rng = np.random.default_rng(seed)
+    jt = JunctionTree(DOMAIN, CHAIN)
+    codes = jt.sample(truth_theta(), n, random_state=rng)
+    release = release_from_codes(codes, DOMAIN, CHAIN, eps if rho is None else None, rho=rho, random_state=rng)
+    est = pgmpy_dp.PrivateMarkovEstimator(method=method, show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(DiscreteMarkovNetwork(CHAIN), release)
+    return est
+
+
+def true_answer(variable, evidence):
+    from pgmpy_dp.uncertainty import _answerer
+
+    return _answerer(DOMAIN, CHAIN, "junction-tree", [variable], evidence)(truth_theta()).ravel()
+
+
+@pytest.fixture(scope="module")
+def est():
+    return fitted(method="cgm-em")
+
+
+def test_estimate_is_the_fitted_models_answer(est):
+    iv = pgmpy_dp.query_interval(est, "a", evidence={"c": "q"}, n_samples=5, random_state=0)
+    ref = pgmpy_dp.query(est.model_, ["a"], evidence={"c": "q"})
+    assert list(iv.index) == ["x", "y"] and iv.index.name == "a"
+    assert np.allclose(iv.estimate.to_numpy(), ref.values, atol=1e-6)
+    assert (iv.lower <= iv.estimate + 1e-12).all() and (iv.estimate <= iv.upper + 1e-12).all()
+    assert iv.attrs["bootstrap"].shape == (5, 2)
+
+
+def test_joint_query_inside_a_clique_has_a_multiindex(est):
+    iv = pgmpy_dp.query_interval(est, ["b", "a"], n_samples=4, random_state=1)
+    assert iv.index.names == ["b", "a"] and len(iv) == 6
+    assert iv.estimate.sum() == pytest.approx(1.0)
+
+
+def test_refits_are_reusable_and_seeded(est):
+    refits = bootstrap_log_potentials(est, 6, random_state=7, show_progress=False)
+    a = pgmpy_dp.query_interval(est, "c", refits=refits)
+    b = pgmpy_dp.query_interval(est, "c", n_samples=6, random_state=7)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_coverage_of_the_true_models_answer_and_width():
+    """Seeded repetitions: the 90% bands cover the TRUE conditional at about the nominal rate.
+
+    Binary answer, so one hit per repetition; 40 repetitions, binomial(40, 0.9) has sd 1.9:
+    we require at least 0.9 * 40 - 3 sd hits, and the bands must not be too wide either
+    (mean width within a factor 1.6 of the one implied by the estimates' spread).
+    """
+    truth = true_answer("a", {"c": "q"})
+    check_coverage(truth[0], [fitted(n=1000, eps=0.5, seed=100 + seed) for seed in range(40)], n_samples=40)
+
+
+def check_coverage(truth, estimators, n_samples):
+    """Hits of the 90% band for P(a = first state | evidence) >= 0.9 R - 3 sd, width near the spread."""
+    hits, widths, estimates = 0, [], []
+    evidence = {"c": "q"} if isinstance(estimators[0], pgmpy_dp.PrivateMarkovEstimator) else {"b": "v"}
+    for seed, est in enumerate(estimators):
+        iv = pgmpy_dp.query_interval(est, "a", evidence, level=0.9, n_samples=n_samples, random_state=seed)
+        hits += bool(iv.lower.iloc[0] <= truth <= iv.upper.iloc[0])
+        widths.append(iv.upper.iloc[0] - iv.lower.iloc[0])
+        estimates.append(iv.estimate.iloc[0])
+    r = len(estimators)
+    assert hits >= 0.9 * r - 3 * np.sqrt(r * 0.09), hits
+    implied = 2 * 1.645 * np.std(estimates)
+    assert implied / 1.6 <= np.mean(widths) <= implied * 1.6, (np.mean(widths), implied)
+
+
+def test_noise_only_bands_are_narrower_than_sampling_plus_noise():
+    est = fitted(n=1000, eps=5.0, seed=1)
+    full = pgmpy_dp.query_interval(est, "b", n_samples=30, random_state=0)
+    noise = pgmpy_dp.query_interval(est, "b", n_samples=30, random_state=0, sampling=False)
+    assert (noise.upper - noise.lower).mean() < 0.5 * (full.upper - full.lower).mean()
+
+
+def test_gaussian_release_and_basic_interval():
+    est = fitted(rho=0.5, seed=2)
+    iv = pgmpy_dp.query_interval(est, "b", {"a": "y"}, n_samples=10, random_state=0, interval="basic")
+    assert iv.attrs["interval"] == "basic"
+    assert ((iv.lower >= 0) & (iv.upper <= 1)).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(variables="zz"), "zz"),
+        (dict(variables="a", evidence={"a": "x"}), "both queried and observed"),
+        (dict(variables="a", evidence={"c": "nope"}), "not a state of c"),
+        (dict(variables=["a", "c"]), "no clique"),
+        (dict(variables="a", level=1.0), "level"),
+        (dict(variables="a", level=float("nan")), "level"),
+        (dict(variables="a", n_samples=1), "n_samples"),
+        (dict(variables="a", interval="bca"), "interval"),
+    ],
+)
+def test_bad_queries_are_refused_clearly(est, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pgmpy_dp.query_interval(est, **kwargs)
+
+
+def test_unfitted_and_unsupported_estimators():
+    with pytest.raises(ValueError, match="not fitted"):
+        pgmpy_dp.query_interval(pgmpy_dp.PrivateMarkovEstimator(), "a")
+    with pytest.raises(ValueError, match="not fitted"):
+        pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a")
+    with pytest.raises(TypeError, match="DiscretePrivateMLE"):
+        pgmpy_dp.query_interval(object(), "a")
+
+
+# -- Bayesian networks -------------------------------------------------------------------------
+
+
+def bn_truth():
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    bn = DiscreteBayesianNetwork([("a", "b")])
+    bn.add_cpds(
+        TabularCPD("a", 2, [[0.3], [0.7]], state_names={"a": ["x", "y"]}),
+        TabularCPD("b", 2, [[0.8, 0.25], [0.2, 0.75]], evidence=["a"], evidence_card=[2],
+                   state_names={"b": ["u", "v"], "a": ["x", "y"]}),
+    )
+    return bn
+
+
+def bn_fitted(seed, n=1000, eps=1.0):
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import sample_network
+
+    df = sample_network(bn_truth(), n, seed=seed)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=seed)
+    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    return est
+
+
+def test_bayesian_estimate_and_errors():
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    est = bn_fitted(0)
+    iv = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, n_samples=5, random_state=0)
+    model = DiscreteBayesianNetwork([("a", "b")])
+    model.add_cpds(*est.parameters_)
+    ref = pgmpy_dp.query(model, ["a"], evidence={"b": "v"})
+    assert list(iv.index) == ["x", "y"]
+    assert np.allclose(iv.estimate.to_numpy(), ref.values)
+    joint = pgmpy_dp.query_interval(est, ["b", "a"], n_samples=3, random_state=0)
+    assert joint.index.names == ["b", "a"] and joint.estimate.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="sampling=False"):
+        pgmpy_dp.query_interval(est, "a", sampling=False)
+    with pytest.raises(ValueError, match="not a state of b"):
+        pgmpy_dp.query_interval(est, "a", evidence={"b": "zz"})
+
+
+def test_bayesian_coverage_of_the_true_answer():
+    """30 seeded repetitions of the 90% band for P(a | b=v): binomial(30, 0.9) sd 1.64, >= 27 - 3 sd hits."""
+    truth = pgmpy_dp.query(bn_truth(), ["a"], evidence={"b": "v"}).values
+    check_coverage(truth[0], [bn_fitted(200 + seed) for seed in range(30)], n_samples=30)
+
+
+def test_intervals_guide_runs_quietly(tmp_path):
+    from pathlib import Path
+
+    from test_examples import python_blocks, run_script
+
+    result = run_script(python_blocks(Path(__file__).resolve().parents[1] / "docs" / "intervals.md"), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"docs/intervals.md printed warnings or progress bars:\n{result.stderr}"
+    assert "exact coverage of each cell interval" in result.stdout and "upper" in result.stdout
