@@ -107,7 +107,7 @@ def query_interval(
         privacy noise). ``False``: noise only, around the fitted counts: the bands
         then describe the answer on the private data set itself (its true counts).
     refits : list, optional
-        Bootstrap fits from :func:`bootstrap_log_potentials` to reuse: several
+        Bootstrap fits from [`bootstrap_log_potentials`][pgmpy_dp.uncertainty.bootstrap_log_potentials] to reuse: several
         queries of one model can share one set of refits (then ``n_samples``,
         ``random_state`` and ``sampling`` are those of that call).
     show_progress : bool
@@ -191,7 +191,7 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
     Each refit forward-samples ``N`` records from the fitted network (``N`` = the
     release's declared or noisy record count), fits a fresh ``DiscretePrivateMLE``
     with the same parameters (its own seeded noise, no budget object: this is
-    simulation, not a release) and answers the query with :func:`pgmpy_dp.query`.
+    simulation, not a release) and answers the query with [`pgmpy_dp.query`][pgmpy_dp.querying.query].
     Slower than the Markov path: pgmpy objects are built per refit.
     """
     from pgmpy.models import DiscreteBayesianNetwork

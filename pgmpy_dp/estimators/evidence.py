@@ -18,7 +18,7 @@ __all__ = ["merge_domains", "pooled_n_records", "released_domain"]
 
 
 def merge_domains(releases: Sequence[MarginalRelease]) -> Domain:
-    """The union of the releases' public domains; a :class:`DomainError` if they disagree on an attribute.
+    """The union of the releases' public domains; a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] if they disagree on an attribute.
 
     Examples
     --------
@@ -39,7 +39,7 @@ def merge_domains(releases: Sequence[MarginalRelease]) -> Domain:
 
 
 def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -> Domain:
-    """:func:`merge_domains`, after checking that every model node was released in some table."""
+    """[`merge_domains`][pgmpy_dp.estimators.evidence.merge_domains], after checking that every model node was released in some table."""
     domain = merge_domains(releases)
     missing = [v for v in nodes if v not in domain]
     if missing:

@@ -141,7 +141,7 @@ def release_interval(release: MarginalRelease, attrs, level: float = 0.95, clip:
         The release holding (or covering) ``attrs``.
     attrs : str or sequence of str
         A released table (in any attribute order), or a subset of released
-        tables as accepted by :meth:`MarginalRelease.series`.
+        tables as accepted by [`MarginalRelease.series`][pgmpy_dp.tables.release.MarginalRelease.series].
     level : float
         Wanted coverage, strictly between 0 and 1.
     clip : bool
@@ -156,7 +156,7 @@ def release_interval(release: MarginalRelease, attrs, level: float = 0.95, clip:
         ``level``, ``method`` and ``coverage``:
 
         - ``"exact"`` when the cells are one released table's own cells: the
-          interval is ``estimate ± q`` with ``q`` from :func:`noise_quantile`,
+          interval is ``estimate ± q`` with ``q`` from [`noise_quantile`][pgmpy_dp.tables.intervals.noise_quantile],
           and ``coverage`` is the exact probability ``P(|Z| <= q) >= level``.
         - ``"normal"`` when the cells are sums of cells (a subset of a table) or
           an inverse-variance combination of several tables: the noise is then

@@ -281,7 +281,7 @@ class MarginalRelease:
 
     # -- views ---------------------------------------------------------------------------
     def _marginal(self, attrs) -> tuple[tuple[str, ...], np.ndarray]:
-        """Noisy counts over ``attrs``, in that order (see :meth:`_marginal_with_noise`)."""
+        """Noisy counts over ``attrs``, in that order (see [`_marginal_with_noise`][pgmpy_dp.tables.release.MarginalRelease._marginal_with_noise])."""
         key, values, _, _ = self._marginal_with_noise(attrs)
         return key, values
 
@@ -377,7 +377,7 @@ class MarginalRelease:
         table's own noise distribution. For a subset summed from released
         tables the noise is a sum of noises and the interval uses a normal
         approximation with its exact variance. See
-        :func:`pgmpy_dp.tables.intervals.release_interval` for the details.
+        [`pgmpy_dp.tables.intervals.release_interval`][pgmpy_dp.tables.intervals.release_interval] for the details.
 
         Examples
         --------
