@@ -18,8 +18,7 @@ Structure (extend the lists, not the tests):
   accepts and a regex the error must match. Every value of ``JUNK_VALUES`` and values drawn
   by hypothesis that a parameter does not accept must be refused with a ``TypeError`` or
   ``ValueError`` naming it, raised by pgmpy_dp (not from inside numpy, pandas or pgmpy), with
-  nothing spent. Findings whose fix belongs in another helper's file are xfail tests
-  (``ELSEWHERE``, the domain cases); a new public parameter gets a ``FUZZED`` entry.
+  nothing spent. A new public parameter gets a ``FUZZED`` entry.
 """
 
 from __future__ import annotations
@@ -656,7 +655,6 @@ class Fuzzed:
 
     valid: Callable  # value -> True (accepted), False (must be refused), None (skip: either is right)
     names: str  # regex the error message must match
-    elsewhere: Callable = lambda v: None  # value -> helper whose file the fix belongs in (xfail test below)
 
 
 def _good_mn_release():
@@ -781,7 +779,7 @@ def test_every_junk_value_for_every_parameter(entry, param, tmp_path, monkeypatc
     spec = FUZZED[entry][1][param]
     tried = 0
     for value in JUNK_VALUES:
-        if spec.valid(value) is False and not spec.elsewhere(value) and not isinstance(value, PrivacyBudget):
+        if spec.valid(value) is False and not isinstance(value, PrivacyBudget):
             _check_refusal(entry, param, value, PrivacyBudget(10.0))
             tried += 1
     assert tried > 0
@@ -799,8 +797,8 @@ def test_fuzz_every_parameter_of_every_entry_point(entry, data, tmp_path_factory
     spec = FUZZED[entry][1][param]
     if param == "budget" and isinstance(value, PrivacyBudget):
         value = None
-    if spec.valid(value) is not False or spec.elsewhere(value):
-        return  # accepted (tested elsewhere), or a case of the xfail tests below
+    if spec.valid(value) is not False:
+        return  # accepted (tested elsewhere)
     budget = PrivacyBudget(10.0)
     cwd = os.getcwd()
     os.chdir(tmp_path_factory.getbasetemp())  # from_json treats most strings as paths
@@ -853,23 +851,3 @@ def test_fuzz_unusual_column_labels(case):
     assert not deepest.startswith(_FOREIGN), f"raised from {deepest}: {info.value!r}"
     assert re.search(r"column.*(str|string|MultiIndex)", str(info.value)), str(info.value)
     assert budget.spent == 0
-
-
-#: (entry point, parameter, value, helper whose file the fix belongs in): raw errors the fuzzer found
-ELSEWHERE = [
-    (entry, param, value, owner)
-    for entry, (_, params) in FUZZED.items()
-    for param, spec in params.items()
-    for value in JUNK_VALUES
-    if spec.valid(value) is False and (owner := spec.elsewhere(value))
-]
-
-
-@pytest.mark.parametrize(
-    "entry, param, value, owner",
-    [pytest.param(*case, marks=pytest.mark.xfail(strict=False, reason=f"fix belongs to helper {case[3]}"))
-     for case in ELSEWHERE],
-    ids=[f"{e}-{p}-{type(v).__name__}-{i}" for i, (e, p, v, _) in enumerate(ELSEWHERE)],
-)
-def test_fuzz_findings_for_other_helpers(entry, param, value, owner):
-    _check_refusal(entry, param, value, PrivacyBudget(10.0))

@@ -16,8 +16,9 @@ def two_blas_threads():
     with threadpool_limits(limits=2, user_api="blas"):
         before = blas_threads()
         assert before, "numpy/scipy load a BLAS; threadpoolctl should see it"
-        if set(before.values()) != {2}:
-            pytest.skip(f"this BLAS cannot run 2 threads: {before}")
+        # a bundled single-threaded OpenBLAS (scs, loaded with cvxpy) stays at 1; the others must reach 2
+        if 2 not in before.values():
+            pytest.skip(f"no BLAS here can run 2 threads: {before}")
         yield before
 
 
