@@ -17,7 +17,8 @@ class DPAccessor:
     Examples
     --------
     >>> import pandas as pd, pgmpy_dp
-    >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]}).astype("category")
+    >>> public = {"a": pd.CategoricalDtype(["x", "y"]), "b": pd.CategoricalDtype(["u", "v"])}
+    >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]}).astype(public)  # declared states
     >>> df.dp.domain()
     Domain(a: 2, b: 2)
     """
@@ -41,13 +42,14 @@ class DPAccessor:
         Examples
         --------
         >>> import pandas as pd, pgmpy_dp
-        >>> df = pd.DataFrame({"a": ["x", "y", "y"]}).astype("category")
+        >>> df = pd.DataFrame({"a": ["x", "y", "y"]})
+        >>> public = {"a": ["x", "y"]}  # declared states, never read from the data
         >>> budget = pgmpy_dp.PrivacyBudget(2.0)
-        >>> rel = df.dp.release(["a"], epsilon=0.5, budget=budget)
+        >>> rel = df.dp.release(["a"], epsilon=0.5, domain=public, budget=budget)
         >>> budget.remaining
         1.5
         >>> zb = pgmpy_dp.PrivacyBudget(rho=1.0)
-        >>> df.dp.release(["a"], rho=0.5, budget=zb).mechanism, zb.remaining
+        >>> df.dp.release(["a"], rho=0.5, domain=public, budget=zb).mechanism, zb.remaining
         ('discrete_gaussian', 0.5)
         """
         return release_marginals(

@@ -27,7 +27,8 @@ class DaskDPAccessor:
     Examples
     --------
     >>> import pandas as pd, dask.dataframe as dd, pgmpy_dp
-    >>> pdf = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]}).astype("category")
+    >>> public = {"a": pd.CategoricalDtype(["x", "y"]), "b": pd.CategoricalDtype(["u", "v"])}
+    >>> pdf = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]}).astype(public)  # declared states
     >>> dd.from_pandas(pdf, npartitions=1).dp.domain()
     Domain(a: 2, b: 2)
     """
@@ -49,10 +50,11 @@ class DaskDPAccessor:
         Examples
         --------
         >>> import dask, pandas as pd, dask.dataframe as dd, pgmpy_dp
-        >>> pdf = pd.DataFrame({"a": ["x", "y", "y"]}).astype("category")
+        >>> pdf = pd.DataFrame({"a": ["x", "y", "y"]})
         >>> budget = pgmpy_dp.PrivacyBudget(2.0)
         >>> with dask.config.set(scheduler="sync"):
-        ...     rel = dd.from_pandas(pdf, npartitions=2).dp.release(["a"], epsilon=0.5, budget=budget)
+        ...     rel = dd.from_pandas(pdf, npartitions=2).dp.release(
+        ...         ["a"], epsilon=0.5, domain={"a": ["x", "y"]}, budget=budget)
         >>> budget.remaining
         1.5
         """

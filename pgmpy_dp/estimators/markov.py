@@ -170,10 +170,11 @@ class PrivateMarkovEstimator:
     >>> smoke = rng.random(5000) < 0.3
     >>> lung = np.where(smoke, rng.random(5000) < 0.4, rng.random(5000) < 0.05)
     >>> xray = np.where(lung, rng.random(5000) < 0.9, rng.random(5000) < 0.1)
-    >>> df = pd.DataFrame({"smoke": smoke, "lung": lung, "xray": xray}).astype("category")
+    >>> df = pd.DataFrame({"smoke": smoke, "lung": lung, "xray": xray})
+    >>> public = {c: [False, True] for c in df.columns}  # declared states
     >>> mn = DiscreteMarkovNetwork([("smoke", "lung"), ("lung", "xray")])
     >>> est = PrivateMarkovEstimator(method="cgm-em", random_state=0, show_progress=False)
-    >>> fitted = est.fit(mn, df, epsilon=1.0)
+    >>> fitted = est.fit(mn, df, epsilon=1.0, domain=public)
     >>> q = VariableElimination(fitted).query(["lung"], evidence={"xray": True}, show_progress=False)
     >>> p = q.values / q.values.sum()   # pgmpy leaves Markov-network queries unnormalised
     >>> bool(p[1] > 0.5), est.inference_

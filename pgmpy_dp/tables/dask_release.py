@@ -134,8 +134,8 @@ def dask_contingency_tables(
     Examples
     --------
     >>> import dask, dask.dataframe as dd
-    >>> pdf = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]}).astype("category")
-    >>> d = Domain.from_dataframe(pdf)
+    >>> pdf = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]})
+    >>> d = Domain({"a": ["x", "y"], "b": ["u", "v"]})  # the declared public states
     >>> with dask.config.set(scheduler="sync"):
     ...     exact, n = dask_contingency_tables(dd.from_pandas(pdf, npartitions=2), d, [("a", "b")])
     >>> exact[0], n
@@ -216,10 +216,11 @@ def release_marginals_dask(
     Examples
     --------
     >>> import dask, dask.dataframe as dd
-    >>> pdf = pd.DataFrame({"smoke": ["yes", "no", "no"], "lung": ["no", "no", "yes"]}).astype("category")
+    >>> pdf = pd.DataFrame({"smoke": ["yes", "no", "no"], "lung": ["no", "no", "yes"]})
+    >>> public = {"smoke": ["no", "yes"], "lung": ["no", "yes"]}
     >>> ddf = dd.from_pandas(pdf, npartitions=2)
     >>> with dask.config.set(scheduler="sync"):
-    ...     rel = release_marginals_dask(ddf, [("smoke", "lung")], epsilon=1.0)
+    ...     rel = release_marginals_dask(ddf, [("smoke", "lung")], epsilon=1.0, domain=public)
     >>> rel[("smoke", "lung")].values.shape
     (2, 2)
     """

@@ -133,8 +133,9 @@ class MarginalRelease:
     Examples
     --------
     >>> import pgmpy_dp
-    >>> df = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]}).astype("category")
-    >>> rel = df.dp.release([("a", "b"), "a"], epsilon=1.0, random_state=0)
+    >>> df = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]})
+    >>> public = {"a": ["x", "y"], "b": ["u", "v"]}  # declared states, never read from the data
+    >>> rel = df.dp.release([("a", "b"), "a"], epsilon=1.0, domain=public, random_state=0)
     >>> rel.epsilon, rel.sensitivity, [t.scale for t in rel.tables]
     (1.0, 2.0, [2.0, 2.0])
     >>> rel.series(("a", "b")).index.names
@@ -144,7 +145,7 @@ class MarginalRelease:
 
     A Gaussian release (zCDP) of the same two tables: sigma = sqrt(|C| / (2 rho))
 
-    >>> g = df.dp.release([("a", "b"), "a"], rho=0.25, random_state=0)
+    >>> g = df.dp.release([("a", "b"), "a"], rho=0.25, domain=public, random_state=0)
     >>> g.mechanism, g.epsilon, g.rho, [t.scale for t in g.tables]
     ('discrete_gaussian', None, 0.25, [2.0, 2.0])
     >>> round(g.epsilon_delta(1e-6)[0], 3)
@@ -916,8 +917,9 @@ def release_marginals(
 
     Examples
     --------
-    >>> df = pd.DataFrame({"smoke": ["yes", "no", "no"], "lung": ["no", "no", "yes"]}).astype("category")
-    >>> rel = release_marginals(df, [("smoke", "lung")], epsilon=1.0)
+    >>> df = pd.DataFrame({"smoke": ["yes", "no", "no"], "lung": ["no", "no", "yes"]})
+    >>> public = {"smoke": ["no", "yes"], "lung": ["no", "yes"]}
+    >>> rel = release_marginals(df, [("smoke", "lung")], epsilon=1.0, domain=public)
     >>> rel[("smoke", "lung")].values.shape
     (2, 2)
     """
