@@ -37,6 +37,7 @@ from scipy.special import expit
 
 from .._blas import single_threaded_blas
 from ..privacy import check_rho
+from ..privacy.random_state import check_random_state
 
 __all__ = [
     "frank_wolfe_logistic",
@@ -224,9 +225,8 @@ def frank_wolfe_logistic(
         raise ValueError(f"radius must be positive and finite, got {radius!r}")
     if not (isinstance(n_iter, numbers.Integral) and n_iter >= 1):
         raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}")
+    rng = check_random_state(random_state)
     noise_scale = None
-    rng = None
     if rho is not None:
         noise_scale = frank_wolfe_noise_scale(check_rho(rho), radius, n_iter)
-        rng = None if random_state is None else np.random.default_rng(random_state)
     return _frank_wolfe_batch(X, y[:, None], radius, n_iter, noise_scale, rng=rng)[:, 0]

@@ -53,6 +53,7 @@ from ..privacy import (
     epsilon_delta_to_rho,
     rho_to_epsilon_delta,
 )
+from ..privacy.random_state import check_random_state
 from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_noise_scale
 
 __all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "min_rows_for_structure"]
@@ -184,6 +185,7 @@ class _PrivateMRFEstimator:
         self
         """
         self._check_params()
+        rng = check_random_state(self.random_state)
         rho = self._resolve_rho(rho, epsilon, delta, budget)
         dom = self._domain(data, domain)
         codes = dom.encode(data)
@@ -197,7 +199,6 @@ class _PrivateMRFEstimator:
                 f"{p} / rho)) that any rho-zCDP structure learner needs at rho={rho:g} (lower bound of "
                 "Zhang et al. 2020); raise rho or use more rows"
             )
-        rng = None if self.random_state is None else np.random.default_rng(self.random_state)
         if budget is not None:
             # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
             with budget.charge(rho=rho, label=f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:

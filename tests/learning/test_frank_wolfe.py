@@ -118,3 +118,11 @@ def test_bad_input():
         frank_wolfe_logistic(2 * X, y, radius=1.0, rho=1.0)
     with pytest.raises(ValueError, match="labels"):
         frank_wolfe_logistic(X, (y + 1) / 2, radius=1.0, rho=1.0)
+
+
+@pytest.mark.parametrize("bad", [False, "junk", -1])
+def test_frank_wolfe_refuses_a_bad_random_state(bad):
+    X = np.zeros((4, 2))
+    y = np.array([-1.0, 1.0, -1.0, 1.0])
+    with pytest.raises((TypeError, ValueError), match="random_state"):
+        frank_wolfe_logistic(X, y, radius=1.0, n_iter=2, rho=1.0, random_state=bad)

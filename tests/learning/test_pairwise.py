@@ -177,3 +177,13 @@ def test_pairwise_budget_split_is_rho_over_p_times_k_minus_one():
     total = sum((k - 1) * frank_wolfe_rho(b, radius, T) for k, b in zip(sizes, est.noise_scale_))
     assert total == pytest.approx(rho)
     assert est.weights_["a", "c"].shape == (2, 4)
+
+
+@pytest.mark.parametrize("estimator", [PrivateIsingEstimator, PrivatePairwiseEstimator])
+@pytest.mark.parametrize("bad", [False, True, "junk", 1.5, -3])
+def test_bad_random_state_is_refused_before_the_budget_is_charged(estimator, bad):
+    """The library's one random_state rule (a bool is not a seed: numpy would take False as seed 0)."""
+    budget = PrivacyBudget(rho=10.0)
+    with pytest.raises((TypeError, ValueError), match="random_state"):
+        estimator(random_state=bad).fit(_tiny(), rho=1.0, budget=budget)
+    assert budget.spent == 0
