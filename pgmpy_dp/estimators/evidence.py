@@ -39,7 +39,20 @@ def merge_domains(releases: Sequence[MarginalRelease]) -> Domain:
 
 
 def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -> Domain:
-    """[`merge_domains`][pgmpy_dp.estimators.evidence.merge_domains], after checking that every model node was released in some table."""
+    """[`merge_domains`][pgmpy_dp.estimators.evidence.merge_domains], after checking that every model node was released in some table.
+
+    Examples
+    --------
+    >>> import pandas as pd, pgmpy_dp
+    >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
+    >>> rel = df.dp.release(["a"], epsilon=1.0, domain={"a": ["x", "y"]}, random_state=0)
+    >>> released_domain([rel], ["a"])
+    Domain(a: 2)
+    >>> released_domain([rel], ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    pgmpy_dp.privacy.domain.DomainError: model node(s) ['b'] are in no release (released attributes: ['a']); release tables over them or remove them from the model
+    """
     domain = merge_domains(releases)
     missing = [v for v in nodes if v not in domain]
     if missing:
