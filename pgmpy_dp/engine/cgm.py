@@ -74,15 +74,36 @@ class Measurement:
 
     ``noise="laplace"``: ``scale`` is the Laplace scale ``b``; ``noise="gaussian"``:
     ``scale`` is the standard deviation ``sigma``.
+
+    ``members`` makes it a pooled table: ``values`` then measure the SUM of the
+    tables over each member (equal-length attribute tuples matched position by
+    position, ``attrs`` being the first), e.g. the transition counts of a
+    time-homogeneous chain pooled over its time steps. Each member must lie in
+    a model clique; the predicted table is the sum of the members' marginals.
+
+    Examples
+    --------
+    >>> m = Measurement(("x1", "x2"), np.zeros((2, 2)), 1.0, members=[("x1", "x2"), ("x2", "x3")])
+    >>> m.members
+    (('x1', 'x2'), ('x2', 'x3'))
     """
 
     attrs: tuple[str, ...]
     values: np.ndarray
     scale: float
     noise: str = "laplace"
+    members: tuple[tuple[str, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "attrs", tuple(self.attrs))
+        if self.members is not None:
+            members = tuple(tuple(a) for a in self.members)
+            if not members or members[0] != self.attrs or any(len(a) != len(self.attrs) for a in members):
+                raise ValueError(
+                    f"pooled measurement over {self.attrs}: members must be a non-empty list of attribute "
+                    f"tuples of length {len(self.attrs)}, the first equal to attrs, got {self.members!r}"
+                )
+            object.__setattr__(self, "members", members)
         object.__setattr__(self, "values", np.asarray(self.values, dtype=np.float64))
         if not (math.isfinite(self.scale) and self.scale > 0):
             raise ValueError(f"measurement over {self.attrs} needs a positive finite noise scale, got {self.scale!r}")
@@ -158,16 +179,20 @@ class _EMStep:
     value: float  # F(theta, n*) after the E-step: the approximate log marginal likelihood minus penalty
 
 
-def _host_cliques(cliques, measurements) -> list[int]:
+def _host_cliques(cliques, measurements) -> list[list[tuple[tuple[str, ...], int]]]:
+    """Per measurement, each member's attributes and the smallest clique holding them (one member if not pooled)."""
     hosts = []
     for m in measurements:
-        cands = [i for i, c in enumerate(cliques) if set(m.attrs) <= set(c)]
-        if not cands:
-            raise ValueError(
-                f"measurement over {m.attrs} is not contained in any model clique {cliques}; "
-                "drop it or add a clique that contains it"
-            )
-        hosts.append(min(cands, key=lambda i: len(cliques[i])))
+        parts = []
+        for attrs in m.members or (m.attrs,):
+            cands = [i for i, c in enumerate(cliques) if set(attrs) <= set(c)]
+            if not cands:
+                raise ValueError(
+                    f"measurement over {attrs} is not contained in any model clique {cliques}; "
+                    "drop it or add a clique that contains it"
+                )
+            parts.append((attrs, min(cands, key=lambda i: len(cliques[i]))))
+        hosts.append(parts)
     return hosts
 
 
@@ -261,28 +286,33 @@ def cgm_em(
     if len(measurements) == 0:
         raise ValueError("CGM-EM needs at least one measurement")
     for m in measurements:
-        if m.values.shape != domain.shape(m.attrs):
-            raise ValueError(f"measurement over {m.attrs} has shape {m.values.shape}, expected {domain.shape(m.attrs)}")
+        for attrs in m.members or (m.attrs,):
+            if m.values.shape != domain.shape(attrs):
+                raise ValueError(f"measurement over {attrs} has shape {m.values.shape}, expected {domain.shape(attrs)}")
     hosts = _host_cliques(cliques, measurements)
     groups = tie_groups(cliques, tied, domain)
     lam = float(regularization)
 
     def table_counts(mu: list[np.ndarray]) -> list[np.ndarray]:
         out = []
-        for m, h in zip(measurements, hosts):
-            c = cliques[h]
-            axes = tuple(i for i, a in enumerate(c) if a not in m.attrs)
-            marg = np.sum(mu[h], axis=axes) if axes else mu[h]
-            rest = [a for a in c if a in m.attrs]
-            out.append(N * np.transpose(marg, [rest.index(a) for a in m.attrs]))
+        for parts in hosts:
+            total = 0.0
+            for attrs, h in parts:  # a pooled table predicts the sum of its members' tables
+                c = cliques[h]
+                axes = tuple(i for i, a in enumerate(c) if a not in attrs)
+                marg = np.sum(mu[h], axis=axes) if axes else mu[h]
+                rest = [a for a in c if a in attrs]
+                total = total + np.transpose(marg, [rest.index(a) for a in attrs])
+            out.append(N * total)
         return out
 
     def penalty(theta) -> float:
         return 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
 
     n_meas = [0] * len(cliques)
-    for h in hosts:
-        n_meas[h] += 1
+    for parts in hosts:
+        for _, h in parts:
+            n_meas[h] += 1
 
     def loglik(mu: list[np.ndarray], directions: bool = False):
         """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
@@ -291,16 +321,21 @@ def cgm_em(
         grad = [np.zeros(domain.shape(c)) for c in cliques]
         stiff = [np.zeros(domain.shape(c)) for c in cliques]
         toward = [np.zeros(domain.shape(c)) for c in cliques]
-        for m, h, n in zip(measurements, hosts, table_counts(mu)):
+        for m, parts, n in zip(measurements, hosts, table_counts(mu)):
             ll, g, k = m.log_likelihood(n, smoothing)
             total += ll
-            if directions:
-                grad[h] = grad[h] + align(g, m.attrs, cliques[h])
+            if not directions:
+                continue
+            # counts are integers: a noisy count below one record means "about none", half a record
+            ratio = np.log(np.maximum(m.values, 0.5)) - np.log(np.maximum(n, 1e-300))
+            for attrs, h in parts:
+                # a pooled cell is a sum over members, so each member's count gets the same gradient; its
+                # stiffness and log-ratio are shared in proportion (an exact split when members agree)
+                share = 1.0 / len(parts)
+                grad[h] = grad[h] + align(g, attrs, cliques[h])
                 # d(log-count) of a cell moves the table by n * d, so n * curvature is its stiffness
-                stiff[h] = stiff[h] + align(k * np.maximum(n, 0.0), m.attrs, cliques[h])
-                # counts are integers: a noisy count below one record means "about none", half a record
-                ratio = np.log(np.maximum(m.values, 0.5)) - np.log(np.maximum(n, 1e-300))
-                toward[h] = toward[h] + align(ratio, m.attrs, cliques[h]) / n_meas[h]
+                stiff[h] = stiff[h] + align(share * k * np.maximum(n, 0.0), attrs, cliques[h])
+                toward[h] = toward[h] + align(ratio, attrs, cliques[h]) / n_meas[h]
         if directions:
             return total, grad, stiff, toward
         return total
