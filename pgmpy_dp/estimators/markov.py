@@ -11,10 +11,12 @@ the engine's arrays and checks that releases and models fit together.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import warnings
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -267,6 +269,50 @@ class PrivateMarkovEstimator:
         tied : list of list of tuple of str, optional
             Groups of cliques sharing one potential, matched axis by axis, e.g.
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
+            Tied cliques must have the same states position by position. When
+            ``fit`` releases the tables itself, each tied group is measured as ONE
+            pooled table ([`Pooled`][pgmpy_dp.Pooled]: the sum of the group's clique
+            tables, so a record adds ``len(group)`` to it and the group shares one noise
+            draw per cell) and every untied clique as an ordinary table; ``epsilon``
+            then means a total or one per released table, pooled tables first in
+            ``tied`` order, then the untied cliques in model order.
+            A release may also hold pooled tables made elsewhere: each must pool
+            exactly the cliques of one tied group (in the model's attribute order).
+
+        Notes
+        -----
+        Time-homogeneous chain: ``x1 - x2 - ... - xT`` with one node potential
+        ``phi(x1)`` and one edge potential ``psi(x_t, x_t+1)`` shared by every step,
+        ``p(x) = phi(x1) prod_t psi(x_t, x_t+1) / Z``. Naive MLE fits the tied
+        potential to the pooled table divided by ``N * len(group)`` (projected to the
+        simplex); CGM-EM treats the pooled table as a noisy observation of the sum
+        over the group's cliques of ``N`` times their marginals. Under per-user
+        normalisation (a release with ``contribution="normalize"``) a pooled table is
+        the average, not the sum, of its members' tables, and is read as such.
+
+        Examples
+        --------
+        A six-step time-homogeneous chain, released as one pooled transition table
+        plus the table of ``x1``:
+
+        >>> import pgmpy_dp
+        >>> from pgmpy.models import DiscreteMarkovNetwork
+        >>> rng = np.random.default_rng(0)
+        >>> steps = [f"x{t}" for t in range(1, 7)]
+        >>> x = [rng.random(4000) < 0.3]
+        >>> for _ in steps[1:]:  # sticky: keep the previous state with probability 0.8
+        ...     x.append(np.where(rng.random(4000) < 0.8, x[-1], ~x[-1]))
+        >>> df = pd.DataFrame(dict(zip(steps, x)))
+        >>> edges = list(zip(steps, steps[1:]))
+        >>> mn = DiscreteMarkovNetwork(edges)
+        >>> est = PrivateMarkovEstimator(random_state=0, show_progress=False)
+        >>> fitted = est.fit(mn, df, epsilon=1.0, domain={v: [False, True] for v in steps},
+        ...                  cliques=[("x1",)] + edges, tied=[edges])
+        >>> [t.attrs for t in est.releases_[0].tables]
+        [('x1', 'x2'), ('x1',)]
+        >>> psi = np.exp(est.log_potentials_[1])
+        >>> bool(np.all(psi / psi.sum(axis=1, keepdims=True) > [[0.7, 0.1], [0.1, 0.7]]))
+        True
         """
         _check_model_type(model)
         _check_param_types(self)
@@ -281,10 +327,12 @@ class PrivateMarkovEstimator:
                     "releases the clique tables, so pass epsilon=... (or rho=... for Gaussian noise)"
                 )
             # everything that can fail is checked before the release spends the budget
-            _check_model_states(model, Domain.from_dataframe(data, list(model.nodes()), domain))
-            _tied_indices(model_cliques, tied)
+            data_domain = Domain.from_dataframe(data, list(model.nodes()), domain)
+            _check_model_states(model, data_domain)
+            _check_tied_states(data_domain, model_cliques, _tied_indices(model_cliques, tied))
             release = release_marginals(
-                data, model_cliques, epsilon, domain=domain, budget=budget, random_state=self.random_state,
+                data, _release_requests(model_cliques, _tied_indices(model_cliques, tied)), epsilon,
+                domain=domain, budget=budget, random_state=self.random_state,
                 show_progress=self.show_progress, rho=rho,
             )
             releases = [release]
@@ -312,9 +360,10 @@ class PrivateMarkovEstimator:
         model_domain = full_domain.project(nodes)
         _check_model_states(model, model_domain)
         tied_idx = _tied_indices(model_cliques, tied)
+        _check_tied_states(model_domain, model_cliques, tied_idx)
 
-        measurements, clique_tables = _measurements(releases, model_cliques)
-        n_records = pooled_n_records(releases)
+        measurements, clique_tables = _measurements(releases, model_cliques, tied_idx)
+        n_records = pooled_n_records(releases, per_member=_per_member_table)
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
@@ -485,24 +534,100 @@ def _tied_indices(cliques, tied) -> list[list[int]] | None:
     return out
 
 
-def _measurements(releases, cliques):
-    """Engine measurements (tables inside some clique) and, per clique, the tables over exactly it."""
+def _release_requests(cliques, tied_idx) -> list:
+    """The tables ``fit`` releases: one pooled table per tied group, then each untied clique."""
+    if not tied_idx or all(len(g) < 2 for g in tied_idx):
+        return list(cliques)
+    from ..tables.pooled import Pooled
+
+    pooled = [g for g in tied_idx if len(g) > 1]
+    in_pool = {i for g in pooled for i in g}
+    return [Pooled([cliques[i] for i in g]) for g in pooled] + [c for i, c in enumerate(cliques) if i not in in_pool]
+
+
+def _check_tied_states(domain: Domain, cliques, tied_idx) -> None:
+    """Tied cliques share one potential, so their states must agree position by position."""
+    for g in tied_idx or []:
+        first = cliques[g[0]]
+        for i in g[1:]:
+            for a, b in zip(first, cliques[i]):
+                if tuple(domain[a]) != tuple(domain[b]):
+                    raise DomainError(
+                        f"tied cliques {first} and {cliques[i]} differ in states: {a!r} has {list(domain[a])} but "
+                        f"{b!r} has {list(domain[b])}; tied potentials are matched position by position, so declare "
+                        "the same states for both (domain=...) or untie them"
+                    )
+
+
+def _member_factor(table) -> float:
+    """How many member tables a pooled table adds up: ``len(members)``, or 1 when it averages them.
+
+    Without per-user normalisation a record adds 1 to each member, so the pooled table is the
+    sum of the members' tables and its sensitivity is ``len(members)``; with it an individual
+    adds at most 1 in all, so the pooled table is the mean of its members' tables.
+    """
+    k = len(table.members)
+    return float(k) if table.sensitivity >= k else 1.0
+
+
+def _per_member_table(table):
+    """An ordinary table's own view; for a pooled one, its estimate of ONE member's table (scale divided alike)."""
+    members = getattr(table, "members", None)
+    if not members:
+        return table
+    f = _member_factor(table)
+    return dataclasses.replace(table, values=table.values / f, scale=table.scale / f)
+
+
+class _CliqueEstimate(NamedTuple):
+    """A noisy estimate of one clique's table (axes in clique order) and its per-cell noise variance."""
+
+    values: np.ndarray
+    variance: float
+
+
+def _measurements(releases, cliques, tied_idx=None):
+    """Engine measurements (tables inside some clique) and, per clique, the noisy estimates of exactly its table.
+
+    A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
+    (in sum units) and an estimate of each member clique's table (the pooled table over the
+    number of members it adds up).
+    """
     measurements = []
     per_clique: list[list] = [[] for _ in cliques]
     sets = [frozenset(c) for c in cliques]
+    groups = {frozenset(cliques[i] for i in g): g for g in tied_idx or []}
     ignored = []
     for r in releases:
         for t in r.tables:
+            # a discrete Gaussian table (rho= release) has a Gaussian likelihood, sigma = its scale
+            noise = "gaussian" if t.mechanism == GAUSSIAN_MECHANISM else "laplace"
+            members = getattr(t, "members", None)
+            if members:
+                g = groups.get(frozenset(tuple(m) for m in members))
+                if g is None or len(g) != len(members):
+                    raise DomainError(
+                        f"pooled table over {list(members)} does not match any tied group of the model "
+                        f"({[[cliques[i] for i in g] for g in tied_idx or []]}); pass tied=[[...the same cliques, "
+                        "in the model's attribute order...]] or release the cliques separately"
+                    )
+                # in sum units: f times the values, f times the noise scale (the same likelihood)
+                f = _member_factor(t)
+                sums = len(members) / f
+                measurements.append(Measurement(t.attrs, t.values * sums, t.scale * sums, noise=noise, members=members))
+                one = _per_member_table(t)
+                for i in g:
+                    per_clique[i].append(_CliqueEstimate(one.values, one.variance))
+                continue
             s = frozenset(t.attrs)
             if not any(s <= c for c in sets):
                 ignored.append(t.attrs)
                 continue
-            # a discrete Gaussian table (rho= release) has a Gaussian likelihood, sigma = its scale
-            noise = "gaussian" if t.mechanism == GAUSSIAN_MECHANISM else "laplace"
             measurements.append(Measurement(t.attrs, t.values, t.scale, noise=noise))
             for i, c in enumerate(sets):
                 if s == c:
-                    per_clique[i].append(t)
+                    values = np.transpose(t.values, [t.attrs.index(a) for a in cliques[i]])
+                    per_clique[i].append(_CliqueEstimate(values, t.variance))
     if ignored:
         warnings.warn(
             f"table(s) {ignored} lie in no model clique and are not used; add such cliques to the model to use them",
@@ -511,7 +636,7 @@ def _measurements(releases, cliques):
         )
     uncovered = [c for c, ts in zip(cliques, per_clique) if not ts]
     if uncovered:
-        released = [t.attrs for r in releases for t in r.tables]
+        released = [getattr(t, "members", None) or t.attrs for r in releases for t in r.tables]
         raise DomainError(
             f"clique(s) {uncovered} are not covered by the release(s) (released tables: {released}); "
             "release a table over each clique, e.g. df.dp.release(cliques, epsilon=...)"
@@ -520,12 +645,12 @@ def _measurements(releases, cliques):
 
 
 def _naive_targets(cliques, clique_tables, n_records: float) -> list[np.ndarray]:
-    """Naive-MLE targets: inverse-variance mean of each clique's tables, per record, projected to the simplex."""
+    """Naive-MLE targets: inverse-variance mean of each clique's table estimates, per record, projected to the simplex."""
     targets = []
     for c, tables in zip(cliques, clique_tables):
         var = np.array([t.variance for t in tables])
         w = (var <= 0).astype(float) if np.any(var <= 0) else 1.0 / var
-        values = sum(wi * np.transpose(t.values, [t.attrs.index(a) for a in c]) for wi, t in zip(w, tables))
+        values = sum(wi * t.values for wi, t in zip(w, tables))
         targets.append(project_simplex(values / w.sum() / n_records))
     return targets
 
