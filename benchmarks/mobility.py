@@ -81,7 +81,7 @@ NULL = "null"
 DELTA = 1e-6
 METHODS = ["non-private", "naive-mle", "cgm-em", "psgd"]
 #: (clip C, step size, iterations T) tried for PSGD
-PSGD_GRID = list(itertools.product([0.3, 1.0, 3.0], [0.5, 2.0], [30, 100, 300]))
+PSGD_GRID = list(itertools.product([0.03, 0.1, 0.3], [2.0, 8.0, 32.0], [100, 300]))
 
 
 # -- data ----------------------------------------------------------------------------------
