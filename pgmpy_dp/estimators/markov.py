@@ -559,24 +559,24 @@ def _check_tied_states(domain: Domain, cliques, tied_idx) -> None:
                     )
 
 
-def _member_factor(table) -> float:
+def _member_factor(release, table) -> float:
     """How many member tables a pooled table adds up: ``len(members)``, or 1 when it averages them.
 
-    Without per-user normalisation a record adds 1 to each member, so the pooled table is the
-    sum of the members' tables and its sensitivity is ``len(members)``; with it an individual
-    adds at most 1 in all, so the pooled table is the mean of its members' tables.
+    A record adds 1 to each member, so a pooled table is the sum of its members' tables; under
+    per-individual normalisation an individual adds mass at most 1 to the whole pooled table,
+    which is then the mean of its members' (normalised) tables.
     """
-    k = len(table.members)
-    return float(k) if table.sensitivity >= k else 1.0
+    unit = getattr(release, "privacy_unit", None)
+    normalized = unit is not None and unit.get("contribution") == "normalize"
+    return 1.0 if normalized else float(len(table.members))
 
 
-def _per_member_table(table):
-    """An ordinary table's own view; for a pooled one, its estimate of ONE member's table (scale divided alike)."""
-    members = getattr(table, "members", None)
-    if not members:
+def _per_member_table(release, table):
+    """An ordinary table itself; for a pooled one, an ordinary table estimating ONE member's table."""
+    if getattr(table, "members", None) is None:
         return table
-    f = _member_factor(table)
-    return dataclasses.replace(table, values=table.values / f, scale=table.scale / f)
+    f = _member_factor(release, table)
+    return dataclasses.replace(table, values=table.values / f, scale=table.scale / f, members=None)
 
 
 class _CliqueEstimate(NamedTuple):
@@ -612,10 +612,9 @@ def _measurements(releases, cliques, tied_idx=None):
                         "in the model's attribute order...]] or release the cliques separately"
                     )
                 # in sum units: f times the values, f times the noise scale (the same likelihood)
-                f = _member_factor(t)
-                sums = len(members) / f
+                sums = len(members) / _member_factor(r, t)
                 measurements.append(Measurement(t.attrs, t.values * sums, t.scale * sums, noise=noise, members=members))
-                one = _per_member_table(t)
+                one = _per_member_table(r, t)
                 for i in g:
                     per_clique[i].append(_CliqueEstimate(one.values, one.variance))
                 continue
