@@ -40,7 +40,7 @@ Methods (the private ones on the same release, interleaved release by release):
   Individuals with identical statistics have identical clipped gradients, so the sum is
   computed over distinct statistic vectors with multiplicities (the same number, faster).
   Tuning: the paper grid-searched PSGD; we do the same over ``PSGD_GRID`` (clip x step
-  size x iterations) on the first replication of every (N, epsilon) cell, choosing by the
+  size x iterations, 18 settings) on the first replication of every (N, epsilon) cell, choosing by the
   held-out log-likelihood (optimistic for PSGD: the choice sees the test set and its privacy
   cost is not counted), then use that setting for all replications.
 
@@ -80,8 +80,9 @@ HOURS = 24
 NULL = "null"
 DELTA = 1e-6
 METHODS = ["non-private", "naive-mle", "cgm-em", "psgd"]
-#: (clip C, step size, iterations T) tried for PSGD
-PSGD_GRID = list(itertools.product([0.03, 0.1, 0.3], [2.0, 8.0, 32.0], [100, 300]))
+#: (clip C, step size, iterations T) tried for PSGD. The clipped gradient's norm is at most C, so
+#: the grid fixes the largest move per step, C * step size, at 0.3, 1 or 3 for each C
+PSGD_GRID = [(c, move / c, t) for c in (0.003, 0.01, 0.03) for move in (0.3, 1.0, 3.0) for t in (100, 300)]
 
 
 # -- data ----------------------------------------------------------------------------------

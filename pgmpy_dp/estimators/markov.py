@@ -271,7 +271,7 @@ class PrivateMarkovEstimator:
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
             Tied cliques must have the same states position by position. When
             ``fit`` releases the tables itself, each tied group is measured as ONE
-            pooled table ([`Pooled`][pgmpy_dp.Pooled]: the sum of the group's clique
+            pooled table (``pgmpy_dp.Pooled``: the sum of the group's clique
             tables, so a record adds ``len(group)`` to it and the group shares one noise
             draw per cell) and every untied clique as an ordinary table; ``epsilon``
             then means a total or one per released table, pooled tables first in
