@@ -77,7 +77,7 @@ def pooled_n_records(releases: Sequence[MarginalRelease]) -> float:
     declared = [r.n_records for r in releases if r.n_records is not None]
     if declared:
         return float(declared[0])
-    n = pooled_record_count([t for r in releases for t in r.tables])
+    n = pooled_record_count([t for r in releases for t in r.tables], [r.normalized for r in releases for _ in r.tables])
     if not n >= 1:
         # the release is already paid for: fit something rather than fail, and say why it is poor
         warnings.warn(

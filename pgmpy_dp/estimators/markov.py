@@ -33,6 +33,7 @@ from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..privacy.random_state import check_random_state
+from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
 from .evidence import pooled_n_records, released_domain
 
@@ -239,6 +240,10 @@ class PrivateMarkovEstimator:
         tied: Sequence[Sequence[Sequence[str]]] | None = None,
         *,
         rho=None,
+        privacy_unit=None,
+        contribution: str = "normalize",
+        max_records_per_user: int | None = None,
+        skip_state=None,
     ):
         """Fit the potentials of ``model`` and return a new fitted ``DiscreteMarkovNetwork``.
 
@@ -267,6 +272,10 @@ class PrivateMarkovEstimator:
         tied : list of list of tuple of str, optional
             Groups of cliques sharing one potential, matched axis by axis, e.g.
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
+        privacy_unit, contribution, max_records_per_user, skip_state : optional, keyword only
+            Individual-level privacy for the release made from a DataFrame
+            (``privacy_unit`` names the user column, which is not a model node);
+            see [`release_marginals`][pgmpy_dp.tables.release.release_marginals].
         """
         _check_model_type(model)
         _check_param_types(self)
@@ -274,6 +283,7 @@ class PrivateMarkovEstimator:
         check_random_state(self.random_state)
         _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
+        unit_kwargs = _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_state)
         if isinstance(data, pd.DataFrame):
             if epsilon is None and rho is None:
                 raise TypeError(
@@ -285,7 +295,7 @@ class PrivateMarkovEstimator:
             _tied_indices(model_cliques, tied)
             release = release_marginals(
                 data, model_cliques, epsilon, domain=domain, budget=budget, random_state=self.random_state,
-                show_progress=self.show_progress, rho=rho,
+                show_progress=self.show_progress, rho=rho, **unit_kwargs,
             )
             releases = [release]
             # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
@@ -554,3 +564,27 @@ def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
     fitted.add_factors(*factors)
     fitted.check_model()
     return fitted
+
+
+def _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_state) -> dict:
+    """The individual-level keywords for the release made from a DataFrame; refused with releases."""
+    given = {
+        k: v
+        for k, v, default in (
+            ("privacy_unit", privacy_unit, None),
+            ("contribution", contribution, "normalize"),
+            ("max_records_per_user", max_records_per_user, None),
+            ("skip_state", skip_state, None),
+        )
+        if v is not default and v != default
+    }
+    if given and not isinstance(data, pd.DataFrame):
+        raise ValueError(
+            f"{sorted(given)} only apply when fitting from a DataFrame (they shape the release it makes); a "
+            "release records its own privacy unit"
+        )
+    check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)  # before anything is spent
+    return dict(
+        privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
+        skip_state=skip_state,
+    )

@@ -279,8 +279,12 @@ class MarginalRelease:
         """
         if self.n_records is not None:
             return float(self.n_records)
-        normalized = self.privacy_unit is not None and self.privacy_unit.get("contribution") == "normalize"
-        return pooled_record_count(self.tables, normalized=normalized)
+        return pooled_record_count(self.tables, normalized=self.normalized)
+
+    @property
+    def normalized(self) -> bool:
+        """Whether the tables hold individual-normalised counts (``contribution="normalize"``)."""
+        return self.privacy_unit is not None and self.privacy_unit.get("contribution") == "normalize"
 
     def __getitem__(self, attrs) -> NoisyTable:
         key = table_key(attrs)
@@ -574,14 +578,15 @@ def _combine(covering: Sequence[NoisyTable], key: tuple[str, ...]):
     return key, total / weight, 1.0 / weight, alone
 
 
-def pooled_record_count(tables: Sequence[NoisyTable], normalized: bool = False) -> float:
+def pooled_record_count(tables: Sequence[NoisyTable], normalized: bool | Sequence[bool] = False) -> float:
     """Inverse-variance weighted mean of the tables' noisy totals (post-processing, no budget).
 
     A table's total has variance ``variance * cells``; tables so precise that
     their noise vanishes in double precision are used alone. A pooled table
     counts each record once per member, so its total is divided by
     ``len(members)``, unless ``normalized`` (individual-normalised tables, in
-    which each individual has total mass 1 in every table, pooled or not).
+    which each individual has total mass 1 in every table, pooled or not; one
+    flag for all tables, or one per table).
 
     Examples
     --------
@@ -590,7 +595,8 @@ def pooled_record_count(tables: Sequence[NoisyTable], normalized: bool = False) 
     >>> round(pooled_record_count([a, b]), 3)
     11.333
     """
-    per = np.array([1.0 if normalized or t.members is None else float(len(t.members)) for t in tables])
+    flags = [normalized] * len(tables) if isinstance(normalized, bool) else list(normalized)
+    per = np.array([1.0 if f or t.members is None else float(len(t.members)) for t, f in zip(tables, flags)])
     totals = np.array([t.values.sum() for t in tables]) / per
     var = np.array([t.variance * t.values.size for t in tables]) / per**2
     exact = var <= 0  # a huge epsilon leaves a table noiseless (its weight would be 1/0)
@@ -1025,7 +1031,7 @@ def release_from_codes(
             pooled_counts(codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept))
             for p in counted
         ]
-        if not any(x.any() for x in exact):
+        if weights is None and not any(x.any() for x in exact):  # a caller's subsample may be empty
             raise ValueError(
                 "no row is counted in any table: every row is skipped (all its values equal "
                 f"skip_state={bound.skip_state!r}) or not kept; nothing to release"
