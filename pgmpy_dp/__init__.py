@@ -23,7 +23,7 @@ from .privacy import (
     DomainError,
     PrivacyBudget,
 )
-from .tables import MarginalRelease, release_marginals
+from .tables import MarginalRelease, Pooled, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from .learning import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
@@ -47,6 +47,7 @@ __all__ = [
     "Domain",
     "DomainError",
     "MarginalRelease",
+    "Pooled",
     "PrivacyBudget",
     "PrivateIsingEstimator",
     "PrivateMarkovEstimator",

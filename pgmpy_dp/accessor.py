@@ -31,13 +31,30 @@ class DPAccessor:
         return Domain.from_dataframe(self._df, columns, domain)
 
     def release(
-        self, tables, epsilon=None, domain=None, budget=None, random_state=None, *, rho=None, **kwargs
+        self,
+        tables,
+        epsilon=None,
+        domain=None,
+        budget=None,
+        random_state=None,
+        *,
+        rho=None,
+        privacy_unit=None,
+        contribution: str = "normalize",
+        max_records_per_user: int | None = None,
+        skip_state=None,
+        **kwargs,
     ) -> MarginalRelease:
         """Release noisy contingency tables; see [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals]
         for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``).
 
         Give ``epsilon`` (discrete Laplace noise, pure DP) or ``rho`` (discrete
-        Gaussian noise calibrated to the L2 sensitivity, zCDP).
+        Gaussian noise calibrated to the L2 sensitivity, zCDP). ``tables`` may
+        hold [`pgmpy_dp.Pooled`][pgmpy_dp.tables.pooled.Pooled] requests.
+        ``privacy_unit="user_id"`` protects individuals (all rows of one user)
+        instead of records, bounding each user's rows by ``contribution``
+        (``"normalize"`` or ``"clip"``), ``max_records_per_user`` and
+        ``skip_state``; the user column is never released.
 
         Examples
         --------
@@ -51,8 +68,16 @@ class DPAccessor:
         >>> zb = pgmpy_dp.PrivacyBudget(rho=1.0)
         >>> df.dp.release(["a"], rho=0.5, domain=public, budget=zb).mechanism, zb.remaining
         ('discrete_gaussian', 0.5)
+
+        Individual-level privacy: each user adds mass at most 1 to every table
+
+        >>> df["user"] = ["ann", "bob", "bob"]
+        >>> rel = df.dp.release(["a"], epsilon=1.0, domain=public, privacy_unit="user")
+        >>> rel["a"].sensitivity, rel.privacy_unit["column"]
+        (1.0, 'user')
         """
         return release_marginals(
             self._df, tables, epsilon, domain=domain, budget=budget, random_state=random_state, rho=rho,
-            **kwargs,
+            privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
+            skip_state=skip_state, **kwargs,
         )

@@ -51,6 +51,7 @@ from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget, check_epsilon, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
+from ..tables.contribution import check_contribution, check_skip_state, encode_units
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
     allocation_weights,
@@ -125,6 +126,17 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     show_progress : bool
         Draw progress bars over table counting and the CGM-EM iterations when
         they take more than a couple of seconds.
+    privacy_unit : column label, optional, keyword only
+        Protect individuals rather than records: the column naming the
+        individual (not a model node; never released). With ``contribution``,
+        ``max_records_per_user`` and ``skip_state`` it bounds each individual's
+        rows in every family table as in
+        [`release_marginals`][pgmpy_dp.tables.release.release_marginals]. The
+        data-dependent allocation's stage I then subsamples *individuals*
+        (each kept with probability ``sample_rate``), so its amplification
+        argument holds for the individual-level neighbouring relation.
+    contribution, max_records_per_user, skip_state : optional, keyword only
+        See ``privacy_unit``.
 
     Attributes
     ----------
@@ -192,9 +204,17 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         show_progress: bool = False,
         *,
         rho: float | None = None,
+        privacy_unit=None,
+        contribution: str = "normalize",
+        max_records_per_user: int | None = None,
+        skip_state=None,
     ) -> None:
         self.epsilon = epsilon
         self.rho = rho
+        self.privacy_unit = privacy_unit
+        self.contribution = contribution
+        self.max_records_per_user = max_records_per_user
+        self.skip_state = skip_state
         self.allocation = allocation
         self.stage1_fraction = stage1_fraction
         self.sample_rate = sample_rate
@@ -232,6 +252,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         else:
             epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
+        check_contribution(self.privacy_unit, self.contribution, self.max_records_per_user, self.skip_state)
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
         if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
@@ -289,12 +310,15 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         model = self._check_model(model, data)
         if len(data) == 0:
             raise ValueError("the DataFrame is empty; a private fit needs at least one record")
+        units = self._units(model, data)
         nodes = list(model.nodes())
         parents = {n: sorted(model.get_parents(n)) for n in nodes}
         families = [(n, *parents[n]) for n in nodes]
         domain = Domain.from_dataframe(data, nodes, self.state_names)
         for fam in families:
             domain.check_table(fam)
+        if self.skip_state is not None:
+            check_skip_state(domain, [[f] for f in families], self.skip_state)
         codes = domain.encode(data, nodes)
         rng = check_random_state(self.random_state)
 
@@ -302,9 +326,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         if self.budget is not None:
             cost = {"rho": epsilon} if self.rho is not None else {"epsilon": epsilon}  # `epsilon` is rho here
             with self.budget.charge(label=label, **cost) as charge:
-                self._fit_codes(codes, domain, families, parents, epsilon, rng, noise_drawn=charge.commit)
+                self._fit_codes(codes, domain, families, parents, epsilon, rng, noise_drawn=charge.commit, units=units)
         else:
-            self._fit_codes(codes, domain, families, parents, epsilon, rng)
+            self._fit_codes(codes, domain, families, parents, epsilon, rng, units=units)
         self._model = model
         self.state_names_ = {n: list(domain[n]) for n in nodes}
         self.parameters_ = self._sort_parameters(self._cpds(domain, families))
@@ -346,6 +370,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         from pgmpy.base import DAG
 
         self._check_method_params()
+        if self.privacy_unit is not None:
+            raise ValueError(
+                "privacy_unit applies to a fit from a DataFrame (it shapes the release the fit makes); a release "
+                "records its own privacy unit: leave privacy_unit None"
+            )
         if self.consistency != "likelihood":
             raise ValueError(
                 f"a fit from releases uses consistency='likelihood' (got {self.consistency!r}): the "
@@ -370,7 +399,16 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 )
         domain = released.project(nodes)
         node_set = set(nodes)
-        tables = [t for r in releases for t in r if set(t.attrs) <= node_set]
+        pooled = [t.key for r in releases for t in r if t.members is not None]
+        if pooled:
+            # a Bayesian network has no tied parameters: a pooled table is evidence about no single family
+            warnings.warn(
+                f"DiscretePrivateMLE ignores the pooled table(s) {pooled}: a Bayesian network's CPDs are not "
+                "tied; release the member tables separately to use them (or fit a PrivateMarkovEstimator with tied=)",
+                UserWarning,
+                stacklevel=2,
+            )
+        tables = [t for r in releases for t in r if t.members is None and set(t.attrs) <= node_set]
         uncovered = [n for n in nodes if not any(n in t.attrs for t in tables)]
         if uncovered:
             raise DomainError(f"model node(s) {uncovered} appear in no released table; release tables over them")
@@ -418,7 +456,31 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError("the model has no nodes; add edges or nodes before fitting")
         return model
 
-    def _fit_codes(self, codes, domain, families, parents, epsilon, rng, noise_drawn=lambda: None) -> None:
+    def _units(self, model, data: pd.DataFrame) -> np.ndarray | None:
+        """Integer codes of the individuals (``privacy_unit``), or None for record-level privacy."""
+        if self.privacy_unit is None:
+            return None
+        nodes = list(model.nodes())
+        if self.privacy_unit in nodes:
+            raise DomainError(
+                f"privacy_unit column {self.privacy_unit!r} is a model node; the individual's identifier is never "
+                "released: remove it from the model"
+            )
+        if self.privacy_unit not in data.columns:
+            raise DomainError(
+                f"privacy_unit {self.privacy_unit!r} is not a column of the data (columns: {list(data.columns)}); "
+                "name the column that identifies the individual"
+            )
+        if self.state_names and self.privacy_unit in self.state_names:
+            raise DomainError(
+                f"privacy_unit column {self.privacy_unit!r} is declared in state_names/domain; it has no public "
+                "states: remove it"
+            )
+        return encode_units(data[self.privacy_unit], self.privacy_unit)
+
+    def _fit_codes(
+        self, codes, domain, families, parents, epsilon, rng, noise_drawn=lambda: None, units=None
+    ) -> None:
         """Both stages and the consistency step; ``noise_drawn()`` runs once the first noisy table exists.
 
         From then on every failure (a stage-II scale refused because of the stage-I allocation,
@@ -441,15 +503,19 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             beta = float(self.sample_rate)
             self.stage1_epsilon_ = epsilon * float(self.stage1_fraction)
             sampler = rng if rng is not None else np.random.default_rng()
-            keep = sampler.random(len(next(iter(codes.values())))) < beta
+            if units is None:
+                keep = sampler.random(len(next(iter(codes.values())))) < beta
+            else:  # individual-level: Poisson-subsample individuals, so amplification holds for them
+                keep = (sampler.random(int(units.max()) + 1) < beta)[units]
             eps_sub = amplified_epsilon(self.stage1_epsilon_, beta)
             if keep.any():  # count the subsample alone: a tenth of the rows, a tenth of the work
                 sub, weights = {a: c[keep] for a, c in codes.items()}, None
+                sub_units = None if units is None else units[keep]
             else:  # an empty subsample is a valid (all-zero) input; count it with zero weights
-                sub, weights = codes, keep.astype(np.float64)
+                sub, weights, sub_units = codes, keep.astype(np.float64), units
             self.stage1_release_ = release_from_codes(
                 sub, domain, families, eps_sub, random_state=rng, label="stage I", weights=weights,
-                show_progress=self.show_progress,
+                show_progress=self.show_progress, **self._unit_args(sub_units),
             )
             noise_drawn()
             # counts below the stage-I noise level are indistinguishable from zero: floor the
@@ -474,7 +540,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             ).loc[nodes].rename_axis("node")
         noise = {"rho": list(stage2)} if self.rho is not None else {"epsilon": list(stage2)}
         self.release_ = release_from_codes(
-            codes, domain, families, random_state=rng, show_progress=self.show_progress, **noise
+            codes, domain, families, random_state=rng, show_progress=self.show_progress, **noise,
+            **self._unit_args(units),
         )
         noise_drawn()
         unit = "rho" if self.rho is not None else "epsilon"
@@ -484,6 +551,15 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         stats[unit] = self.allocation_
         self.node_stats_ = stats
         self._tables = self._consistent_tables(self.release_, domain, families)
+
+    def _unit_args(self, units) -> dict:
+        """release_from_codes' individual-level keywords (none for record-level privacy)."""
+        if units is None:
+            return {}
+        return dict(
+            units=units, privacy_unit=self.privacy_unit, contribution=self.contribution,
+            max_records_per_user=self.max_records_per_user, skip_state=self.skip_state,
+        )
 
     def _consistent_tables(self, release: MarginalRelease, domain: Domain, families) -> list[np.ndarray]:
         attrs = [t.attrs for t in release]

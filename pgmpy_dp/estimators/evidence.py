@@ -9,7 +9,7 @@ declares it, else the inverse-variance pooled noisy totals.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, pooled_record_count
@@ -63,11 +63,8 @@ def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -
     return domain
 
 
-def pooled_n_records(releases: Sequence[MarginalRelease], per_member: Callable | None = None) -> float:
+def pooled_n_records(releases: Sequence[MarginalRelease]) -> float:
     """The declared record count if a release declares one, else the pooled noisy totals (at least one).
-
-    ``per_member(release, table)`` maps each table to one whose total estimates the record
-    count (a pooled table adds up several tables; the Markov estimator passes its one-member view).
 
     Examples
     --------
@@ -80,7 +77,7 @@ def pooled_n_records(releases: Sequence[MarginalRelease], per_member: Callable |
     declared = [r.n_records for r in releases if r.n_records is not None]
     if declared:
         return float(declared[0])
-    n = pooled_record_count([(per_member or (lambda r, t: t))(r, t) for r in releases for t in r.tables])
+    n = pooled_record_count([t for r in releases for t in r.tables], [r.normalized for r in releases for _ in r.tables])
     if not n >= 1:
         # the release is already paid for: fit something rather than fail, and say why it is poor
         warnings.warn(

@@ -35,6 +35,7 @@ from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..privacy.random_state import check_random_state
+from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
 from .evidence import pooled_n_records, released_domain
 
@@ -241,6 +242,10 @@ class PrivateMarkovEstimator:
         tied: Sequence[Sequence[Sequence[str]]] | None = None,
         *,
         rho=None,
+        privacy_unit=None,
+        contribution: str = "normalize",
+        max_records_per_user: int | None = None,
+        skip_state=None,
     ):
         """Fit the potentials of ``model`` and return a new fitted ``DiscreteMarkovNetwork``.
 
@@ -278,6 +283,10 @@ class PrivateMarkovEstimator:
             ``tied`` order, then the untied cliques in model order.
             A release may also hold pooled tables made elsewhere: each must pool
             exactly the cliques of one tied group (in the model's attribute order).
+        privacy_unit, contribution, max_records_per_user, skip_state : optional, keyword only
+            Individual-level privacy for the release made from a DataFrame
+            (``privacy_unit`` names the user column, which is not a model node);
+            see [`release_marginals`][pgmpy_dp.tables.release.release_marginals].
 
         Notes
         -----
@@ -320,6 +329,7 @@ class PrivateMarkovEstimator:
         check_random_state(self.random_state)
         _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
+        unit_kwargs = _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_state)
         if isinstance(data, pd.DataFrame):
             if epsilon is None and rho is None:
                 raise TypeError(
@@ -333,7 +343,7 @@ class PrivateMarkovEstimator:
             release = release_marginals(
                 data, _release_requests(model_cliques, _tied_indices(model_cliques, tied)), epsilon,
                 domain=domain, budget=budget, random_state=self.random_state,
-                show_progress=self.show_progress, rho=rho,
+                show_progress=self.show_progress, rho=rho, **unit_kwargs,
             )
             releases = [release]
             # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
@@ -363,7 +373,7 @@ class PrivateMarkovEstimator:
         _check_tied_states(model_domain, model_cliques, tied_idx)
 
         measurements, clique_tables = _measurements(releases, model_cliques, tied_idx)
-        n_records = pooled_n_records(releases, per_member=_per_member_table)
+        n_records = pooled_n_records(releases)
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
@@ -566,15 +576,11 @@ def _member_factor(release, table) -> float:
     per-individual normalisation an individual adds mass at most 1 to the whole pooled table,
     which is then the mean of its members' (normalised) tables.
     """
-    unit = getattr(release, "privacy_unit", None)
-    normalized = unit is not None and unit.get("contribution") == "normalize"
-    return 1.0 if normalized else float(len(table.members))
+    return 1.0 if release.normalized else float(len(table.members))
 
 
 def _per_member_table(release, table):
-    """An ordinary table itself; for a pooled one, an ordinary table estimating ONE member's table."""
-    if getattr(table, "members", None) is None:
-        return table
+    """For a pooled table, an ordinary table estimating ONE member's table (noise scaled alike)."""
     f = _member_factor(release, table)
     return dataclasses.replace(table, values=table.values / f, scale=table.scale / f, members=None)
 
@@ -678,3 +684,27 @@ def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
     fitted.add_factors(*factors)
     fitted.check_model()
     return fitted
+
+
+def _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_state) -> dict:
+    """The individual-level keywords for the release made from a DataFrame; refused with releases."""
+    given = {
+        k: v
+        for k, v, default in (
+            ("privacy_unit", privacy_unit, None),
+            ("contribution", contribution, "normalize"),
+            ("max_records_per_user", max_records_per_user, None),
+            ("skip_state", skip_state, None),
+        )
+        if v is not default and v != default
+    }
+    if given and not isinstance(data, pd.DataFrame):
+        raise ValueError(
+            f"{sorted(given)} only apply when fitting from a DataFrame (they shape the release it makes); a "
+            "release records its own privacy unit"
+        )
+    check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)  # before anything is spent
+    return dict(
+        privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
+        skip_state=skip_state,
+    )

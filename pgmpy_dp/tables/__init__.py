@@ -1,6 +1,8 @@
 """Layer 2: exact contingency tables and noisy marginal releases."""
 
+from .contribution import ContributionBound
 from .counting import contingency_table, contingency_tables
+from .pooled import Pooled
 from .release import (
     MarginalRelease,
     NoisyTable,
@@ -11,8 +13,10 @@ from .release import (
 )
 
 __all__ = [
+    "ContributionBound",
     "MarginalRelease",
     "NoisyTable",
+    "Pooled",
     "contingency_table",
     "contingency_tables",
     "plan_tables",

@@ -25,6 +25,7 @@ from dask.dataframe.utils import has_known_categories
 
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from .counting import contingency_table
+from .pooled import Pooled
 from .release import (
     MarginalRelease,
     _check_budget,
@@ -178,6 +179,8 @@ def release_marginals_dask(
     *,
     rho: float | None = None,
     split_every: int = SPLIT_EVERY,
+    privacy_unit=None,
+    **individual,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of a Dask DataFrame.
 
@@ -224,7 +227,19 @@ def release_marginals_dask(
     >>> rel[("smoke", "lung")].values.shape
     (2, 2)
     """
+    if privacy_unit is not None or individual:
+        # per-individual weights need all rows of an individual together (a shuffle by user):
+        # not implemented for Dask yet
+        raise NotImplementedError(
+            "individual-level privacy (privacy_unit=, contribution=, max_records_per_user=, skip_state=) is not "
+            "supported on Dask DataFrames yet; compute the frame to pandas (ddf.compute()) and use df.dp.release"
+        )
     requested = requested_tables(tables)
+    if isinstance(requested, list) and any(isinstance(t, Pooled) for t in requested):
+        raise NotImplementedError(
+            "Pooled tables are not supported on Dask DataFrames yet; release the member tables, or compute the "
+            "frame to pandas and use df.dp.release"
+        )
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(f"expected a dask DataFrame, got {type(ddf).__name__}")
     columns = list(dict.fromkeys(a for t in requested for a in t)) if isinstance(requested, list) else []

@@ -179,14 +179,16 @@ def release_interval(release: MarginalRelease, attrs, level: float = 0.95, clip:
     key, values, variance, table = release._marginal_with_noise(attrs)
     values = np.asarray(values, dtype=np.float64).ravel()
     if table is not None:
-        q = noise_quantile(table.mechanism, table.scale, level)
-        half, method = float(q), "exact"
-        coverage = float(noise_coverage(table.mechanism, table.scale, q))
+        # the noise is integer noise on the table's lattice (granularity 1 for counts)
+        g = getattr(table, "granularity", 1.0)
+        q = noise_quantile(table.mechanism, table.scale / g, level)
+        half, method = float(q) * g, "exact"
+        coverage = float(noise_coverage(table.mechanism, table.scale / g, q))
     else:
         half, method, coverage = float(stats.norm.ppf(0.5 + level / 2.0) * math.sqrt(variance)), "normal", level
     frame = pd.DataFrame(
         {"estimate": values, "lower": values - half, "upper": values + half},
-        index=release.series(key).index,
+        index=release.series(attrs).index,
     )
     if clip:
         frame = frame.clip(lower=0.0)

@@ -37,13 +37,26 @@ from ..privacy.mechanisms import (
     sampler_for,
 )
 from ..privacy.random_state import check_random_state
+from .contribution import (
+    ContributionBound,
+    _granularity_check,
+    check_contribution,
+    check_skip_state,
+    contribution_weights,
+    encode_units,
+    sample_per_unit,
+    unit_rng,
+)
+from .contribution import _check_units as _check_unit_codes
 from .counting import contingency_table
+from .pooled import Pooled, pooled_counts, table_key
 from .schema import FORMAT as _FORMAT
 from .schema import FORMAT_VERSION as _FORMAT_VERSION
 from .schema import read_json_source, validate_release_dict
 
 __all__ = [
     "NoisyTable",
+    "Pooled",
     "MarginalRelease",
     "plan_tables",
     "pooled_record_count",
@@ -70,13 +83,25 @@ class NoisyTable:
         Noise scale of each cell: the discrete Laplace scale ``sensitivity / epsilon``,
         or the discrete Gaussian sigma ``sensitivity / sqrt(2 rho)``.
     sensitivity : float
-        Sensitivity of this table alone: one record changes one cell by 1, so
-        its L1 and L2 sensitivities are both 1.
+        Sensitivity of this table alone, for one privacy unit: one record
+        changes one cell by 1 (L1 and L2 sensitivity 1); a pooled table of
+        ``m`` members has ``m`` (a record is in every member); an individual
+        under ``contribution="normalize"`` adds mass at most 1 (sensitivity 1),
+        under ``"clip"`` at most ``max_records_per_user`` per member.
     mechanism : str
         ``"discrete_laplace"`` (the default) or ``"discrete_gaussian"``.
     rho : float or None
         zCDP cost of a discrete Gaussian table (``sensitivity**2 / (2 scale**2)``),
         ``None`` for a discrete Laplace table.
+    members : tuple of tuple of str, or None
+        A pooled table's member attribute tuples (its values are the sum of the
+        members' counts plus noise; ``attrs == members[0]`` names its axes);
+        ``None`` for an ordinary table.
+    granularity : float
+        Spacing of the lattice the values and noise live on: 1 for counts;
+        ``1 / NORMALIZE_UNITS`` for individual-normalised (fractional) counts,
+        whose noise is integer noise of scale ``scale / granularity`` times
+        ``granularity`` (see [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution]).
 
     Examples
     --------
@@ -92,13 +117,22 @@ class NoisyTable:
     sensitivity: float = 1.0
     mechanism: str = MECHANISM
     rho: float | None = None
+    members: tuple[tuple[str, ...], ...] | None = None
+    granularity: float = 1.0
+
+    @property
+    def key(self) -> tuple:
+        """What a release indexes this table by: ``attrs``, or ``members`` for a pooled table."""
+        return self.attrs if self.members is None else self.members
 
     @property
     def variance(self) -> float:
-        """Noise variance of each cell (for either mechanism)."""
-        if self.mechanism == GAUSSIAN_MECHANISM:
-            return discrete_gaussian_variance(self.scale)
-        return discrete_laplace_variance(self.scale)
+        """Noise variance of each cell (for either mechanism, on the table's lattice)."""
+        g = self.granularity
+        variance = discrete_gaussian_variance if self.mechanism == GAUSSIAN_MECHANISM else discrete_laplace_variance
+        if g == 1.0:
+            return variance(self.scale)
+        return variance(self.scale / g) * g * g
 
 
 class MarginalRelease:
@@ -129,6 +163,12 @@ class MarginalRelease:
     n_records : float or None
         Declared public record count, if the custodian declared one; see
         [`n_records_estimate`][pgmpy_dp.tables.release.MarginalRelease.n_records_estimate] for the noisy estimate otherwise.
+    privacy_unit : dict or None
+        What one neighbouring change is: ``None`` for one record (the
+        default), else the individual-level record
+        ``{"unit": "individual", "column", "contribution",
+        "max_records_per_user", "skip_state"}`` (see
+        [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution]).
 
     Examples
     --------
@@ -159,13 +199,15 @@ class MarginalRelease:
         mechanism: str = MECHANISM,
         sampler: str = "opendp",
         n_records: float | None = None,
+        privacy_unit: Mapping | None = None,
     ) -> None:
         self.domain = domain
         self.tables = tuple(tables)
         self.mechanism = mechanism
         self.sampler = sampler
         self.n_records = n_records
-        self._index = {t.attrs: t for t in self.tables}
+        self.privacy_unit = None if privacy_unit is None else dict(privacy_unit)
+        self._index = {t.key: t for t in self.tables}
         if len(self._index) != len(self.tables):
             raise DomainError("a release cannot hold the same attribute tuple twice; use two releases")
 
@@ -205,39 +247,57 @@ class MarginalRelease:
 
     @property
     def sensitivity(self) -> float:
-        """L1 sensitivity of all tables concatenated: one record adds 1 to every table."""
+        """L1 sensitivity of all tables concatenated: the sum of the tables' sensitivities.
+
+        One record adds 1 to every ordinary table and ``len(members)`` to a pooled
+        one; under individual-level privacy it is what one individual can add.
+        """
         return math.fsum(t.sensitivity for t in self.tables)
 
     @property
     def l2_sensitivity(self) -> float:
-        """L2 sensitivity of all tables concatenated (what calibrates Gaussian noise): ``sqrt(|C|)``."""
+        """L2 sensitivity of all tables concatenated (what calibrates Gaussian noise): ``sqrt(sum s_i^2)``,
+        ``sqrt(|C|)`` for ordinary record-level tables."""
         return math.sqrt(math.fsum(t.sensitivity**2 for t in self.tables))
 
     @property
     def attrs(self) -> list[tuple[str, ...]]:
-        """Attribute tuples of the released tables."""
-        return [t.attrs for t in self.tables]
+        """Keys of the released tables: attribute tuples, and members tuples for pooled tables."""
+        return [t.key for t in self.tables]
 
     @property
     def n_records_estimate(self) -> float:
         """Record count: the declared one, or the inverse-variance weighted mean of table totals.
 
+        A pooled table's total counts each record once per member, so it is
+        divided by ``len(members)``. Under ``privacy_unit`` with
+        ``contribution="normalize"`` every individual adds mass 1 to each table
+        (pooled or not) in which it has a counted row, so the estimate is the
+        number of *individuals* (those with a counted row), not of records;
+        under ``"clip"`` it is the number of rows kept after sampling.
         The noisy estimate is post-processing of the release and costs no budget.
         """
         if self.n_records is not None:
             return float(self.n_records)
-        return pooled_record_count(self.tables)
+        return pooled_record_count(self.tables, normalized=self.normalized)
+
+    @property
+    def normalized(self) -> bool:
+        """Whether the tables hold individual-normalised counts (``contribution="normalize"``)."""
+        return self.privacy_unit is not None and self.privacy_unit.get("contribution") == "normalize"
 
     def __getitem__(self, attrs) -> NoisyTable:
-        key = (attrs,) if isinstance(attrs, str) else tuple(attrs)
+        key = table_key(attrs)
         try:
             return self._index[key]
         except KeyError:
             raise KeyError(f"no table over {key} in this release; released: {self.attrs}") from None
 
     def __contains__(self, attrs) -> bool:
-        key = (attrs,) if isinstance(attrs, str) else tuple(attrs)
-        return key in self._index
+        try:
+            return table_key(attrs) in self._index
+        except TypeError:  # not iterable: never a key
+            return False
 
     def __iter__(self):
         return iter(self.tables)
@@ -252,9 +312,10 @@ class MarginalRelease:
             cost = f"epsilon={self.epsilon:g}"
         else:
             cost = "mixed epsilon and rho"
+        unit = "" if self.privacy_unit is None else f", privacy_unit={self.privacy_unit!r}"
         return (
             f"MarginalRelease({len(self.tables)} tables, {cost}, "
-            f"mechanism={self.mechanism!r}, domain={self.domain!r})"
+            f"mechanism={self.mechanism!r}, domain={self.domain!r}{unit})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -265,6 +326,7 @@ class MarginalRelease:
             and self.mechanism == other.mechanism
             and self.sampler == other.sampler
             and self.n_records == other.n_records
+            and self.privacy_unit == other.privacy_unit
             and len(self.tables) == len(other.tables)
             and all(
                 a.attrs == b.attrs
@@ -273,6 +335,8 @@ class MarginalRelease:
                 and a.sensitivity == b.sensitivity
                 and a.mechanism == b.mechanism
                 and a.rho == b.rho
+                and a.members == b.members
+                and a.granularity == b.granularity
                 and np.array_equal(a.values, b.values)
                 for a, b in zip(self.tables, other.tables)
             )
@@ -294,35 +358,51 @@ class MarginalRelease:
         contains all of ``attrs`` is summed down to them, and these marginals
         are combined with inverse-variance weights (a summed cell's noise
         variance is the table's cell variance times the number of cells summed).
-        Also returns each cell's noise variance and, when the cells are one
-        table's own cells (possibly transposed), that table (else ``None``).
+        Pooled tables never stand in for an ordinary table (their cells hold
+        every member's counts); a pooled key (a tuple of member tuples) is
+        answered by pooled tables whose members restrict, position by position,
+        to the requested ones (the sum of the members' marginals).
+        Returns the axis labels (a pooled key's first member), the values, each
+        cell's noise variance and, when the cells are one table's own cells
+        (possibly transposed), that table (else ``None``).
         """
-        key = (attrs,) if isinstance(attrs, str) else tuple(attrs)
+        key = table_key(attrs)
         if key in self._index:
             t = self._index[key]
-            return key, t.values, t.variance, t
+            return t.attrs, t.values, t.variance, t
+        if key and all(isinstance(m, tuple) for m in key):
+            return self._pooled_marginal(key)
         wanted = set(key)
         if len(wanted) != len(key):
             raise KeyError(f"{key} names an attribute twice; name each once")
-        exact = [t for t in self.tables if set(t.attrs) == wanted]
-        covering = exact or [t for t in self.tables if wanted <= set(t.attrs)]
+        ordinary = [t for t in self.tables if t.members is None]
+        exact = [t for t in ordinary if set(t.attrs) == wanted]
+        covering = exact or [t for t in ordinary if wanted <= set(t.attrs)]
         if not covering:
             raise KeyError(
                 f"no released table contains all of {key}; released: {self.attrs}"
+                + (" (pooled tables are indexed by their members tuple)" if len(ordinary) < len(self.tables) else "")
             ) from None
-        total, weight = 0.0, 0.0
-        for t in covering:
-            other = tuple(i for i, a in enumerate(t.attrs) if a not in wanted)
-            summed = t.values.sum(axis=other) if other else t.values
-            kept = [a for a in t.attrs if a in wanted]
-            summed = np.transpose(summed, [kept.index(a) for a in key])
-            var = t.variance * (t.values.size // max(summed.size, 1))
-            w = 1.0 / var if var > 0 else math.inf
-            if math.isinf(w):  # a noiseless table (huge epsilon) is used alone
-                return key, summed, 0.0, t
-            total, weight = total + w * summed, weight + w
-        alone = covering[0] if len(covering) == 1 and len(covering[0].attrs) == len(key) else None
-        return key, total / weight, 1.0 / weight, alone
+        return _combine(covering, key)
+
+    def _pooled_marginal(self, key: tuple) -> tuple[tuple[str, ...], np.ndarray, float, NoisyTable | None]:
+        """Marginal of pooled tables to the same sub-axes of every member (see `_marginal_with_noise`)."""
+        labels = key[0]
+        if len(set(labels)) != len(labels) or len({len(m) for m in key}) != 1:
+            raise KeyError(f"{key} is not a valid pooled key: members of equal length, each naming an attribute once")
+        covering = []
+        for t in self.tables:
+            if t.members is None or len(t.members) != len(key) or not set(labels) <= set(t.attrs):
+                continue
+            pos = [t.attrs.index(a) for a in labels]
+            if all(tuple(m[i] for i in pos) == k for m, k in zip(t.members, key)):
+                covering.append(t)
+        if not covering:
+            raise KeyError(
+                f"no released pooled table has members that restrict to {key}; a pooled table can be "
+                f"marginalised only to the same axes of every member; released: {self.attrs}"
+            )
+        return _combine(covering, labels)
 
     def series(self, attrs) -> pd.Series:
         """Noisy counts over ``attrs`` as a Series indexed by the public states (a MultiIndex for 2+).
@@ -403,6 +483,7 @@ class MarginalRelease:
             "rho": self.rho,
             "sensitivity": self.sensitivity,
             "n_records": self.n_records,
+            "privacy_unit": None if self.privacy_unit is None else dict(self.privacy_unit),
             "domain": [[a, list(self.domain[a])] for a in self.domain.attrs],
             "tables": [
                 {
@@ -412,6 +493,8 @@ class MarginalRelease:
                     "sensitivity": t.sensitivity,
                     "mechanism": t.mechanism,
                     "rho": t.rho,
+                    "members": None if t.members is None else [list(m) for m in t.members],
+                    "granularity": t.granularity,
                     "shape": list(t.values.shape),
                     "values": t.values.ravel().tolist(),
                 }
@@ -439,10 +522,15 @@ class MarginalRelease:
                 mechanism=t["mechanism"],
                 # a Laplace table's zCDP cost is implied by its epsilon (checked by the schema)
                 rho=float(t["rho"]) if t["mechanism"] == GAUSSIAN_MECHANISM else None,
+                # versions 1 and 2 hold no pooled or normalised tables (the schema fills the defaults)
+                members=t["members"],
+                granularity=t["granularity"],
             )
             for t in data["tables"]
         ]
-        return cls(domain, tables, data["mechanism"], data["sampler"], data["n_records"])
+        return cls(
+            domain, tables, data["mechanism"], data["sampler"], data["n_records"], privacy_unit=data["privacy_unit"]
+        )
 
     def to_json(self, path: str | Path | None = None) -> str | None:
         """Serialise to JSON text, or write it to ``path`` when given. Lossless for JSON-native states."""
@@ -472,11 +560,33 @@ class MarginalRelease:
         return cls.from_dict(read_json_source(source))
 
 
-def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
+def _combine(covering: Sequence[NoisyTable], key: tuple[str, ...]):
+    """Inverse-variance combination of the covering tables' marginals over ``key`` (axis labels)."""
+    wanted = set(key)
+    total, weight = 0.0, 0.0
+    for t in covering:
+        other = tuple(i for i, a in enumerate(t.attrs) if a not in wanted)
+        summed = t.values.sum(axis=other) if other else t.values
+        kept = [a for a in t.attrs if a in wanted]
+        summed = np.transpose(summed, [kept.index(a) for a in key])
+        var = t.variance * (t.values.size // max(summed.size, 1))
+        w = 1.0 / var if var > 0 else math.inf
+        if math.isinf(w):  # a noiseless table (huge epsilon) is used alone
+            return key, summed, 0.0, t
+        total, weight = total + w * summed, weight + w
+    alone = covering[0] if len(covering) == 1 and len(covering[0].attrs) == len(key) else None
+    return key, total / weight, 1.0 / weight, alone
+
+
+def pooled_record_count(tables: Sequence[NoisyTable], normalized: bool | Sequence[bool] = False) -> float:
     """Inverse-variance weighted mean of the tables' noisy totals (post-processing, no budget).
 
     A table's total has variance ``variance * cells``; tables so precise that
-    their noise vanishes in double precision are used alone.
+    their noise vanishes in double precision are used alone. A pooled table
+    counts each record once per member, so its total is divided by
+    ``len(members)``, unless ``normalized`` (individual-normalised tables, in
+    which each individual has total mass 1 in every table, pooled or not; one
+    flag for all tables, or one per table).
 
     Examples
     --------
@@ -485,8 +595,10 @@ def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
     >>> round(pooled_record_count([a, b]), 3)
     11.333
     """
-    totals = np.array([t.values.sum() for t in tables])
-    var = np.array([t.variance * t.values.size for t in tables])
+    flags = [normalized] * len(tables) if isinstance(normalized, bool) else list(normalized)
+    per = np.array([1.0 if f or t.members is None else float(len(t.members)) for t, f in zip(tables, flags)])
+    totals = np.array([t.values.sum() for t in tables]) / per
+    var = np.array([t.variance * t.values.size for t in tables]) / per**2
     exact = var <= 0  # a huge epsilon leaves a table noiseless (its weight would be 1/0)
     if exact.any():
         return float(np.mean(totals[exact]))
@@ -497,26 +609,69 @@ def pooled_record_count(tables: Sequence[NoisyTable]) -> float:
 # -- the mechanism ---------------------------------------------------------------------------
 
 
-def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_MAX_CELLS, *, rho=None):
+@dataclass(frozen=True)
+class _Planned:
+    """One validated table of a release plan."""
+
+    key: tuple  # attrs, or members for a pooled table
+    attrs: tuple[str, ...]
+    members: tuple[tuple[str, ...], ...] | None
+    sensitivity: float
+    budget: float  # this table's epsilon or rho
+
+    @property
+    def counted(self) -> tuple[tuple[str, ...], ...]:
+        """The attribute tuples whose counts make up this table."""
+        return (self.attrs,) if self.members is None else self.members
+
+
+def plan_tables(
+    domain: Domain,
+    tables,
+    epsilon=None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    *,
+    rho=None,
+    contribution: ContributionBound | None = None,
+):
     """Validate requested tables and per-table budgets before anything is spent.
 
     Give exactly one of ``epsilon`` (discrete Laplace) or ``rho`` (discrete
-    Gaussian). Either is a total, split evenly over the ``|C|`` tables (each
-    gets ``epsilon/|C|``, i.e. Laplace scale ``|C|/epsilon``; or ``rho/|C|``,
-    i.e. Gaussian sigma ``sqrt(|C| / (2 rho))``, the L2 sensitivity ``sqrt(|C|)``
-    of all tables over ``sqrt(2 rho)``), or a sequence with one budget per
-    table (table ``i`` gets scale ``1/epsilon_i``, or sigma ``sqrt(1 / (2 rho_i))``).
+    Gaussian). Either is a total, split so that every cell of every table gets
+    the same noise scale: table ``i`` of sensitivity ``s_i`` gets
+    ``epsilon * s_i / S`` (``S = sum s_i``, the L1 sensitivity of the whole
+    release), i.e. Laplace scale ``S / epsilon`` everywhere (Bernstein et al.
+    2017, eq. 3), or ``rho * s_i^2 / sum s_j^2``, i.e. Gaussian sigma
+    ``sqrt(sum s_j^2) / sqrt(2 rho)``, the L2 sensitivity over ``sqrt(2 rho)``.
+    With ordinary record-level tables (``s_i = 1``) that is an even split:
+    ``epsilon/|C|`` each, scale ``|C|/epsilon``, or sigma ``sqrt(|C| / (2 rho))``.
+    A sequence gives one budget per table instead (table ``i`` gets scale
+    ``s_i/epsilon_i``, or sigma ``s_i / sqrt(2 rho_i)``).
+
+    A [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request has sensitivity
+    ``len(members)`` per record; under ``contribution`` (individual-level
+    privacy) the sensitivities are ``contribution.sensitivity(len(members))``.
 
     Returns
     -------
-    (list of attribute tuples, list of per-table epsilons or rhos)
+    (list of table keys, list of per-table epsilons or rhos)
+        A key is the attribute tuple, or a pooled table's members tuple.
 
     Examples
     --------
     >>> dom = Domain({"a": ["x", "y"], "b": ["u", "v"]})
     >>> plan_tables(dom, [("a",), ("b",)], rho=1.0)
     ([('a',), ('b',)], [0.5, 0.5])
+    >>> chain = Domain({"h0": ["x", "y"], "h1": ["x", "y"], "h2": ["x", "y"]})
+    >>> plan_tables(chain, [Pooled([("h0", "h1"), ("h1", "h2")]), ("h0",)], epsilon=3.0)
+    ([(('h0', 'h1'), ('h1', 'h2')), ('h0',)], [2.0, 1.0])
     """
+    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=contribution)
+    return [p.key for p in planned], [p.budget for p in planned]
+
+
+def _plan(domain, tables, epsilon, max_cells, *, rho=None, contribution=None) -> list[_Planned]:
+    """[`plan_tables`][pgmpy_dp.tables.release.plan_tables], returning every fact of each table."""
     if epsilon is None and rho is None:
         raise TypeError(
             "epsilon must be a positive finite number, got None; give epsilon (discrete Laplace noise, "
@@ -527,7 +682,7 @@ def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_M
             f"give exactly one of epsilon (discrete Laplace noise, pure DP) or rho (discrete Gaussian "
             f"noise, zCDP), got both epsilon={epsilon!r} and rho={rho!r}"
         )
-    if isinstance(tables, (str, tuple)) or not isinstance(tables, Sequence):
+    if isinstance(tables, (str, tuple, Pooled)) or not isinstance(tables, Sequence):
         raise TypeError(
             f"tables must be a list of attribute tuples such as [('a', 'b'), ('c',)], got {tables!r}"
         )
@@ -537,28 +692,42 @@ def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_M
         raise TypeError(f"max_cells must be a positive int, got {max_cells!r} ({type(max_cells).__name__})")
     if max_cells < 1:
         raise ValueError(f"max_cells must be a positive int, got {max_cells!r}")
-    attrs = [domain.check_table(t, max_cells) for t in tables]
+    specs = []  # (key, attrs, members, sensitivity)
+    for t in tables:
+        if isinstance(t, Pooled):
+            members = t.check(domain, max_cells)
+            specs.append((members, members[0], members, len(members)))
+        else:
+            a = domain.check_table(t, max_cells)
+            specs.append((a, a, None, 1))
+    sens = [float(n) if contribution is None else contribution.sensitivity(n) for *_, n in specs]
+    granularity = 1.0 if contribution is None else contribution.granularity
     seen = set()
-    for a in attrs:
-        if a in seen:
-            raise DomainError(f"table {a} is requested twice; request it once or use two releases")
-        seen.add(a)
+    for key, *_ in specs:
+        if key in seen:
+            raise DomainError(f"table {key} is requested twice; request it once or use two releases")
+        seen.add(key)
+    keys = [k for k, *_ in specs]
+    gaussian = rho is not None
     name, check, budget = ("epsilon", check_epsilon, epsilon) if rho is None else ("rho", check_rho, rho)
-    if isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes)):
-        if len(budget) != len(attrs):
-            raise ValueError(f"got {len(budget)} per-table {name}s for {len(attrs)} tables; give one per table")
-        per_table = [check(e, f"{name} for table {a}") for e, a in zip(budget, attrs)]
+    split = isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes))
+    if split:
+        if len(budget) != len(keys):
+            raise ValueError(f"got {len(budget)} per-table {name}s for {len(keys)} tables; give one per table")
+        per_table = [check(e, f"{name} for table {a}") for e, a in zip(budget, keys)]
     else:
         total = check(budget, name)
-        per_table = [total / len(attrs)] * len(attrs)
-    split = isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes))
-    for e, a in zip(per_table, attrs):
-        scale = _noise_scale(e, rho is not None)
-        if not scale <= MAX_SCALE:  # also catches an overflow to inf
-            where = "" if split else f" (the total {total:g} split over {len(attrs)} tables)"
+        # every cell gets the same noise scale: shares proportional to s_i (L1) or s_i^2 (L2)
+        power = [s * s for s in sens] if gaussian else sens
+        whole = math.fsum(power)
+        per_table = [total * p / whole for p in power]
+    for e, a, s in zip(per_table, keys, sens):
+        scale = _noise_scale(e, gaussian, s)
+        if not scale / granularity <= MAX_SCALE:  # also catches an overflow to inf
+            where = "" if split else f" (the total {total:g} split over {len(keys)} tables)"
             raise ValueError(
                 f"{name} {e:g}{where} for table {a} is too small: its noise scale {scale:g} exceeds the "
-                f"largest supported {MAX_SCALE:g}, and such a table would be pure noise; raise {name}"
+                f"largest supported {MAX_SCALE * granularity:g}, and such a table would be pure noise; raise {name}"
             )
     try:
         math.fsum(per_table)  # what the budget is charged and the release records
@@ -567,13 +736,13 @@ def plan_tables(domain: Domain, tables, epsilon=None, max_cells: int = DEFAULT_M
             f"the per-table {name}s {[float(e) for e in per_table]} sum to more than the largest float; "
             f"give each table a smaller {name}"
         ) from None
-    return attrs, per_table
+    return [_Planned(k, a, m, s, b) for (k, a, m, _), s, b in zip(specs, sens, per_table)]
 
 
-def _noise_scale(budget: float, gaussian: bool) -> float:
-    """Noise scale of one table of sensitivity 1: ``1/epsilon`` (Laplace) or ``sqrt(1/(2 rho))`` (Gaussian)."""
+def _noise_scale(budget: float, gaussian: bool, sensitivity: float = 1.0) -> float:
+    """Noise scale of one table: ``s/epsilon`` (Laplace) or ``s/sqrt(2 rho)`` (Gaussian), ``s`` its sensitivity."""
     try:
-        return math.sqrt(1.0 / (2.0 * budget)) if gaussian else 1.0 / budget
+        return sensitivity * math.sqrt(1.0 / (2.0 * budget)) if gaussian else sensitivity / budget
     except ZeroDivisionError:  # a subnormal budget: 2 * rho or 1 / epsilon overflows
         return math.inf
 
@@ -590,6 +759,7 @@ def release_counts(
     max_cells: int = DEFAULT_MAX_CELLS,
     label: str | None = None,
     n_records: float | None = None,
+    contribution: ContributionBound | None = None,
 ) -> MarginalRelease:
     """Add noise to already-counted exact tables: validate, charge, then draw.
 
@@ -603,8 +773,9 @@ def release_counts(
 
     The privacy guarantee assumes each table is a true contingency table of
     the private records (one record adds at most 1 to one cell of each
-    table); this function cannot check that, so counting correctly is the
-    caller's job.
+    table, ``len(members)`` to a pooled one; or, under ``contribution``, the
+    individual-level bound it states); this function cannot check that, so
+    counting correctly is the caller's job.
 
     Parameters
     ----------
@@ -613,10 +784,11 @@ def release_counts(
         with them; each of shape ``domain.shape(attrs)``.
     domain : Domain
         The public domain.
-    tables : list of tuple of str
-        Attribute tuples to release.
+    tables : list of tuple of str or Pooled
+        Attribute tuples (or [`Pooled`][pgmpy_dp.tables.pooled.Pooled] requests) to release;
+        a pooled table's exact counts are keyed by its members tuple.
     epsilon, rho : float or sequence of float
-        Exactly one: a total budget, or one per table.
+        Exactly one: a total budget, or one per table (see [`plan_tables`][pgmpy_dp.tables.release.plan_tables]).
     budget : PrivacyBudget, optional
         Accountant to charge (a rho release needs a zCDP budget).
     random_state : int or numpy.random.Generator, optional
@@ -627,6 +799,11 @@ def release_counts(
         Ledger label.
     n_records : float, optional
         Declared public record count.
+    contribution : ContributionBound, optional
+        The individual-level bound the counts were made under (from
+        [`contribution_weights`][pgmpy_dp.tables.contribution.contribution_weights]):
+        it sets each table's sensitivity and lattice and is recorded as the
+        release's ``privacy_unit``.
 
     Returns
     -------
@@ -640,34 +817,42 @@ def release_counts(
     >>> rel.mechanism, rel.rho, rel[("a", "b")].values.shape
     ('discrete_gaussian', 1.0, (2, 3))
     """
-    attrs, per_table = plan_tables(domain, tables, epsilon, max_cells, rho=rho)
+    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=contribution)
     gaussian = rho is not None
     _check_budget(budget, gaussian)
-    counts = _check_exact(exact, domain, attrs)
+    counts = _check_exact(exact, domain, planned)
+    g = 1.0 if contribution is None else contribution.granularity
+    if g != 1.0:  # the noise is integer in units of g: the counts must be too
+        counts = [_granularity_check(c, g, p.key) for c, p in zip(counts, planned)]
     n_records = _check_n_records(n_records)
     mechanism = GAUSSIAN_MECHANISM if gaussian else MECHANISM
     rng = check_random_state(random_state)
     sampler = sampler_for(sum(x.size for x in counts), rng, mechanism)
-    label = label or "release " + ", ".join("(" + ", ".join(a) + ")" for a in attrs)
+    label = label or "release " + ", ".join(_label(t, p) for t, p in zip(tables, planned))
+    per_table = [p.budget for p in planned]
 
     def draw() -> list[NoisyTable]:
         # One sampler call per scale: OpenDP has a per-call cost of about 1 ms.
         groups: dict[float, list[int]] = {}
-        for i, b in enumerate(per_table):
-            groups.setdefault(_noise_scale(b, gaussian), []).append(i)
-        noisy: list[NoisyTable | None] = [None] * len(attrs)
+        for i, p in enumerate(planned):
+            groups.setdefault(_noise_scale(p.budget, gaussian, p.sensitivity), []).append(i)
+        noisy: list[NoisyTable | None] = [None] * len(planned)
         for scale, members in groups.items():
             sizes = [counts[i].size for i in members]
+            # integer noise on the lattice of spacing g: scale / g in lattice units
             if gaussian:
-                noise = discrete_gaussian_noise(sum(sizes), scale, random_state=rng, sampler=sampler)
+                noise = discrete_gaussian_noise(sum(sizes), scale / g, random_state=rng, sampler=sampler)
             else:
-                noise = discrete_laplace_noise(sum(sizes), scale, random_state=rng, sampler=sampler)
+                noise = discrete_laplace_noise(sum(sizes), scale / g, random_state=rng, sampler=sampler)
             for i, chunk in zip(members, np.split(noise, np.cumsum(sizes)[:-1])):
+                p = planned[i]
                 values = counts[i] + chunk.reshape(counts[i].shape)
-                if gaussian:
-                    noisy[i] = NoisyTable(attrs[i], values, None, scale, mechanism=mechanism, rho=per_table[i])
-                else:
-                    noisy[i] = NoisyTable(attrs[i], values, per_table[i], scale)
+                if g != 1.0:
+                    values = values * g  # exact: g is a power of two
+                noisy[i] = NoisyTable(
+                    p.attrs, values, None if gaussian else p.budget, scale, sensitivity=p.sensitivity,
+                    mechanism=mechanism, rho=p.budget if gaussian else None, members=p.members, granularity=g,
+                )
         return noisy
 
     if budget is None:
@@ -675,7 +860,17 @@ def release_counts(
     else:
         with budget.charge(**_charge_for(budget, per_table, gaussian), label=label):
             noisy = draw()
-    return MarginalRelease(domain.project(_attrs_in_order(domain, attrs)), noisy, mechanism, sampler, n_records)
+    used = _attrs_in_order(domain, [a for p in planned for a in p.counted])
+    unit = None if contribution is None else contribution.record
+    return MarginalRelease(domain.project(used), noisy, mechanism, sampler, n_records, privacy_unit=unit)
+
+
+def _label(request, planned: _Planned) -> str:
+    """A table's name in the ledger: ``(a, b)``, or ``pooled name[(a, b) + ...]``."""
+    if planned.members is None:
+        return "(" + ", ".join(planned.attrs) + ")"
+    name = getattr(request, "name", None) or "pooled"
+    return f"{name}[" + " + ".join("(" + ", ".join(m) + ")" for m in planned.members) + "]"
 
 
 def _check_budget(budget, gaussian: bool) -> None:
@@ -706,17 +901,17 @@ def _charge_for(budget: PrivacyBudget, per_table: list[float], gaussian: bool) -
     return {"epsilon": math.fsum(per_table)}
 
 
-def _check_exact(exact, domain: Domain, attrs) -> list[np.ndarray]:
-    """Exact counts aligned with ``attrs``, each of the domain's shape, finite and non-negative."""
+def _check_exact(exact, domain: Domain, planned: Sequence[_Planned]) -> list[np.ndarray]:
+    """Exact counts aligned with the planned tables, each of the domain's shape, finite and non-negative."""
     if isinstance(exact, Mapping):
-        keyed = {((k,) if isinstance(k, str) else tuple(k)): v for k, v in exact.items()}
-        missing = [a for a in attrs if a not in keyed]
+        keyed = {table_key(k): v for k, v in exact.items()}
+        missing = [p.key for p in planned if p.key not in keyed]
         if missing:
             raise ValueError(f"exact has no counts for table(s) {missing}; give one array per requested table")
-        arrays = [keyed[a] for a in attrs]
+        arrays = [keyed[p.key] for p in planned]
     elif isinstance(exact, (Sequence, np.ndarray)) and not isinstance(exact, (str, bytes)):
-        if len(exact) != len(attrs):
-            raise ValueError(f"exact has {len(exact)} arrays for {len(attrs)} tables; give one per table")
+        if len(exact) != len(planned):
+            raise ValueError(f"exact has {len(exact)} arrays for {len(planned)} tables; give one per table")
         arrays = list(exact)
     else:
         raise TypeError(
@@ -724,13 +919,14 @@ def _check_exact(exact, domain: Domain, attrs) -> list[np.ndarray]:
             f"got {type(exact).__name__}"
         )
     out = []
-    for a, x in zip(attrs, arrays):
+    for p, x in zip(planned, arrays):
+        a = p.key
         x = np.asarray(x)
         if x.dtype == object or not (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.floating)):
             raise TypeError(f"exact counts of table {a} must be a numeric array, got dtype {x.dtype}")
-        if x.shape != domain.shape(a):
+        if x.shape != domain.shape(p.attrs):
             raise ValueError(
-                f"exact counts of table {a} have shape {x.shape}, but the domain gives {domain.shape(a)}"
+                f"exact counts of table {a} have shape {x.shape}, but the domain gives {domain.shape(p.attrs)}"
             )
         x = x.astype(np.float64)
         if x.size and not (np.all(np.isfinite(x)) and x.min() >= 0):
@@ -753,6 +949,11 @@ def release_from_codes(
     show_progress: bool = False,
     *,
     rho=None,
+    units: np.ndarray | None = None,
+    privacy_unit: str | None = None,
+    contribution: str = "normalize",
+    max_records_per_user: int | None = None,
+    skip_state=None,
 ) -> MarginalRelease:
     """Release noisy tables from already-encoded data: count, then [`release_counts`][pgmpy_dp.tables.release.release_counts].
 
@@ -765,19 +966,79 @@ def release_from_codes(
     caller is responsible for the privacy accounting of subsampling.
     ``show_progress`` draws a bar over the tables being counted if that takes
     more than a couple of seconds (it is off here: callers decide).
+
+    ``units`` (one integer code per row, e.g. from ``pd.factorize`` of a user
+    column) switches to individual-level privacy: ``contribution``,
+    ``max_records_per_user`` and ``skip_state`` bound each individual's rows
+    as in [`release_marginals`][pgmpy_dp.tables.release.release_marginals], and
+    ``privacy_unit`` is the name recorded for the unit (the column's name).
+
+    Examples
+    --------
+    >>> dom = Domain({"a": ["null", "x"], "b": ["null", "x"]})
+    >>> codes = {"a": np.array([0, 1, 1, 0]), "b": np.array([0, 0, 1, 1])}
+    >>> rel = release_from_codes(codes, dom, [("a", "b")], epsilon=1e6, units=np.array([0, 0, 0, 1]),
+    ...                          privacy_unit="user", skip_state="null", random_state=0)
+    >>> rel[("a", "b")].values.round(3).tolist()   # user 0: two counted rows of 1/2; user 1: one of 1
+    [[0.0, 1.0], [0.5, 0.5]]
+    >>> rel[("a", "b")].sensitivity, rel.privacy_unit["contribution"]
+    (1.0, 'normalize')
     """
-    attrs, _ = plan_tables(domain, tables, epsilon, max_cells, rho=rho)
+    if units is None:
+        if privacy_unit is not None:
+            raise ValueError(
+                "privacy_unit names the individual-level unit, whose per-row codes go in units=; "
+                "give both (or neither, for record-level privacy)"
+            )
+        bound = check_contribution(None, contribution, max_records_per_user, skip_state)
+    else:
+        bound = check_contribution(
+            "individual" if privacy_unit is None else privacy_unit, contribution, max_records_per_user, skip_state
+        )
+        if privacy_unit is None:
+            bound = ContributionBound(None, bound.contribution, bound.max_records_per_user, bound.skip_state)
+    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=bound)
     _check_budget(budget, rho is not None)  # before counting, which can take a while
-    n_rows = _check_codes(codes, domain, _attrs_in_order(domain, attrs), weights)
+    counted_attrs = [a for p in planned for a in p.counted]
+    n_rows = _check_codes(codes, domain, _attrs_in_order(domain, counted_attrs), weights)
     if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
     n_records = _check_n_records(n_records)
     # one bincount per table: thousands of tables of a million rows take tens of seconds
-    counted = progress(attrs, show_progress, "counting tables")
-    exact = [contingency_table(codes, domain, a, weights) for a in counted]
+    counted = progress(planned, show_progress, "counting tables")
+    if bound is None:
+        exact = [
+            contingency_table(codes, domain, p.attrs, weights) if p.members is None
+            else pooled_counts(codes, domain, p.members, weights)
+            for p in counted
+        ]
+        rng = random_state
+    else:
+        units = _check_unit_codes(units, n_rows)
+        if bound.skip_state is not None:
+            check_skip_state(domain, [p.counted for p in planned], bound.skip_state)
+        # the release's own generator (seeded experiments) or a fresh secure one, drawn from in this
+        # order: row sampling, rounding of normalised weights, then the noise
+        rng = check_random_state(random_state)
+        gen = unit_rng(rng)
+        if weights is not None and not np.all(np.isin(np.asarray(weights, dtype=np.float64), (0.0, 1.0))):
+            raise ValueError("with units=, weights must be a 0/1 subsample mask (rows with weight 0 are dropped)")
+        kept = None if weights is None else np.asarray(weights, dtype=np.float64) > 0
+        if bound.max_records_per_user is not None:
+            sampled = sample_per_unit(units, bound.max_records_per_user, gen)
+            kept = sampled if kept is None else kept & sampled
+        exact = [
+            pooled_counts(codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept))
+            for p in counted
+        ]
+        if weights is None and not any(x.any() for x in exact):  # a caller's subsample may be empty
+            raise ValueError(
+                "no row is counted in any table: every row is skipped (all its values equal "
+                f"skip_state={bound.skip_state!r}) or not kept; nothing to release"
+            )
     return release_counts(
-        exact, domain, attrs, epsilon, rho=rho, budget=budget, random_state=random_state,
-        max_cells=max_cells, label=label, n_records=n_records,
+        exact, domain, tables, epsilon, rho=rho, budget=budget, random_state=rng,
+        max_cells=max_cells, label=label, n_records=n_records, contribution=bound,
     )
 
 
@@ -836,23 +1097,36 @@ def _attrs_in_order(domain: Domain, tables) -> list[str]:
     return [a for a in domain.attrs if a in used]
 
 
-def requested_tables(tables) -> list[tuple[str, ...]] | object:
-    """Normalise a table request: a column name becomes a 1-tuple; anything else is left to the planner.
+def requested_tables(tables) -> list[tuple[str, ...] | Pooled] | object:
+    """Normalise a table request: a column name becomes a 1-tuple, a Pooled stays; anything else is left to the planner.
 
     Examples
     --------
-    >>> requested_tables([("a", "b"), "c"])
-    [('a', 'b'), ('c',)]
+    >>> requested_tables([("a", "b"), "c", Pooled([("a",), ("c",)])])
+    [('a', 'b'), ('c',), Pooled([('a',), ('c',)])]
     """
     if not isinstance(tables, Sequence) or isinstance(tables, (str, tuple)):
         return tables  # the release's own validation explains what a request looks like
-    bad = [t for t in tables if not isinstance(t, (str, Sequence))]
+    bad = [t for t in tables if not isinstance(t, (str, Sequence, Pooled))]
     if bad:
         raise TypeError(
-            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+            f"each table must be a column name, a tuple of column names or a Pooled, got {bad[0]!r}; "
             "e.g. tables=[('a', 'b'), 'c']"
         )
-    return [(t,) if isinstance(t, str) else tuple(t) for t in tables]
+    return [t if isinstance(t, Pooled) else (t,) if isinstance(t, str) else tuple(t) for t in tables]
+
+
+def requested_columns(requested) -> list[str]:
+    """The columns a normalised request reads, in first-use order (pooled members included).
+
+    Examples
+    --------
+    >>> requested_columns([("a", "b"), Pooled([("c",), ("a",)])])
+    ['a', 'b', 'c']
+    """
+    if not isinstance(requested, list):
+        return []
+    return list(dict.fromkeys(a for t in requested for m in (t.members if isinstance(t, Pooled) else (t,)) for a in m))
 
 
 def release_marginals(
@@ -867,6 +1141,10 @@ def release_marginals(
     show_progress: bool = True,
     *,
     rho=None,
+    privacy_unit=None,
+    contribution: str = "normalize",
+    max_records_per_user: int | None = None,
+    skip_state=None,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
@@ -874,6 +1152,16 @@ def release_marginals(
     ``epsilon`` over ``|C|`` tables every cell gets discrete Laplace noise of
     scale ``|C| / epsilon`` (Bernstein et al. 2017, eq. 3). A sequence of
     per-table epsilons gives table ``i`` scale ``1 / epsilon_i`` and spends their sum.
+    A [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request (the sum of several
+    same-shaped tables, e.g. the transitions of a time-homogeneous chain)
+    has sensitivity ``len(members)``; a total budget is then split so that
+    every cell gets the same scale, ``sum of sensitivities / epsilon``.
+
+    With ``privacy_unit`` the protected unit is an individual, who may own
+    many rows: neighbouring datasets differ by all rows of one individual,
+    and each individual's rows are bounded per table by ``contribution``
+    (see [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution] and
+    docs/privacy.md).
 
     With ``rho`` instead (zero-concentrated DP), every cell gets discrete
     Gaussian noise calibrated to the L2 sensitivity ``sqrt(|C|)`` of the
@@ -910,6 +1198,24 @@ def release_marginals(
     rho : float or sequence of float, keyword only
         Total zCDP budget, or one per table (discrete Gaussian noise), instead
         of ``epsilon``. A ``budget`` must then be a zCDP one (``PrivacyBudget(rho=...)``).
+    privacy_unit : column label, keyword only
+        The column naming the individual (any hashable values; NaN refused).
+        It is read only to group rows, never released, and must not appear in
+        a table or in ``domain``.
+    contribution : {"normalize", "clip"}, keyword only
+        ``"normalize"`` (default): in each table each individual's counted rows
+        share weight 1 (``1 / K_u`` each), so every table has sensitivity 1 and
+        the released counts are fractional (multiples of ``1 / 1024``).
+        ``"clip"``: at most ``max_records_per_user`` rows per individual count
+        with weight 1; sensitivity ``max_records_per_user`` (times
+        ``len(members)`` for a pooled table).
+    max_records_per_user : int, keyword only
+        Rows kept per individual, sampled uniformly at random before counting
+        (required by ``"clip"``; optional with ``"normalize"``).
+    skip_state : public state, keyword only
+        A row whose values on a table's attributes all equal this state (e.g.
+        ``"null"`` for a null-to-null transition) is not counted in that table
+        and not in ``K_u``.
 
     Returns
     -------
@@ -922,26 +1228,69 @@ def release_marginals(
     >>> rel = release_marginals(df, [("smoke", "lung")], epsilon=1.0, domain=public)
     >>> rel[("smoke", "lung")].values.shape
     (2, 2)
+
+    Individual-level privacy: user ``u1`` owns two rows, which share weight 1
+
+    >>> df["user"] = ["u1", "u1", "u2"]
+    >>> rel = release_marginals(df, ["smoke"], epsilon=1e6, domain=public, privacy_unit="user", random_state=0)
+    >>> rel["smoke"].values.round(3).tolist(), rel.privacy_unit["column"]
+    ([1.5, 0.5], 'user')
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    bound = check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)
     if len(df) == 0:
         raise ValueError("the DataFrame is empty; a release needs at least one record")
     requested = requested_tables(tables)
-    if isinstance(requested, list):
-        columns = list(dict.fromkeys(a for t in requested for a in t))
-        missing = [c for c in columns if c not in df.columns]
-        if missing:
-            raise DomainError(
-                f"tables name column(s) {missing} that are not in the DataFrame "
-                f"(columns: {list(df.columns)})"
-            )
-    else:
-        columns = []
+    columns = requested_columns(requested)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise DomainError(
+            f"tables name column(s) {missing} that are not in the DataFrame "
+            f"(columns: {list(df.columns)})"
+        )
+    if bound is not None:
+        _check_unit_column(df, privacy_unit, columns, domain)
     dom = Domain.from_dataframe(df, columns, domain)
     dom.check_json()  # a release is published as JSON: fail before anything is charged
+    if bound is not None and skip_state is not None:
+        _check_json_state(skip_state)
+    units = None if bound is None else encode_units(df[privacy_unit], privacy_unit)
     codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(
         codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
-        show_progress=show_progress, rho=rho,
+        show_progress=show_progress, rho=rho, units=units, privacy_unit=privacy_unit,
+        contribution=contribution, max_records_per_user=max_records_per_user, skip_state=skip_state,
     )
+
+
+def _check_unit_column(df: pd.DataFrame, privacy_unit, columns: Sequence[str], domain) -> None:
+    """The privacy-unit column exists and is never released (not in a table, not in the domain)."""
+    try:
+        present = privacy_unit in df.columns
+    except TypeError:  # unhashable
+        present = False
+    if not present:
+        raise DomainError(
+            f"privacy_unit {privacy_unit!r} is not a column of the DataFrame (columns: {list(df.columns)}); "
+            "name the column that identifies the individual"
+        )
+    if privacy_unit in columns:
+        raise DomainError(
+            f"privacy_unit column {privacy_unit!r} is named in a requested table; the individual's identifier "
+            "is never released: remove it from the tables"
+        )
+    if domain is not None and privacy_unit in (domain.attrs if isinstance(domain, Domain) else domain):
+        raise DomainError(
+            f"privacy_unit column {privacy_unit!r} is declared in domain; the individual's identifier is never "
+            "released, so it has no public states: remove it from domain"
+        )
+
+
+def _check_json_state(state) -> None:
+    try:
+        json.dumps(state, allow_nan=False)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"skip_state {state!r} cannot be written to the release's JSON record; use a str, int or bool state"
+        ) from None

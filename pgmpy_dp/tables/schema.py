@@ -18,6 +18,16 @@ Per-table mechanisms are validated by the rules in `MECHANISMS` (one entry
 per mechanism, so a new mechanism is one new entry). A table without
 ``mechanism`` has the release's own mechanism; version-1 artifacts without
 any per-table mechanism are discrete Laplace throughout.
+
+Version 3 adds pooled tables and individual-level privacy::
+
+    "privacy_unit": null | {"unit": "individual", "column", "contribution",
+                            "max_records_per_user", "skip_state"},
+    "tables": [{..., "members": null | [[attr, ...], ...], "granularity": 1.0 | 2^-k}]
+
+A pooled table's ``attrs`` equal its first member; its key (what must be
+unique) is its members. Versions 1 and 2 are read as before (no pooled tables,
+record-level privacy, granularity 1); the version-3 fields are refused in them.
 """
 
 from __future__ import annotations
@@ -47,8 +57,11 @@ FORMAT = "pgmpy-dp/marginal-release"
 #: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.release.MarginalRelease.to_dict]. Version 2 added Gaussian (zCDP)
 #: tables: per-table ``mechanism`` and ``rho`` and the release's total ``rho``; a reader of
 #: version 1 would take a Gaussian table for a Laplace one, so the number changed.
-FORMAT_VERSION = 2
-SUPPORTED_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+SUPPORTED_VERSIONS = (1, 2, 3)
+#: Fields that only version 3 may carry (a reader of version 2 would ignore them and
+#: take a pooled or normalised table for an ordinary count table).
+V3_TABLE_FIELDS = ("members", "granularity")
 
 #: Relative tolerance of the consistency checks (scale vs. sensitivity / epsilon, totals).
 #: The writer computes each derived number with one or two float operations, so a few
@@ -190,13 +203,23 @@ def validate_release_dict(data) -> dict:
     tables = _require(data, "tables", "")
     if not isinstance(tables, list) or not tables:
         raise ReleaseFormatError("tables", f"must be a non-empty list of tables, got {_describe(tables)}")
-    parsed = [_table(t, f"tables[{i}]", domain, mechanism) for i, t in enumerate(tables)]
+    parsed = [_table(t, f"tables[{i}]", domain, mechanism, version) for i, t in enumerate(tables)]
+    privacy_unit = _privacy_unit(data, version, domain)
+    for i, t in enumerate(parsed):
+        if privacy_unit is not None and privacy_unit["contribution"] == "normalize" and t["sensitivity"] < 1.0:
+            raise ReleaseFormatError(f"tables[{i}].sensitivity", "must be at least 1 for an individual-normalised table")
+        if t["granularity"] != 1.0 and (privacy_unit is None or privacy_unit["contribution"] != "normalize"):
+            raise ReleaseFormatError(
+                f"tables[{i}].granularity", "may differ from 1 only in an individual-normalised release"
+            )
     seen: dict[tuple, int] = {}
     for i, t in enumerate(parsed):
-        key = t["attrs"]
+        key = t["attrs"] if t["members"] is None else t["members"]
+        field = "attrs" if t["members"] is None else "members"
         if key in seen:
             raise ReleaseFormatError(
-                f"tables[{i}].attrs", f"{list(t['attrs'])} are already released in tables[{seen[key]}]"
+                f"tables[{i}].{field}", f"{[list(k) if isinstance(k, tuple) else k for k in key]} are already "
+                f"released in tables[{seen[key]}]"
             )
         seen[key] = i
     mechanisms = {t["mechanism"] for t in parsed}
@@ -207,7 +230,7 @@ def validate_release_dict(data) -> dict:
     out = dict(data)
     out.update(
         format_version=version, mechanism=mechanism, sampler=sampler, n_records=n_records,
-        domain=[[a, domain[a]] for a in domain.attrs], tables=parsed,
+        domain=[[a, domain[a]] for a in domain.attrs], tables=parsed, privacy_unit=privacy_unit,
     )
     return out
 
@@ -358,7 +381,82 @@ def _domain(value) -> Domain:
     return Domain(states)
 
 
-def _table(t, where: str, domain: Domain, release_mechanism: str) -> dict:
+def _privacy_unit(data: Mapping, version: int, domain: Domain) -> dict | None:
+    """The release's ``privacy_unit`` record, validated (None: record-level privacy)."""
+    if "privacy_unit" not in data:
+        if version >= 3:
+            raise ReleaseFormatError("privacy_unit", "is missing; version 3 records it (null for record-level privacy)")
+        return None
+    unit = data["privacy_unit"]
+    if unit is None:
+        return None
+    if version < 3:
+        raise ReleaseFormatError("privacy_unit", f"is not part of format version {version}; write format_version 3")
+    if not isinstance(unit, Mapping):
+        raise ReleaseFormatError("privacy_unit", f"must be null or an object, got {_describe(unit)}")
+    for key in ("unit", "column", "contribution", "max_records_per_user", "skip_state"):
+        _require(unit, key, "privacy_unit")
+    if unit["unit"] != "individual":
+        raise ReleaseFormatError("privacy_unit.unit", f"must be 'individual', got {_describe(unit['unit'])}")
+    if unit["column"] is not None and not isinstance(unit["column"], (str, int)):
+        raise ReleaseFormatError("privacy_unit.column", f"must be a column name or null, got {_describe(unit['column'])}")
+    if unit["contribution"] not in ("normalize", "clip"):
+        raise ReleaseFormatError(
+            "privacy_unit.contribution", f"must be 'normalize' or 'clip', got {_describe(unit['contribution'])}"
+        )
+    k = unit["max_records_per_user"]
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ReleaseFormatError("privacy_unit.max_records_per_user", f"must be a positive int or null, got {_describe(k)}")
+    if unit["contribution"] == "clip" and k is None:
+        raise ReleaseFormatError("privacy_unit.max_records_per_user", "is required (the sensitivity) when contribution is 'clip'")
+    out = dict(unit)
+    out["skip_state"] = None if unit["skip_state"] is None else _state(unit["skip_state"], "privacy_unit.skip_state")
+    return out
+
+
+def _members(t: Mapping, where: str, domain: Domain, attrs: tuple, version: int):
+    """A pooled table's members (None for an ordinary table), checked against ``attrs`` and the domain."""
+    members = t.get("members")
+    if members is None:
+        return None
+    if version < 3:
+        raise ReleaseFormatError(f"{where}.members", f"is not part of format version {version}; write format_version 3")
+    if not isinstance(members, list) or not members:
+        raise ReleaseFormatError(f"{where}.members", f"must be null or a non-empty list of attribute lists, got {_describe(members)}")
+    out = []
+    for j, m in enumerate(members):
+        field = f"{where}.members[{j}]"
+        if not isinstance(m, (list, tuple)) or len(m) != len(attrs):
+            raise ReleaseFormatError(field, f"must be a list of {len(attrs)} attribute names, got {_describe(m)}")
+        for axis, a in enumerate(m):
+            if not isinstance(a, str) or a not in domain:
+                raise ReleaseFormatError(field, f"names {a!r}, which is not an attribute of the domain {list(domain.attrs)}")
+            if domain[a] != domain[attrs[axis]]:
+                raise ReleaseFormatError(
+                    field, f"has {a!r} at axis {axis}, whose states differ from those of {attrs[axis]!r}"
+                )
+        if len(set(m)) != len(m):
+            raise ReleaseFormatError(field, f"names an attribute twice: {list(m)}")
+        out.append(tuple(m))
+    if out[0] != attrs:
+        raise ReleaseFormatError(f"{where}.members[0]", f"is {list(out[0])}, but must equal the table's attrs {list(attrs)}")
+    if len(set(out)) != len(out):
+        raise ReleaseFormatError(f"{where}.members", "lists a member twice")
+    return tuple(out)
+
+
+def _granularity(t: Mapping, where: str, version: int) -> float:
+    if t.get("granularity") is None:
+        return 1.0
+    g = _number(t["granularity"], f"{where}.granularity", positive=True)
+    if version < 3 and g != 1.0:
+        raise ReleaseFormatError(f"{where}.granularity", f"is not part of format version {version}; write format_version 3")
+    if g > 1.0 or math.frexp(g)[0] != 0.5:  # 1 or 2^-k: the values' lattice must be exact in floating point
+        raise ReleaseFormatError(f"{where}.granularity", f"must be 1 or a power of two below 1, got {g!r}")
+    return g
+
+
+def _table(t, where: str, domain: Domain, release_mechanism: str, version: int = 2) -> dict:
     if not isinstance(t, Mapping):
         raise ReleaseFormatError(where, f"must be a JSON object (a table), got {_describe(t)}")
     attrs = _require(t, "attrs", where)
@@ -394,10 +492,12 @@ def _table(t, where: str, domain: Domain, release_mechanism: str) -> dict:
     scale = _positive(t, "scale", where)
     sensitivity = _positive(t, "sensitivity", where)
     cost = MECHANISMS[mechanism].check_cost({**t, "scale": scale, "sensitivity": sensitivity}, where)
+    members = _members(t, where, domain, attrs, version)
+    granularity = _granularity(t, where, version)
     out = dict(t)
     out.update(
         attrs=attrs, shape=list(expected_shape), values=values.reshape(expected_shape), scale=scale,
-        sensitivity=sensitivity, mechanism=mechanism, **cost,
+        sensitivity=sensitivity, mechanism=mechanism, members=members, granularity=granularity, **cost,
     )
     return out
 

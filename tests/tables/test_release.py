@@ -208,18 +208,18 @@ def test_gaussian_budget_charge_and_json_round_trip(tmp_path):
     back = MarginalRelease.from_json(rel.to_json())
     assert back == rel and back.rho == rel.rho and back.epsilon is None
     d = rel.to_dict()
-    assert d["format_version"] == 2 and d["mechanism"] == "discrete_gaussian" and d["rho"] == pytest.approx(0.4)
-    assert set(d["tables"][0]) == {"attrs", "values", "shape", "epsilon", "scale", "sensitivity", "mechanism", "rho"}
+    assert d["format_version"] == 3 and d["mechanism"] == "discrete_gaussian" and d["rho"] == pytest.approx(0.4)
+    assert set(d["tables"][0]) == {"attrs", "values", "shape", "epsilon", "scale", "sensitivity", "mechanism", "rho", "members", "granularity"}
     assert d["tables"][0]["epsilon"] is None and d["tables"][0]["rho"] == pytest.approx(0.2)
 
 
 def test_version_1_artifacts_still_read():
     rel = make_frame().dp.release([("a", "b")], epsilon=1.0, random_state=0)
     old = rel.to_dict()
-    del old["format_version"], old["rho"]
+    del old["format_version"], old["rho"], old["privacy_unit"]
     old["version"] = 1  # the field's name in version-1 artifacts
     for t in old["tables"]:
-        del t["mechanism"], t["rho"]
+        del t["mechanism"], t["rho"], t["members"], t["granularity"]
     back = MarginalRelease.from_dict(json.loads(json.dumps(old)))
     assert back == rel and back[("a", "b")].mechanism == "discrete_laplace" and back.rho is None
 

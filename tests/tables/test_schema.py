@@ -71,7 +71,7 @@ def test_tuple_states_round_trip():
 @pytest.mark.parametrize("rel", [REL, REL_DECLARED], ids=["total epsilon", "per-table, declared n"])
 def test_artifact_carries_format_and_version_and_round_trips(rel, tmp_path):
     art = rel.to_dict()
-    assert art["format"] == FORMAT and art["format_version"] == FORMAT_VERSION == 2
+    assert art["format"] == FORMAT and art["format_version"] == FORMAT_VERSION == 3
     assert MarginalRelease.from_dict(art) == rel
     assert MarginalRelease.from_json(rel.to_json().encode()) == rel  # bytes are JSON text
     path = tmp_path / "release.json"
@@ -186,9 +186,9 @@ BAD = [
     ("str n_records", _set(["n_records"], "50"), "n_records", r"got '50'"),
     ("bool n_records", _set(["n_records"], True), "n_records", r"got True"),
     ("wrong format", _set(["format"], "something-else"), "format", r"not a pgmpy-dp marginal release"),
-    ("future version", _set(["format_version"], 3), "format_version", r"reads versions \[1, 2\]: upgrade"),
+    ("future version", _set(["format_version"], 4), "format_version", r"reads versions \[1, 2, 3\]: upgrade"),
     ("str version", _set(["format_version"], "1"), "format_version", r"must be an int"),
-    ("versions disagree", _set(["version"], 1), "version", r"is 1 but format_version is 2"),
+    ("versions disagree", _set(["version"], 1), "version", r"is 1 but format_version is 3"),
     ("sampler not a str", _set(["sampler"], 3), "sampler", r"non-empty str"),
     ("domain not a list", _set(["domain"], {"a": ["x"]}), "domain", r"list of \[attribute, \[states\]\] pairs"),
     ("domain pair malformed", _set(["domain", 0], ["a"]), "domain[0]", r"\[attribute, \[states\]\] pair"),

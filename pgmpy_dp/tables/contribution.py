@@ -1,0 +1,350 @@
+"""Contribution bounding for individual-level privacy: each individual owns many rows.
+
+With ``privacy_unit="user_id"`` two datasets are neighbours when they differ by
+*all* rows of one individual, so the sensitivity of a table is what one
+individual can add to it, not one record. Two ways to bound it:
+
+``"normalize"`` (Bernstein et al. 2017, section 4.2, after He et al. 2015)
+    For each table, each of an individual's ``K_u`` counted rows (member
+    instances for a pooled table) gets weight ``1 / K_u``; a row whose values
+    on the table's attributes all equal ``skip_state`` is not counted and not
+    in ``K_u``. Each individual adds mass at most 1 to every table: per-table
+    sensitivity 1 (L1 and L2).
+``"clip"``
+    Keep at most ``max_records_per_user`` rows per individual (chosen
+    uniformly at random) and count them with weight 1: per-table sensitivity
+    ``max_records_per_user`` (times ``len(members)`` for a pooled table).
+
+Normalised counts are fractional, and integer noise added to a fractional
+count is *not* private (the fractional part of a released cell would reveal
+the count's fractional part). So weights live on a public grid of
+``1 / NORMALIZE_UNITS``: each individual splits exactly ``NORMALIZE_UNITS``
+integer units over its ``K_u`` counted rows, ``floor(U / K_u)`` each plus one
+more for ``U mod K_u`` of them chosen at random (unbiased: every row's expected
+weight is exactly ``1 / K_u``). The counts in units are integers whose
+sensitivity is ``U``; the release adds integer noise of scale ``U`` times the
+count-scale and divides by ``U``. The released values are multiples of
+``1 / U`` (recorded as the table's ``granularity``), and the noise is the
+integer mechanism's, scaled.
+
+Randomness (row sampling, rounding) comes from the release's seeded generator
+in experiments, else from a fresh generator seeded by ``secrets``; each
+individual's choice depends only on its own rows' random keys.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..privacy.domain import Domain, DomainError
+
+__all__ = [
+    "CONTRIBUTIONS",
+    "NORMALIZE_UNITS",
+    "ContributionBound",
+    "check_contribution",
+    "contribution_weights",
+    "encode_units",
+    "sample_per_unit",
+]
+
+CONTRIBUTIONS = ("normalize", "clip")
+
+#: Integer units each individual splits over its rows of a table under ``"normalize"``
+#: (a power of two, so ``units / NORMALIZE_UNITS`` is exact in floating point).
+NORMALIZE_UNITS = 2**10
+
+
+@dataclass(frozen=True)
+class ContributionBound:
+    """What one individual may contribute to a release (individual-level privacy).
+
+    Attributes
+    ----------
+    column : str or None
+        The column naming the individual (never released).
+    contribution : {"normalize", "clip"}
+        How each individual's rows are bounded (see the module docstring).
+    max_records_per_user : int or None
+        Rows kept per individual (sampled uniformly) before counting.
+    skip_state : object or None
+        A public state; a row whose values on a table's attributes all equal it
+        is not counted in that table.
+
+    Examples
+    --------
+    >>> b = ContributionBound("user", "clip", 3, None)
+    >>> b.sensitivity(1), b.sensitivity(4), b.granularity
+    (3.0, 12.0, 1.0)
+    >>> ContributionBound("user", "normalize", None, "null").sensitivity(4)
+    1.0
+    """
+
+    column: str | None
+    contribution: str
+    max_records_per_user: int | None
+    skip_state: object | None
+
+    def sensitivity(self, n_members: int) -> float:
+        """L1 (and worst-case L2) sensitivity of a table with ``n_members`` member tables."""
+        if self.contribution == "normalize":
+            return 1.0
+        return float(self.max_records_per_user * n_members)
+
+    @property
+    def granularity(self) -> float:
+        """Spacing of the released values' lattice: ``1 / NORMALIZE_UNITS`` when normalising, else 1."""
+        return 1.0 / NORMALIZE_UNITS if self.contribution == "normalize" else 1.0
+
+    @property
+    def record(self) -> dict:
+        """The release's ``privacy_unit`` record (JSON-compatible)."""
+        return {
+            "unit": "individual",
+            "column": self.column,
+            "contribution": self.contribution,
+            "max_records_per_user": self.max_records_per_user,
+            "skip_state": self.skip_state,
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping) -> ContributionBound:
+        """Inverse of [`record`][pgmpy_dp.tables.contribution.ContributionBound.record] (validated by the schema)."""
+        return cls(record["column"], record["contribution"], record["max_records_per_user"], record["skip_state"])
+
+
+def check_contribution(
+    privacy_unit, contribution="normalize", max_records_per_user=None, skip_state=None
+) -> ContributionBound | None:
+    """Validate the individual-level keywords of a release; ``None`` for record-level privacy.
+
+    ``privacy_unit`` is the column name (or any label, for callers that pass
+    unit codes themselves). Raises a TypeError or ValueError naming the
+    keyword before anything is counted or spent.
+
+    Examples
+    --------
+    >>> check_contribution("user", "clip", 2).max_records_per_user
+    2
+    >>> check_contribution(None) is None
+    True
+    >>> check_contribution("user", "clip")
+    Traceback (most recent call last):
+    ...
+    ValueError: contribution='clip' needs max_records_per_user (the rows kept per individual, e.g. 10): it is the sensitivity of every table
+    """
+    if contribution not in CONTRIBUTIONS:
+        raise ValueError(f"contribution must be one of {list(CONTRIBUTIONS)}, got {contribution!r}")
+    if max_records_per_user is not None:
+        k = max_records_per_user
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(
+                f"max_records_per_user must be a positive int (rows kept per individual) or None, got {k!r}"
+            )
+        if k < 1:
+            raise ValueError(f"max_records_per_user must be at least 1, got {k!r}")
+        max_records_per_user = int(k)
+    if privacy_unit is None:
+        given = [
+            name
+            for name, value, default in (
+                ("contribution", contribution, "normalize"),
+                ("max_records_per_user", max_records_per_user, None),
+                ("skip_state", skip_state, None),
+            )
+            if value != default
+        ]
+        if given:
+            raise ValueError(
+                f"{given[0]} applies to individual-level privacy only; give privacy_unit= (the column naming "
+                "the individual) or leave it out"
+            )
+        return None
+    if contribution == "clip" and max_records_per_user is None:
+        raise ValueError(
+            "contribution='clip' needs max_records_per_user (the rows kept per individual, e.g. 10): "
+            "it is the sensitivity of every table"
+        )
+    if skip_state is not None:
+        try:
+            hash(skip_state)
+        except TypeError:
+            raise TypeError(f"skip_state must be a single public state (hashable), got {skip_state!r}") from None
+    return ContributionBound(privacy_unit, contribution, max_records_per_user, skip_state)
+
+
+def encode_units(values, column: str = "privacy_unit") -> np.ndarray:
+    """Integer codes ``0 .. n_units - 1`` of the individuals, one per row (``pd.factorize``).
+
+    Raises a ValueError naming ``column`` if any value is missing: a row that
+    belongs to no known individual cannot be bounded.
+
+    Examples
+    --------
+    >>> encode_units(pd.Series(["u2", "u1", "u2"]), "user")
+    array([0, 1, 0])
+    >>> encode_units(pd.Series(["u2", None]), "user")
+    Traceback (most recent call last):
+    ...
+    ValueError: privacy-unit column 'user' has 1 missing value(s) (NaN/None); every row must name its individual: drop or fill those rows
+    """
+    codes, _ = pd.factorize(values if isinstance(values, (pd.Series, pd.Index)) else np.asarray(values))
+    codes = np.asarray(codes, dtype=np.int64)
+    missing = int(np.count_nonzero(codes < 0))
+    if missing:
+        raise ValueError(
+            f"privacy-unit column {column!r} has {missing} missing value(s) (NaN/None); every row must name "
+            "its individual: drop or fill those rows"
+        )
+    return codes
+
+
+def _check_units(units, n_rows: int) -> np.ndarray:
+    u = np.asarray(units)
+    if u.ndim != 1 or not np.issubdtype(u.dtype, np.integer):
+        raise TypeError(
+            f"privacy-unit codes must be a 1-D integer array (e.g. from pd.factorize), got dtype {u.dtype} "
+            f"and shape {u.shape}"
+        )
+    if len(u) != n_rows:
+        raise ValueError(f"privacy-unit codes have {len(u)} rows, the data has {n_rows}; one code per row")
+    if len(u) and u.min() < 0:
+        raise ValueError("privacy-unit codes must be non-negative (a negative code marks a missing individual)")
+    return u.astype(np.int64, copy=False)
+
+
+def _rank_in_group(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random rank of each element within its group (0 .. group size - 1), vectorised."""
+    keys = rng.random(len(groups))
+    order = np.lexsort((keys, groups))
+    sorted_groups = groups[order]
+    starts = np.searchsorted(sorted_groups, sorted_groups, side="left")
+    rank = np.empty(len(groups), dtype=np.int64)
+    rank[order] = np.arange(len(groups), dtype=np.int64) - starts
+    return rank
+
+
+def sample_per_unit(units: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Boolean mask keeping at most ``k`` rows of each individual, chosen uniformly at random.
+
+    Examples
+    --------
+    >>> units = np.array([0, 0, 0, 1, 1, 2])
+    >>> mask = sample_per_unit(units, 2, np.random.default_rng(0))
+    >>> np.bincount(units[mask]).tolist()
+    [2, 2, 1]
+    """
+    return _rank_in_group(np.asarray(units), rng) < k
+
+
+def unit_rng(rng: np.random.Generator | None) -> np.random.Generator:
+    """The generator for sampling and rounding: the release's seeded one, else a fresh secure seed."""
+    return rng if rng is not None else np.random.default_rng(secrets.randbits(128))
+
+
+def _skip_codes(domain: Domain, attrs: Sequence[str], skip_state) -> list[int] | None:
+    """Codes of ``skip_state`` in each attribute, or None if some attribute lacks it (nothing skipped)."""
+    out = []
+    for a in attrs:
+        states = domain[a]
+        if skip_state not in states:
+            return None
+        out.append(states.index(skip_state))
+    return out
+
+
+def check_skip_state(domain: Domain, tables: Sequence[Sequence[Sequence[str]]], skip_state) -> None:
+    """Refuse a ``skip_state`` that no requested table's attributes all declare (a typo would skip nothing)."""
+    if skip_state is None:
+        return
+    if not any(_skip_codes(domain, m, skip_state) is not None for members in tables for m in members):
+        raise DomainError(
+            f"skip_state {skip_state!r} is not a declared state of all attributes of any requested table, so "
+            "it would skip nothing; give a state declared in the domain (e.g. the null location)"
+        )
+
+
+def contribution_weights(
+    codes: Mapping[str, np.ndarray],
+    domain: Domain,
+    members: Sequence[Sequence[str]],
+    units: np.ndarray,
+    bound: ContributionBound,
+    rng: np.random.Generator,
+    kept: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """Per-row weights of each member table under ``bound`` (one array per member).
+
+    ``kept`` is the row mask of ``max_records_per_user`` sampling (None: all
+    rows). A row counts in a member unless it was not kept or all its values on
+    the member's attributes equal ``bound.skip_state``. Under ``"clip"`` a
+    counted row weighs 1; under ``"normalize"`` each individual's counted rows
+    (over all members) share exactly 1 on the grid ``1 / NORMALIZE_UNITS``
+    (see the module docstring).
+
+    Examples
+    --------
+    >>> dom = Domain({"a": ["null", "x"], "b": ["null", "x"]})
+    >>> codes = {"a": np.array([0, 1, 1, 0]), "b": np.array([0, 0, 1, 1])}
+    >>> units = np.array([0, 0, 0, 1])
+    >>> b = ContributionBound("user", "normalize", None, "null")
+    >>> [w.tolist() for w in contribution_weights(codes, dom, [("a", "b")], units, b, np.random.default_rng(0))]
+    [[0.0, 0.5, 0.5, 1.0]]
+    """
+    n = len(units)
+    valid = []
+    for m in members:
+        v = np.ones(n, dtype=bool) if kept is None else kept.copy()
+        skip = None if bound.skip_state is None else _skip_codes(domain, m, bound.skip_state)
+        if skip is not None:
+            all_skip = np.ones(n, dtype=bool)
+            for a, c in zip(m, skip):
+                all_skip &= np.asarray(codes[a]) == c
+            v &= ~all_skip
+        valid.append(v)
+    if bound.contribution == "clip":
+        return [v.astype(np.float64) for v in valid]
+    # normalise: the individual's instances over all members share NORMALIZE_UNITS integer units
+    inst_units = np.concatenate([units[v] for v in valid])
+    n_units = int(units.max()) + 1 if n else 0
+    k = np.bincount(inst_units, minlength=n_units)
+    rank = _rank_in_group(inst_units, rng)
+    ku = k[inst_units]
+    share = NORMALIZE_UNITS // ku + (rank < NORMALIZE_UNITS % ku)
+    weights = share.astype(np.float64) / NORMALIZE_UNITS  # exact: a power-of-two denominator
+    out, start = [], 0
+    for v in valid:
+        w = np.zeros(n, dtype=np.float64)
+        count = int(np.count_nonzero(v))
+        w[v] = weights[start : start + count]
+        start += count
+        out.append(w)
+    return out
+
+
+def per_unit_mass(weights: Sequence[np.ndarray], units: np.ndarray) -> np.ndarray:
+    """Total weight of each individual in one table (for tests and audits): at most 1 when normalised.
+
+    Examples
+    --------
+    >>> per_unit_mass([np.array([0.5, 0.5, 1.0])], np.array([0, 0, 1])).tolist()
+    [1.0, 1.0]
+    """
+    return sum(np.bincount(units, weights=w) for w in weights)
+
+
+def _granularity_check(values: np.ndarray, granularity: float, where: str) -> np.ndarray:
+    """``values / granularity`` as integers, or a ValueError: the noise is integer in these units."""
+    scaled = values / granularity
+    if scaled.size and not np.all(scaled == np.round(scaled)):
+        raise ValueError(
+            f"exact counts of table {where} are not multiples of the granularity {granularity:g}; integer "
+            "noise on such counts would not be private (normalised counts must come from contribution_weights)"
+        )
+    return scaled
+
