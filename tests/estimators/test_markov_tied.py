@@ -154,3 +154,27 @@ def test_pooled_table_matching_no_tied_group_is_refused():
         fit("naive-mle", rel)
     with pytest.raises(DomainError, match="does not match any tied group"):
         fit("naive-mle", rel, tied=[EDGES[:3], EDGES[3:]])
+
+
+@pytest.mark.parametrize("contribution", ["normalize", "clip"])
+def test_individual_level_release_of_a_tied_chain(contribution):
+    """Every individual owns 4 records: a normalised pooled table is the MEAN of its members, a clipped one the SUM."""
+    n = 12_000
+    df, domain, truth, codes = sample(n, seed=6)
+    df["uid"] = np.arange(n) // 4
+    kw = {"max_records_per_user": 4} if contribution == "clip" else {}
+    est = fit("naive-mle", df, epsilon=1e7, tied=[EDGES], regularization=0.0, privacy_unit="uid",
+              contribution=contribution, **kw)
+    pooled = est.releases_[0].tables[0]
+    assert pooled.members == tuple(EDGES)
+    ref = exact_tied_mle(domain, codes, n)
+    if contribution == "normalize":
+        # each individual spreads mass 1 over its 20 edge instances: the table averages the 5 members
+        assert pooled.values.sum() == pytest.approx(n / 4, rel=1e-6)
+        assert est.n_records_ == pytest.approx(n / 4, rel=1e-6)
+        tol = 0.01  # the normalised weights are randomly rounded to multiples of 1/1024 per individual
+    else:
+        assert pooled.values.sum() == pytest.approx(5 * n, rel=1e-6)
+        assert est.n_records_ == pytest.approx(n, rel=1e-6)
+        tol = 1e-4
+    np.testing.assert_allclose(conditionals(est.log_potentials_), conditionals(ref.log_potentials), atol=tol)
