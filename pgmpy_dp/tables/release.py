@@ -1027,8 +1027,11 @@ def release_from_codes(
         if bound.max_records_per_user is not None:
             sampled = sample_per_unit(units, bound.max_records_per_user, gen)
             kept = sampled if kept is None else kept & sampled
+        order = np.argsort(units, kind="stable")  # one sort by individual, shared by every table
         exact = [
-            pooled_counts(codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept))
+            pooled_counts(
+                codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept, order)
+            )
             for p in counted
         ]
         if weights is None and not any(x.any() for x in exact):  # a caller's subsample may be empty
