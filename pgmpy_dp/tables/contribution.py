@@ -292,7 +292,8 @@ def contribution_weights(
     every instance gets the extra unit with probability exactly
     ``(U mod K_u) / K_u`` and its expected weight is ``1 / K_u``. ``order``
     (``np.argsort(units, kind="stable")``) may be passed to reuse one sort
-    over several tables; everything else is linear in the rows.
+    over several tables (rows already sorted by individual need none);
+    everything else is linear in the rows.
 
     Examples
     --------
@@ -318,17 +319,20 @@ def contribution_weights(
         return [v.astype(np.float64) for v in valid]
     # normalise: the individual's instances over all members share NORMALIZE_UNITS integer units
     n_units = int(units.max()) + 1
-    order = np.argsort(units, kind="stable") if order is None else order
-    sorted_units = units[order]
+    if order is None and not np.all(units[1:] >= units[:-1]):  # rows grouped by individual need no sort
+        order = np.argsort(units, kind="stable")
+    sorted_units = units if order is None else units[order]
     first = np.searchsorted(sorted_units, np.arange(n_units))  # each individual's first sorted row
     k = np.zeros(n_units, dtype=np.int64)  # instances so far, then K_u
     positions = []
     for v in valid:
-        vs = v[order].astype(np.int64)
+        vs = (v if order is None else v[order]).astype(np.int64)
         before = np.concatenate(([0], np.cumsum(vs)))  # valid rows before each sorted position
         within = before[:-1] - before[first][sorted_units]  # ... of the same individual
-        pos = np.empty(n, dtype=np.int64)
-        pos[order] = k[sorted_units] + within  # instances of earlier members come first
+        pos = k[sorted_units] + within  # instances of earlier members come first
+        if order is not None:
+            pos = np.empty(n, dtype=np.int64)
+            pos[order] = k[sorted_units] + within
         positions.append(pos)
         k += np.bincount(units[v], minlength=n_units)
     offset = rng.integers(0, np.maximum(k, 1))  # one uniform shift per individual

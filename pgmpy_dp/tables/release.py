@@ -1027,11 +1027,14 @@ def release_from_codes(
         if bound.max_records_per_user is not None:
             sampled = sample_per_unit(units, bound.max_records_per_user, gen)
             kept = sampled if kept is None else kept & sampled
-        order = np.argsort(units, kind="stable")  # one sort by individual, shared by every table
+        # group the rows by individual once (counts do not depend on row order): every table's
+        # weights are then linear-time scans
+        order = np.argsort(units, kind="stable")
+        codes = {a: np.asarray(codes[a])[order] for a in _attrs_in_order(domain, counted_attrs)}
+        units = units[order]
+        kept = None if kept is None else kept[order]
         exact = [
-            pooled_counts(
-                codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept, order)
-            )
+            pooled_counts(codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept))
             for p in counted
         ]
         if weights is None and not any(x.any() for x in exact):  # a caller's subsample may be empty
