@@ -104,9 +104,12 @@ class ContributionBound:
     @property
     def record(self) -> dict:
         """The release's ``privacy_unit`` record (JSON-compatible)."""
+        column = self.column
+        if not (column is None or isinstance(column, (str, int))) or isinstance(column, bool):
+            column = str(column)  # e.g. a MultiIndex label: JSON and the schema take a name
         return {
             "unit": "individual",
-            "column": self.column,
+            "column": column,
             "contribution": self.contribution,
             "max_records_per_user": self.max_records_per_user,
             "skip_state": self.skip_state,

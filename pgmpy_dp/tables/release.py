@@ -1116,8 +1116,8 @@ def requested_tables(tables) -> list[tuple[str, ...] | Pooled] | object:
     bad = [t for t in tables if not isinstance(t, (str, Sequence, Pooled))]
     if bad:
         raise TypeError(
-            f"each table must be a column name, a tuple of column names or a Pooled, got {bad[0]!r}; "
-            "e.g. tables=[('a', 'b'), 'c']"
+            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+            "e.g. tables=[('a', 'b'), 'c'], or a pgmpy_dp.Pooled([...]) of member tuples"
         )
     return [t if isinstance(t, Pooled) else (t,) if isinstance(t, str) else tuple(t) for t in tables]
 
