@@ -207,6 +207,9 @@ class MarginalRelease:
         self.sampler = sampler
         self.n_records = n_records
         self.privacy_unit = None if privacy_unit is None else dict(privacy_unit)
+        for t in self.tables:
+            if t.members is not None and tuple(t.members[0]) != tuple(t.attrs):
+                raise DomainError(f"a pooled table's attrs must be its first member: {t.attrs} vs {t.members[0]}")
         self._index = {t.key: t for t in self.tables}
         if len(self._index) != len(self.tables):
             raise DomainError("a release cannot hold the same attribute tuple twice; use two releases")
