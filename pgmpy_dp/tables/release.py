@@ -1019,6 +1019,7 @@ def release_from_codes(
     else:
         units = _check_unit_codes(units, n_rows)
         if bound.skip_state is not None:
+            _check_json_state(bound.skip_state)  # it is published in the release's privacy_unit record
             check_skip_state(domain, [p.counted for p in planned], bound.skip_state)
         # the release's own generator (seeded experiments) or a fresh secure one, drawn from in this
         # order: row sampling, rounding of normalised weights, then the noise
@@ -1262,8 +1263,6 @@ def release_marginals(
         _check_unit_column(df, privacy_unit, columns, domain)
     dom = Domain.from_dataframe(df, columns, domain)
     dom.check_json()  # a release is published as JSON: fail before anything is charged
-    if bound is not None and skip_state is not None:
-        _check_json_state(skip_state)
     units = None if bound is None else encode_units(df[privacy_unit], privacy_unit)
     codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(
