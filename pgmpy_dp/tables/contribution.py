@@ -20,8 +20,9 @@ count is *not* private (the fractional part of a released cell would reveal
 the count's fractional part). So weights live on a public grid of
 ``1 / NORMALIZE_UNITS``: each individual splits exactly ``NORMALIZE_UNITS``
 integer units over its ``K_u`` counted rows, ``floor(U / K_u)`` each plus one
-more for ``U mod K_u`` of them chosen at random (unbiased: every row's expected
-weight is exactly ``1 / K_u``). The counts in units are integers whose
+more for ``U mod K_u`` of them: a cyclic run of the individual's rows starting
+at a uniformly random one (unbiased: every row gets the extra unit with
+probability ``(U mod K_u) / K_u``, so its expected weight is exactly ``1 / K_u``). The counts in units are integers whose
 sensitivity is ``U``; the release adds integer noise of scale ``U`` times the
 count-scale and divides by ``U``. The released values are multiples of
 ``1 / U`` (recorded as the table's ``granularity``), and the noise is the
