@@ -20,8 +20,9 @@ count is *not* private (the fractional part of a released cell would reveal
 the count's fractional part). So weights live on a public grid of
 ``1 / NORMALIZE_UNITS``: each individual splits exactly ``NORMALIZE_UNITS``
 integer units over its ``K_u`` counted rows, ``floor(U / K_u)`` each plus one
-more for ``U mod K_u`` of them chosen at random (unbiased: every row's expected
-weight is exactly ``1 / K_u``). The counts in units are integers whose
+more for ``U mod K_u`` of them: a cyclic run of the individual's rows starting
+at a uniformly random one (unbiased: every row gets the extra unit with
+probability ``(U mod K_u) / K_u``, so its expected weight is exactly ``1 / K_u``). The counts in units are integers whose
 sensitivity is ``U``; the release adds integer noise of scale ``U`` times the
 count-scale and divides by ``U``. The released values are multiples of
 ``1 / U`` (recorded as the table's ``granularity``), and the noise is the
@@ -104,9 +105,12 @@ class ContributionBound:
     @property
     def record(self) -> dict:
         """The release's ``privacy_unit`` record (JSON-compatible)."""
+        column = self.column
+        if not (column is None or isinstance(column, (str, int))) or isinstance(column, bool):
+            column = str(column)  # e.g. a MultiIndex label: JSON and the schema take a name
         return {
             "unit": "individual",
-            "column": self.column,
+            "column": column,
             "contribution": self.contribution,
             "max_records_per_user": self.max_records_per_user,
             "skip_state": self.skip_state,
@@ -277,15 +281,23 @@ def contribution_weights(
     bound: ContributionBound,
     rng: np.random.Generator,
     kept: np.ndarray | None = None,
+    order: np.ndarray | None = None,
 ) -> list[np.ndarray]:
     """Per-row weights of each member table under ``bound`` (one array per member).
 
     ``kept`` is the row mask of ``max_records_per_user`` sampling (None: all
     rows). A row counts in a member unless it was not kept or all its values on
     the member's attributes equal ``bound.skip_state``. Under ``"clip"`` a
-    counted row weighs 1; under ``"normalize"`` each individual's counted rows
-    (over all members) share exactly 1 on the grid ``1 / NORMALIZE_UNITS``
-    (see the module docstring).
+    counted row weighs 1; under ``"normalize"`` each individual's ``K_u``
+    counted instances (over all members) share exactly 1 on the grid
+    ``1 / NORMALIZE_UNITS``: ``floor(U / K_u)`` units each, and one more for
+    ``U mod K_u`` of them, those whose position (in a fixed order, shifted by a
+    uniformly random offset per individual, modulo ``K_u``) comes first, so
+    every instance gets the extra unit with probability exactly
+    ``(U mod K_u) / K_u`` and its expected weight is ``1 / K_u``. ``order``
+    (``np.argsort(units, kind="stable")``) may be passed to reuse one sort
+    over several tables (rows already sorted by individual need none);
+    everything else is linear in the rows.
 
     Examples
     --------
@@ -307,22 +319,35 @@ def contribution_weights(
                 all_skip &= np.asarray(codes[a]) == c
             v &= ~all_skip
         valid.append(v)
-    if bound.contribution == "clip":
+    if bound.contribution == "clip" or n == 0:
         return [v.astype(np.float64) for v in valid]
     # normalise: the individual's instances over all members share NORMALIZE_UNITS integer units
-    inst_units = np.concatenate([units[v] for v in valid])
-    n_units = int(units.max()) + 1 if n else 0
-    k = np.bincount(inst_units, minlength=n_units)
-    rank = _rank_in_group(inst_units, rng)
-    ku = k[inst_units]
-    share = NORMALIZE_UNITS // ku + (rank < NORMALIZE_UNITS % ku)
-    weights = share.astype(np.float64) / NORMALIZE_UNITS  # exact: a power-of-two denominator
-    out, start = [], 0
+    n_units = int(units.max()) + 1
+    if order is None and not np.all(units[1:] >= units[:-1]):  # rows grouped by individual need no sort
+        order = np.argsort(units, kind="stable")
+    sorted_units = units if order is None else units[order]
+    first = np.searchsorted(sorted_units, np.arange(n_units))  # each individual's first sorted row
+    k = np.zeros(n_units, dtype=np.int64)  # instances so far, then K_u
+    positions = []
     for v in valid:
+        vs = (v if order is None else v[order]).astype(np.int64)
+        before = np.concatenate(([0], np.cumsum(vs)))  # valid rows before each sorted position
+        within = before[:-1] - before[first][sorted_units]  # ... of the same individual
+        pos = k[sorted_units] + within  # instances of earlier members come first
+        if order is not None:
+            pos = np.empty(n, dtype=np.int64)
+            pos[order] = k[sorted_units] + within
+        positions.append(pos)
+        k += np.bincount(units[v], minlength=n_units)
+    offset = rng.integers(0, np.maximum(k, 1))  # one uniform shift per individual
+    out = []
+    for v, pos in zip(valid, positions):
+        u = units[v]
+        ku = k[u]
+        rank = (pos[v] + offset[u]) % ku
+        share = NORMALIZE_UNITS // ku + (rank < NORMALIZE_UNITS % ku)
         w = np.zeros(n, dtype=np.float64)
-        count = int(np.count_nonzero(v))
-        w[v] = weights[start : start + count]
-        start += count
+        w[v] = share / NORMALIZE_UNITS  # exact: a power-of-two denominator
         out.append(w)
     return out
 

@@ -207,6 +207,9 @@ class MarginalRelease:
         self.sampler = sampler
         self.n_records = n_records
         self.privacy_unit = None if privacy_unit is None else dict(privacy_unit)
+        for t in self.tables:
+            if t.members is not None and tuple(t.members[0]) != tuple(t.attrs):
+                raise DomainError(f"a pooled table's attrs must be its first member: {t.attrs} vs {t.members[0]}")
         self._index = {t.key: t for t in self.tables}
         if len(self._index) != len(self.tables):
             raise DomainError("a release cannot hold the same attribute tuple twice; use two releases")
@@ -1016,6 +1019,7 @@ def release_from_codes(
     else:
         units = _check_unit_codes(units, n_rows)
         if bound.skip_state is not None:
+            _check_json_state(bound.skip_state)  # it is published in the release's privacy_unit record
             check_skip_state(domain, [p.counted for p in planned], bound.skip_state)
         # the release's own generator (seeded experiments) or a fresh secure one, drawn from in this
         # order: row sampling, rounding of normalised weights, then the noise
@@ -1027,6 +1031,12 @@ def release_from_codes(
         if bound.max_records_per_user is not None:
             sampled = sample_per_unit(units, bound.max_records_per_user, gen)
             kept = sampled if kept is None else kept & sampled
+        # group the rows by individual once (counts do not depend on row order): every table's
+        # weights are then linear-time scans
+        order = np.argsort(units, kind="stable")
+        codes = {a: np.asarray(codes[a])[order] for a in _attrs_in_order(domain, counted_attrs)}
+        units = units[order]
+        kept = None if kept is None else kept[order]
         exact = [
             pooled_counts(codes, domain, p.counted, contribution_weights(codes, domain, p.counted, units, bound, gen, kept))
             for p in counted
@@ -1110,8 +1120,8 @@ def requested_tables(tables) -> list[tuple[str, ...] | Pooled] | object:
     bad = [t for t in tables if not isinstance(t, (str, Sequence, Pooled))]
     if bad:
         raise TypeError(
-            f"each table must be a column name, a tuple of column names or a Pooled, got {bad[0]!r}; "
-            "e.g. tables=[('a', 'b'), 'c']"
+            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+            "e.g. tables=[('a', 'b'), 'c'], or a pgmpy_dp.Pooled([...]) of member tuples"
         )
     return [t if isinstance(t, Pooled) else (t,) if isinstance(t, str) else tuple(t) for t in tables]
 
@@ -1253,8 +1263,6 @@ def release_marginals(
         _check_unit_column(df, privacy_unit, columns, domain)
     dom = Domain.from_dataframe(df, columns, domain)
     dom.check_json()  # a release is published as JSON: fail before anything is charged
-    if bound is not None and skip_state is not None:
-        _check_json_state(skip_state)
     units = None if bound is None else encode_units(df[privacy_unit], privacy_unit)
     codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(

@@ -59,9 +59,6 @@ FORMAT = "pgmpy-dp/marginal-release"
 #: version 1 would take a Gaussian table for a Laplace one, so the number changed.
 FORMAT_VERSION = 3
 SUPPORTED_VERSIONS = (1, 2, 3)
-#: Fields that only version 3 may carry (a reader of version 2 would ignore them and
-#: take a pooled or normalised table for an ordinary count table).
-V3_TABLE_FIELDS = ("members", "granularity")
 
 #: Relative tolerance of the consistency checks (scale vs. sensitivity / epsilon, totals).
 #: The writer computes each derived number with one or two float operations, so a few
@@ -204,10 +201,9 @@ def validate_release_dict(data) -> dict:
     if not isinstance(tables, list) or not tables:
         raise ReleaseFormatError("tables", f"must be a non-empty list of tables, got {_describe(tables)}")
     parsed = [_table(t, f"tables[{i}]", domain, mechanism, version) for i, t in enumerate(tables)]
-    privacy_unit = _privacy_unit(data, version, domain)
+    privacy_unit = _privacy_unit(data, version)
     for i, t in enumerate(parsed):
-        if privacy_unit is not None and privacy_unit["contribution"] == "normalize" and t["sensitivity"] < 1.0:
-            raise ReleaseFormatError(f"tables[{i}].sensitivity", "must be at least 1 for an individual-normalised table")
+        _check_bound_sensitivity(t, privacy_unit, f"tables[{i}]")
         if t["granularity"] != 1.0 and (privacy_unit is None or privacy_unit["contribution"] != "normalize"):
             raise ReleaseFormatError(
                 f"tables[{i}].granularity", "may differ from 1 only in an individual-normalised release"
@@ -381,7 +377,27 @@ def _domain(value) -> Domain:
     return Domain(states)
 
 
-def _privacy_unit(data: Mapping, version: int, domain: Domain) -> dict | None:
+def _check_bound_sensitivity(t: Mapping, privacy_unit: Mapping | None, where: str) -> None:
+    """A pooled or individual-level table's sensitivity is fixed by its bound: check it is the one recorded.
+
+    Record level: ``len(members)``; ``"clip"``: ``max_records_per_user * len(members)``;
+    ``"normalize"``: 1. (Ordinary record-level tables keep whatever versions 1 and 2 allowed.)
+    """
+    m = 1 if t["members"] is None else len(t["members"])
+    if privacy_unit is None:
+        if t["members"] is None:
+            return
+        expected, why = float(m), f"a record is in each of its {m} members"
+    elif privacy_unit["contribution"] == "normalize":
+        expected, why = 1.0, "each individual adds mass at most 1 to a normalised table"
+    else:
+        k = privacy_unit["max_records_per_user"]
+        expected, why = float(k * m), f"each individual keeps at most {k} rows, each in {m} member(s)"
+    if not math.isclose(t["sensitivity"], expected, rel_tol=RTOL):
+        raise ReleaseFormatError(f"{where}.sensitivity", f"is {t['sensitivity']!r}, but must be {expected:g}: {why}")
+
+
+def _privacy_unit(data: Mapping, version: int) -> dict | None:
     """The release's ``privacy_unit`` record, validated (None: record-level privacy)."""
     if "privacy_unit" not in data:
         if version >= 3:

@@ -432,3 +432,13 @@ def test_randomised_rounding_is_unbiased_per_row():
                                       np.random.default_rng(seed))[0]
     sd = math.sqrt((1 / 3) * (2 / 3) / reps) / NORMALIZE_UNITS  # one extra unit with probability 1/3
     np.testing.assert_array_less(np.abs(total / reps - 1 / 3), 5 * sd)  # floor(1024/3)/1024 would be 1/3072 off
+
+
+@pytest.mark.parametrize("kw, expected", [({}, "must be 1"), ({"contribution": "clip", "max_records_per_user": 3}, "must be 3")])
+def test_schema_checks_the_sensitivity_an_individual_level_table_must_have(kw, expected):
+    art = json.loads(release(tiny(), ["h0"], epsilon=1.0, **kw).to_json())
+    t = art["tables"][0]
+    t["sensitivity"], t["scale"] = 2.0, 2.0 / t["epsilon"]
+    with pytest.raises(ReleaseFormatError, match=expected) as info:
+        MarginalRelease.from_dict(art)
+    assert info.value.field == "tables[0].sensitivity"

@@ -230,3 +230,12 @@ def test_pooled_is_hashable_and_compares_by_members():
         warnings.simplefilter("error")
         assert Pooled(CHAIN, name="t") == Pooled(CHAIN) and len({Pooled(CHAIN), Pooled(CHAIN, name="x")}) == 1
     assert Pooled(CHAIN) != Pooled(CHAIN[:2])
+
+
+def test_schema_checks_the_sensitivity_a_pooled_table_must_have():
+    art = _artifact()
+    t = art["tables"][0]
+    t["sensitivity"], t["scale"] = 1.0, 1.0 / t["epsilon"]  # consistent with epsilon, but a record is in 3 members
+    with pytest.raises(ReleaseFormatError, match="must be 3: a record is in each of its 3 members") as info:
+        MarginalRelease.from_dict(art)
+    assert info.value.field == "tables[0].sensitivity"
