@@ -340,8 +340,10 @@ class PrivateMarkovEstimator:
             data_domain = Domain.from_dataframe(data, list(model.nodes()), domain)
             _check_model_states(model, data_domain)
             _check_tied_states(data_domain, model_cliques, _tied_indices(model_cliques, tied))
+            requests = _release_requests(model_cliques, _tied_indices(model_cliques, tied))
+            _check_per_table_budget(epsilon if rho is None else rho, requests, model_cliques)
             release = release_marginals(
-                data, _release_requests(model_cliques, _tied_indices(model_cliques, tied)), epsilon,
+                data, requests, epsilon,
                 domain=domain, budget=budget, random_state=self.random_state,
                 show_progress=self.show_progress, rho=rho, **unit_kwargs,
             )
@@ -553,6 +555,18 @@ def _release_requests(cliques, tied_idx) -> list:
     pooled = [g for g in tied_idx if len(g) > 1]
     in_pool = {i for g in pooled for i in g}
     return [Pooled([cliques[i] for i in g]) for g in pooled] + [c for i, c in enumerate(cliques) if i not in in_pool]
+
+
+def _check_per_table_budget(budget, requests, cliques) -> None:
+    """A per-table budget list must follow the released tables, which tying pools: say so before anything is spent."""
+    if len(requests) == len(cliques) or isinstance(budget, (str, bytes)) or not isinstance(budget, Sequence):
+        return  # a total, or one per clique as without pooling: the release checks the rest
+    if len(budget) != len(requests):
+        names = [list(r.members) if hasattr(r, "members") else r for r in requests]
+        raise ValueError(
+            f"got {len(budget)} per-table budgets, but with tied= the release has {len(requests)} tables (one pooled "
+            f"table per tied group, then the untied cliques): {names}; give a total or one per table in that order"
+        )
 
 
 def _check_tied_states(domain: Domain, cliques, tied_idx) -> None:

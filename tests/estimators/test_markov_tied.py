@@ -178,3 +178,13 @@ def test_individual_level_release_of_a_tied_chain(contribution):
         assert est.n_records_ == pytest.approx(n, rel=1e-6)
         tol = 1e-4
     np.testing.assert_allclose(conditionals(est.log_potentials_), conditionals(ref.log_potentials), atol=tol)
+
+
+def test_per_clique_budgets_with_pooling_are_refused_before_spending():
+    df, *_ = sample(300)
+    budget = PrivacyBudget(epsilon=10.0)
+    with pytest.raises(ValueError, match=r"got 6 per-table budgets, but with tied= the release has 2 tables"):
+        fit("naive-mle", df, epsilon=[1.0] * 6, tied=[EDGES], budget=budget, domain=PUBLIC)
+    assert budget.spent == 0
+    est = fit("naive-mle", df, epsilon=[0.75, 0.25], tied=[EDGES], budget=budget, domain=PUBLIC)
+    assert [t.epsilon for t in est.releases_[0].tables] == [0.75, 0.25] and budget.spent == pytest.approx(1.0)
