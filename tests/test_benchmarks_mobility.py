@@ -56,12 +56,15 @@ def test_psgd_accountant_composes_full_batch_gaussian_steps_in_zcdp(eps, steps):
     assert mobility.psgd_noise_multiplier(eps, 4 * steps) == pytest.approx(2 * sigma)
 
 
+def _three_aps(n, seed):
+    """A small population over 3 access points (4 states), its junction tree and per-individual statistics."""
+    df = mobility.generate(n, n_aps=3, seed=seed)
+    jt = JunctionTree(Domain({v: mobility.states(3) for v in mobility.STEPS}), mobility.CLIQUES)
+    return df, 4, jt, mobility.individual_stats(df, 4)[0]
+
+
 def test_psgd_without_noise_or_clipping_converges_to_the_mle():
-    df = mobility.generate(600, n_aps=3, seed=4)
-    k = 4
-    dom = Domain({v: mobility.states(3) for v in mobility.STEPS})
-    jt = JunctionTree(dom, mobility.CLIQUES)
-    stats, _ = mobility.individual_stats(df, k)
+    df, k, jt, stats = _three_aps(600, seed=4)
     data = mobility.PSGDData.from_stats(stats)
     assert data.weights.sum() == 600 and data.stats.shape[0] < 600  # identical all-null individuals merged
     # |stats - E[stats]| <= 1 + 5 + 5 * sqrt(2) < 20: the clip never binds; at eps=1e9 the noise is ~1e-5 per step
@@ -88,11 +91,7 @@ def test_tiny_run_scores_every_method():
 
 def test_psgd_clips_each_individual_exactly_as_a_dense_per_individual_loop():
     """The sparse, de-duplicated sum equals clipping every individual's own gradient, noise draw for noise draw."""
-    df = mobility.generate(300, n_aps=3, seed=5)
-    k = 4
-    dom = Domain({v: mobility.states(3) for v in mobility.STEPS})
-    jt = JunctionTree(dom, mobility.CLIQUES)
-    stats, _ = mobility.individual_stats(df, k)
+    _, k, jt, stats = _three_aps(300, seed=5)
     clip, lr, steps, eps = 0.05, 20.0, 15, 0.5
     got = mobility.psgd(mobility.PSGDData.from_stats(stats), jt, k, eps, clip, lr, steps, np.random.default_rng(1))
     sigma = mobility.psgd_noise_multiplier(eps, steps)
