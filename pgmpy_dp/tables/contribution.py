@@ -49,9 +49,12 @@ __all__ = [
     "NORMALIZE_UNITS",
     "ContributionBound",
     "check_contribution",
+    "check_skip_state",
     "contribution_weights",
     "encode_units",
+    "per_unit_mass",
     "sample_per_unit",
+    "unit_rng",
 ]
 
 CONTRIBUTIONS = ("normalize", "clip")
