@@ -422,7 +422,8 @@ def main() -> None:
     runs, grid = run(a.n, a.eps, a.reps, a.aps, a.skip_state, a.seed, truth=a.truth, with_psgd=not a.no_psgd)
     RESULTS.mkdir(exist_ok=True)
     runs.to_csv(RESULTS / f"{a.out}.csv", index=False)
-    grid.to_csv(RESULTS / f"{a.out}_psgd_grid.csv", index=False)
+    if len(grid):
+        grid.to_csv(RESULTS / f"{a.out}_psgd_grid.csv", index=False)
     summary = summarise(runs)
     summary.to_csv(RESULTS / f"{a.out}_summary.csv", index=False)
     plot(summary, RESULTS / f"{a.out}.png")
