@@ -78,7 +78,7 @@ def test_probability_space_marginals_equal_log_space_calibration(loopy_model, sc
     for dom, cliques in [(loopy_model[0], loopy_model[1]), (domain, chain)]:
         jt = JunctionTree(dom, cliques)
         theta = [scale * rng.normal(size=dom.shape(c)) for c in cliques]
-        assert jt._fast_beliefs(jt._potentials(theta)) is not None  # the fast path did run
+        assert jt._fast_marginals(jt._potentials(theta)) is not None  # the fast path did run
         marg, log_z = jt.marginals(theta)
         ref, ref_log_z = _log_space_marginals(jt, theta)
         assert log_z == pytest.approx(ref_log_z, rel=1e-12, abs=1e-9)
@@ -94,7 +94,7 @@ def test_wide_or_zero_potentials_take_the_log_space_path(loopy_model, brute_forc
     wide = [t.copy() for t in theta]
     wide[3][0, 0, 0] = -700.0  # one cell beyond the probability-space range
     for th in (zeros, wide):
-        assert jt._fast_beliefs(jt._potentials(th)) is None
+        assert jt._fast_marginals(jt._potentials(th)) is None
         marg, log_z = jt.marginals(th)
         exact, exact_log_z = brute_force(domain, cliques, th)
         assert log_z == pytest.approx(exact_log_z)
