@@ -267,14 +267,19 @@ def cgm_em(
     groups = tie_groups(cliques, tied, domain)
     lam = float(regularization)
 
+    # index arithmetic, once: which host axes each table sums out, and how its cells line up
+    shapes = [domain.shape(c) for c in cliques]
+    sum_axes = []
+    for m, h in zip(measurements, hosts):
+        c = cliques[h]
+        rest = [a for a in c if a in m.attrs]
+        sum_axes.append((tuple(i for i, a in enumerate(c) if a not in m.attrs), [rest.index(a) for a in m.attrs]))
+
     def table_counts(mu: list[np.ndarray]) -> list[np.ndarray]:
         out = []
-        for m, h in zip(measurements, hosts):
-            c = cliques[h]
-            axes = tuple(i for i, a in enumerate(c) if a not in m.attrs)
-            marg = np.sum(mu[h], axis=axes) if axes else mu[h]
-            rest = [a for a in c if a in m.attrs]
-            out.append(N * np.transpose(marg, [rest.index(a) for a in m.attrs]))
+        for h, (axes, perm) in zip(hosts, sum_axes):
+            marg = np.add.reduce(mu[h], axis=axes) if axes else mu[h]
+            out.append(N * np.transpose(marg, perm))
         return out
 
     def penalty(theta) -> float:
@@ -288,9 +293,10 @@ def cgm_em(
         """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
         gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
         total = 0.0
-        grad = [np.zeros(domain.shape(c)) for c in cliques]
-        stiff = [np.zeros(domain.shape(c)) for c in cliques]
-        toward = [np.zeros(domain.shape(c)) for c in cliques]
+        if directions:
+            grad = [np.zeros(s) for s in shapes]
+            stiff = [np.zeros(s) for s in shapes]
+            toward = [np.zeros(s) for s in shapes]
         for m, h, n in zip(measurements, hosts, table_counts(mu)):
             ll, g, k = m.log_likelihood(n, smoothing)
             total += ll
@@ -314,7 +320,7 @@ def cgm_em(
         return out
 
     def dot(a, b) -> float:
-        return sum(float(np.sum(x * y)) for x, y in zip(a, b))
+        return sum(float(np.vdot(x, y)) for x, y in zip(a, b))
 
     step_memory = {"newton": damping, "plain": damping, "data": damping}
     order = ["newton", "plain", "data"]  # most recently successful direction first

@@ -336,7 +336,8 @@ class WarmMLE:
     def _value(self, x: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
         mu, log_z = self.inference.marginals(self._unpack(x))
         self.calls += 1
-        mu_group = np.concatenate([np.sum([mu[i] for i in g], axis=0).ravel() for g in self.groups])
+        # an untied clique's marginal as it is: np.sum over a one-element list copies it for nothing
+        mu_group = np.concatenate([(mu[g[0]] if len(g) == 1 else np.sum([mu[i] for i in g], axis=0)).ravel() for g in self.groups])
         return -float(x @ target) + log_z + 0.5 * self.lam * float(x @ x), mu_group - target + self.lam * x
 
     def _direction(self, g: np.ndarray) -> np.ndarray:
