@@ -100,3 +100,23 @@ def test_wide_or_zero_potentials_take_the_log_space_path(loopy_model, brute_forc
         assert log_z == pytest.approx(exact_log_z)
         for m, e in zip(marg, exact):
             np.testing.assert_allclose(m, e, atol=1e-12)
+
+
+def test_shared_partial_sums_give_the_brute_force_marginals(brute_force):
+    """A third-order chain: 4-attribute tree cliques each host several edges, so the output plan
+    sums 3-attribute marginals once and the edges from those (the path the 2-3 chain above never takes)."""
+    rng = np.random.default_rng(3)
+    domain = Domain({f"x{i}": list(range(k)) for i, k in enumerate([2, 3, 2, 3, 2, 3])})
+    names = list(domain.attrs)
+    cliques = [(names[i], names[j]) for i in range(6) for j in range(i + 1, 6) if j - i <= 3]
+    cliques[1] = cliques[1][::-1]  # one edge in reversed attribute order: the final transposition
+    cliques.append(("x2",))  # a singleton summed from a tree clique too
+    jt = JunctionTree(domain, cliques)
+    assert any(target >= 0 for steps in jt._outputs for _, _, target, _ in steps)  # an intermediate was planned
+    theta = [rng.normal(size=domain.shape(c)) for c in cliques]
+    marg, log_z = jt.marginals(theta)
+    exact, exact_log_z = brute_force(domain, cliques, theta)
+    assert log_z == pytest.approx(exact_log_z, abs=1e-10)
+    for c, m, e in zip(cliques, marg, exact):
+        assert m.shape == domain.shape(c)
+        np.testing.assert_allclose(m, e, atol=1e-12)
