@@ -108,7 +108,8 @@ class PrivateMarkovEstimator:
     tol : float
         Relative change of the EM objective at which EM stops (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm];
         EM also stops once no inferred count moves by more than 0.001 noise scales);
-        the MLE stops at gradient max-norm ``tol * 1e-2`` per record.
+        the MLE stops at gradient max-norm ``tol * 1e-2`` per record (CGM-EM's naive warm
+        start already at a tenth of the smallest table noise scale per record, if that is larger).
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
         against the log-likelihood of all ``N`` records (a Gaussian prior of
