@@ -7,15 +7,18 @@ from pgmpy_dp.tables import contingency_table
 
 
 
+def _assert_brute_force_marginals(jt, theta, brute_force):
+    marg, log_z = jt.marginals(theta)
+    exact, exact_log_z = brute_force(jt.domain, jt.cliques, theta)
+    assert log_z == pytest.approx(exact_log_z, abs=1e-10)
+    for c, m, e in zip(jt.cliques, marg, exact):
+        assert m.shape == jt.domain.shape(c)
+        np.testing.assert_allclose(m, e, atol=1e-12)
+
+
 def test_marginals_and_log_partition_equal_brute_force(loopy_model, brute_force):
     domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, log_z = jt.marginals(theta)
-    exact, exact_log_z = brute_force(domain, cliques, theta)
-    assert log_z == pytest.approx(exact_log_z, abs=1e-10)
-    for c, m, e in zip(cliques, marg, exact):
-        assert m.shape == domain.shape(c)
-        np.testing.assert_allclose(m, e, atol=1e-12)
+    _assert_brute_force_marginals(JunctionTree(domain, cliques), theta, brute_force)
 
 
 def test_attribute_order_inside_cliques_is_respected(brute_force):
@@ -113,10 +116,4 @@ def test_shared_partial_sums_give_the_brute_force_marginals(brute_force):
     cliques.append(("x2",))  # a singleton summed from a tree clique too
     jt = JunctionTree(domain, cliques)
     assert any(target >= 0 for steps in jt._outputs for _, _, target, _ in steps)  # an intermediate was planned
-    theta = [rng.normal(size=domain.shape(c)) for c in cliques]
-    marg, log_z = jt.marginals(theta)
-    exact, exact_log_z = brute_force(domain, cliques, theta)
-    assert log_z == pytest.approx(exact_log_z, abs=1e-10)
-    for c, m, e in zip(cliques, marg, exact):
-        assert m.shape == domain.shape(c)
-        np.testing.assert_allclose(m, e, atol=1e-12)
+    _assert_brute_force_marginals(jt, [rng.normal(size=domain.shape(c)) for c in cliques], brute_force)
