@@ -293,16 +293,24 @@ def cgm_em(
     groups = tie_groups(cliques, tied, domain)
     lam = float(regularization)
 
+    # index arithmetic, once: per member of each table, which host axes it sums out and how its cells line up
+    shapes = [domain.shape(c) for c in cliques]
+    plans = []
+    for parts in hosts:
+        plan = []
+        for attrs, h in parts:
+            c = cliques[h]
+            rest = [a for a in c if a in attrs]
+            plan.append((h, tuple(i for i, a in enumerate(c) if a not in attrs), [rest.index(a) for a in attrs]))
+        plans.append(plan)
+
     def table_counts(mu: list[np.ndarray]) -> list[np.ndarray]:
         out = []
-        for parts in hosts:
+        for plan in plans:
             total = 0.0
-            for attrs, h in parts:  # a pooled table predicts the sum of its members' tables
-                c = cliques[h]
-                axes = tuple(i for i, a in enumerate(c) if a not in attrs)
-                marg = np.sum(mu[h], axis=axes) if axes else mu[h]
-                rest = [a for a in c if a in attrs]
-                total = total + np.transpose(marg, [rest.index(a) for a in attrs])
+            for h, axes, perm in plan:  # a pooled table predicts the sum of its members' tables
+                marg = np.add.reduce(mu[h], axis=axes) if axes else mu[h]
+                total = total + np.transpose(marg, perm)
             out.append(N * total)
         return out
 
@@ -318,9 +326,10 @@ def cgm_em(
         """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
         gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
         total = 0.0
-        grad = [np.zeros(domain.shape(c)) for c in cliques]
-        stiff = [np.zeros(domain.shape(c)) for c in cliques]
-        toward = [np.zeros(domain.shape(c)) for c in cliques]
+        if directions:
+            grad = [np.zeros(s) for s in shapes]
+            stiff = [np.zeros(s) for s in shapes]
+            toward = [np.zeros(s) for s in shapes]
         for m, parts, n in zip(measurements, hosts, table_counts(mu)):
             ll, g, k = m.log_likelihood(n, smoothing)
             total += ll
@@ -349,7 +358,7 @@ def cgm_em(
         return out
 
     def dot(a, b) -> float:
-        return sum(float(np.sum(x * y)) for x, y in zip(a, b))
+        return sum(float(np.vdot(x, y)) for x, y in zip(a, b))
 
     step_memory = {"newton": damping, "plain": damping, "data": damping}
     order = ["newton", "plain", "data"]  # most recently successful direction first

@@ -336,7 +336,8 @@ class WarmMLE:
     def _value(self, x: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
         mu, log_z = self.inference.marginals(self._unpack(x))
         self.calls += 1
-        mu_group = np.concatenate([np.sum([mu[i] for i in g], axis=0).ravel() for g in self.groups])
+        # an untied clique's marginal as it is: np.sum over a one-element list copies it for nothing
+        mu_group = np.concatenate([(mu[g[0]] if len(g) == 1 else np.sum([mu[i] for i in g], axis=0)).ravel() for g in self.groups])
         return -float(x @ target) + log_z + 0.5 * self.lam * float(x @ x), mu_group - target + self.lam * x
 
     def _direction(self, g: np.ndarray) -> np.ndarray:
@@ -376,13 +377,23 @@ class WarmMLE:
                 slope = -float(g @ g)
             # the first L-BFGS step of a run has no curvature yet: keep it short
             step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
+            def accept(f_new, g_new, step):
+                if f_new < f + 1e-4 * step * slope:
+                    return True
+                # Near the solution the decrease is below the rounding of f (f + 1e-4 step slope == f):
+                # there a step that does not raise f beyond rounding is taken when it shrinks the
+                # gradient. Accepting any f_new == f instead can stall on a point forever.
+                flat = abs(f_new - f) <= 8 * np.spacing(abs(f)) + 1e-300
+                return flat and float(np.max(np.abs(g_new))) < gnorm
+
             while True:
                 x_new = x + step * d
                 f_new, g_new = self._value(x_new, target)
-                if f_new <= f + 1e-4 * step * slope or step < 1e-10:
+                ok = accept(f_new, g_new, step)
+                if ok or step < 1e-10:
                     break
                 step *= 0.5
-            if not f_new <= f + 1e-4 * step * slope:
+            if not ok:
                 message = "line search found no decrease (the gradient is at rounding level)"
                 break
             s, y = x_new - x, g_new - g

@@ -111,7 +111,8 @@ class PrivateMarkovEstimator:
     tol : float
         Relative change of the EM objective at which EM stops (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm];
         EM also stops once no inferred count moves by more than 0.001 noise scales);
-        the MLE stops at gradient max-norm ``tol * 1e-2`` per record.
+        the MLE stops at gradient max-norm ``tol * 1e-2`` per record (CGM-EM's naive warm
+        start already at a tenth of the smallest table noise scale per record, if that is larger).
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
         against the log-likelihood of all ``N`` records (a Gaussian prior of
@@ -229,6 +230,20 @@ class PrivateMarkovEstimator:
                 raise ValueError(f"regularization must be 'auto' or a non-negative number, got {r!r}")
         if self.inference not in ("auto", "junction-tree", "loopy"):
             raise ValueError(f"inference must be 'auto', 'junction-tree' or 'loopy', got {self.inference!r}")
+
+    def _naive_tol(self, measurements, n_records: float) -> float:
+        """Gradient tolerance (max-norm, per record) of the naive MLE.
+
+        As CGM-EM's warm start it stops once no cell's gradient exceeds a tenth of the most
+        precise table's noise scale (per record): the gradient is model minus target
+        probability, and EM re-fits every cell to the data from there. On the benchmark this
+        stopped N <= 1e5 warm starts after 34-342 instead of 86-790 L-BFGS iterations at the
+        same KL; at N = 1e6 it never binds before the 1000-iteration cap.
+        """
+        tol = self.tol * 1e-2
+        if self.method == "cgm-em":
+            tol = max(tol, 0.1 * min(m.scale for m in measurements) / n_records)
+        return tol
 
     # -- public API --------------------------------------------------------------------------
     def fit(
@@ -391,7 +406,7 @@ class PrivateMarkovEstimator:
                 warnings.simplefilter("ignore", ConvergenceWarning)  # only a warm start
             naive = fit_log_potentials(
                 engine, naive_targets, lam_naive / n_records, tied_idx,
-                max_iter=max(1000, self.max_iter), tol=self.tol * 1e-2,
+                max_iter=max(1000, self.max_iter), tol=self._naive_tol(measurements, n_records),
             )
         self.mle_n_iter_ = naive.n_iter
         if self.method == "naive-mle":

@@ -7,15 +7,18 @@ from pgmpy_dp.tables import contingency_table
 
 
 
+def _assert_brute_force_marginals(jt, theta, brute_force):
+    marg, log_z = jt.marginals(theta)
+    exact, exact_log_z = brute_force(jt.domain, jt.cliques, theta)
+    assert log_z == pytest.approx(exact_log_z, abs=1e-10)
+    for c, m, e in zip(jt.cliques, marg, exact):
+        assert m.shape == jt.domain.shape(c)
+        np.testing.assert_allclose(m, e, atol=1e-12)
+
+
 def test_marginals_and_log_partition_equal_brute_force(loopy_model, brute_force):
     domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, log_z = jt.marginals(theta)
-    exact, exact_log_z = brute_force(domain, cliques, theta)
-    assert log_z == pytest.approx(exact_log_z, abs=1e-10)
-    for c, m, e in zip(cliques, marg, exact):
-        assert m.shape == domain.shape(c)
-        np.testing.assert_allclose(m, e, atol=1e-12)
+    _assert_brute_force_marginals(JunctionTree(domain, cliques), theta, brute_force)
 
 
 def test_attribute_order_inside_cliques_is_respected(brute_force):
@@ -78,7 +81,7 @@ def test_probability_space_marginals_equal_log_space_calibration(loopy_model, sc
     for dom, cliques in [(loopy_model[0], loopy_model[1]), (domain, chain)]:
         jt = JunctionTree(dom, cliques)
         theta = [scale * rng.normal(size=dom.shape(c)) for c in cliques]
-        assert jt._fast_beliefs(jt._potentials(theta)) is not None  # the fast path did run
+        assert jt._fast_marginals(jt._potentials(theta)) is not None  # the fast path did run
         marg, log_z = jt.marginals(theta)
         ref, ref_log_z = _log_space_marginals(jt, theta)
         assert log_z == pytest.approx(ref_log_z, rel=1e-12, abs=1e-9)
@@ -94,9 +97,23 @@ def test_wide_or_zero_potentials_take_the_log_space_path(loopy_model, brute_forc
     wide = [t.copy() for t in theta]
     wide[3][0, 0, 0] = -700.0  # one cell beyond the probability-space range
     for th in (zeros, wide):
-        assert jt._fast_beliefs(jt._potentials(th)) is None
+        assert jt._fast_marginals(jt._potentials(th)) is None
         marg, log_z = jt.marginals(th)
         exact, exact_log_z = brute_force(domain, cliques, th)
         assert log_z == pytest.approx(exact_log_z)
         for m, e in zip(marg, exact):
             np.testing.assert_allclose(m, e, atol=1e-12)
+
+
+def test_shared_partial_sums_give_the_brute_force_marginals(brute_force):
+    """A third-order chain: 4-attribute tree cliques each host several edges, so the output plan
+    sums 3-attribute marginals once and the edges from those (the path the 2-3 chain above never takes)."""
+    rng = np.random.default_rng(3)
+    domain = Domain({f"x{i}": list(range(k)) for i, k in enumerate([2, 3, 2, 3, 2, 3])})
+    names = list(domain.attrs)
+    cliques = [(names[i], names[j]) for i in range(6) for j in range(i + 1, 6) if j - i <= 3]
+    cliques[1] = cliques[1][::-1]  # one edge in reversed attribute order: the final transposition
+    cliques.append(("x2",))  # a singleton summed from a tree clique too
+    jt = JunctionTree(domain, cliques)
+    assert any(target >= 0 for steps in jt._outputs for _, _, target, _ in steps)  # an intermediate was planned
+    _assert_brute_force_marginals(jt, [rng.normal(size=domain.shape(c)) for c in cliques], brute_force)
