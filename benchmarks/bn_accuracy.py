@@ -63,6 +63,13 @@ from pgmpy_dp.evaluation.bayesian import (
 warnings.filterwarnings("ignore")
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["D-Ind", "data-dependent", "optimal+projection", "default", "mbi"]
+#: CGM-EM settings of the likelihood fit, refitted to the default's noisy tables (paired comparisons)
+LIKELIHOOD_VARIANTS = {
+    "lik:mle-start/20/m20/e10": dict(warm_start="mle", max_iter=20, m_step_iter=20, nlbp_iter=10),
+    "lik:cpd-start/20/m5/e10": dict(warm_start="cpds", max_iter=20, m_step_iter=5, nlbp_iter=10),
+    "lik:cpd-start/10/m5/e3": dict(warm_start="cpds", max_iter=10, m_step_iter=5, nlbp_iter=3),
+    "lik:cpd-start/20/m5/e3": dict(warm_start="cpds", max_iter=20, m_step_iter=5, nlbp_iter=3),
+}
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
     "D-Ind": {"allocation": "uniform", "consistency": "projection"},
@@ -116,6 +123,19 @@ def mbi_tables(release, iters):
     return [np.clip(np.asarray(model.project(t.attrs).datavector(flatten=False)), 0, None) for t in release]
 
 
+def likelihood_tables(release, options):
+    """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator)."""
+    from pgmpy_dp.estimators.likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+
+    tables = list(release)
+    n = pooled_n_records([release])
+    fit = fit_family_tables(release.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
+                            regularization=noise_regularization(tables, n) / n,
+                            naive_regularization=_noise_excess(tables, n) / n, **options)
+    return fit.tables
+
+
 def study(name, n, args, out_path):
     from pgmpy.parameter_estimator import DiscreteMLE
 
@@ -136,8 +156,16 @@ def study(name, n, args, out_path):
         for run in range(args.runs):
             default_release = None
             for method in args.methods:
+                if method in LIKELIHOOD_VARIANTS and default_release is None:
+                    # the default's noisy tables: they depend on the allocation and the seed, not on the fit
+                    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=args.seed * 1000 + run, consistency=None)
+                    _empty_model(net).fit(df, estimator=est)
+                    default_release = est.release_
                 t0 = time.perf_counter()
-                if method == "mbi":
+                if method in LIKELIHOOD_VARIANTS:
+                    model = _model_from_tables(net, default_release,
+                                               likelihood_tables(default_release, LIKELIHOOD_VARIANTS[method]))
+                elif method == "mbi":
                     if default_release is None:
                         raise ValueError("put 'default' before 'mbi' in --methods: mbi uses the default's tables")
                     model = _model_from_tables(net, default_release, mbi_tables(default_release, args.mbi_iters))
@@ -235,7 +263,7 @@ def main(argv=None):
     parser.add_argument("--records", nargs="+", type=int, default=[10_000, 100_000])
     parser.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0, 2.0, 3.0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
+    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + list(LIKELIHOOD_VARIANTS))
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
