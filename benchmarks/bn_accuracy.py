@@ -192,11 +192,41 @@ def _append(path: Path, row: dict) -> None:
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean of every metric per (network, records, epsilon, method), with the number of runs."""
+    """Mean and standard error of every metric per (network, records, epsilon, method), with the number of runs."""
     keys = ["network", "records", "epsilon", "method"]
-    summary = runs.groupby(keys, sort=False)[[*METRICS, "fit_seconds"]].mean()
+    grouped = runs.groupby(keys, sort=False)[[*METRICS, "fit_seconds"]]
+    summary = grouped.mean()
+    summary = summary.join(grouped.sem()[METRICS].add_suffix("_se"))
     summary["runs"] = runs.groupby(keys, sort=False).size()
     return summary.reset_index()
+
+
+def paired(runs: pd.DataFrame, method: str, baseline: str, metric: str) -> pd.DataFrame:
+    """Per cell: mean paired difference ``method - baseline`` of ``metric`` over runs (same seed, same
+    sample), its standard error, and in how many runs ``method`` was lower."""
+    keys = ["network", "records", "epsilon", "run"]
+    a = runs[runs.method == method].set_index(keys)[metric]
+    b = runs[runs.method == baseline].set_index(keys)[metric]
+    d = (a - b).dropna().rename("diff").reset_index()
+    g = d.groupby(["network", "records", "epsilon"], sort=False)["diff"]
+    out = pd.DataFrame({"diff": g.mean(), "se": g.sem(), "runs": g.size(), "wins": g.apply(lambda x: int((x < 0).sum()))})
+    out["baseline"] = b.groupby(["network", "records", "epsilon"]).mean().reindex(out.index)
+    return out.reset_index()
+
+
+def win_counts(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
+    """Per metric: cells where ``method`` has the lower mean, and where it is lower by more than two
+    paired standard errors (significant) or higher by more than two (significantly worse)."""
+    rows = []
+    for metric in ("joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1"):
+        p = paired(runs, method, baseline, metric)
+        if not len(p):
+            continue
+        rows.append({"metric": metric, "cells": len(p), "better": int((p["diff"] < 0).sum()),
+                     "significantly_better": int((p["diff"] < -2 * p["se"]).sum()),
+                     "significantly_worse": int((p["diff"] > 2 * p["se"]).sum()),
+                     "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
+    return pd.DataFrame(rows)
 
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
@@ -229,31 +259,29 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def targets(summary: pd.DataFrame) -> list[str]:
+def targets(summary: pd.DataFrame, runs: pd.DataFrame | None = None) -> list[str]:
     """The issue's bars, checked on whatever grid was run."""
     lines = []
     s = summary.set_index(["network", "records", "epsilon", "method"])
+    if runs is not None:
+        for base in ("D-Ind", "mbi", "previous default"):
+            if base in set(runs.method) and "default" in set(runs.method):
+                lines.append(f"default vs {base} (paired, per (network, N, epsilon) cell):")
+                lines.append(win_counts(runs, "default", base).to_string(index=False))
+    reached = {m: 0 for m in ("joint_kl", "cpd_l1_weighted", "query_l1")}
+    pairs = 0
     for (name, n) in dict.fromkeys(zip(summary["network"], summary["records"])):
-        for eps in sorted(e for e in summary[(summary.network == name) & (summary.records == n)]["epsilon"].unique()
-                          if np.isfinite(e)):
-            try:
-                d, b = s.loc[(name, n, eps, "default")], s.loc[(name, n, eps, "D-Ind")]
-            except KeyError:
-                continue
-            worse = [m for m in ("joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1") if not d[m] < b[m]]
-            lines.append(f"{name:9s} N={n:<7d} eps={eps:<4g} default vs D-Ind: KL {d.joint_kl:.4g} vs {b.joint_kl:.4g}, "
-                         f"CPD-L1 {d.cpd_l1:.4g} vs {b.cpd_l1:.4g}, weighted {d.cpd_l1_weighted:.4g} vs "
-                         f"{b.cpd_l1_weighted:.4g}, query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: "
-                         f"{'better on all' if not worse else 'NOT better on ' + ', '.join(worse)}")
-            if (name, n, eps, "mbi") in s.index:
-                m = s.loc[(name, n, eps, "mbi")]
-                lines.append(f"{'':9s} {'':9s} {'':8s} default vs mbi: KL {d.joint_kl:.4g} vs {m.joint_kl:.4g}, "
-                             f"query-L1 {d.query_l1:.4g} vs {m.query_l1:.4g}")
         if (name, n, 1.0, "default") in s.index and (name, n, 2.0, "D-Ind") in s.index:
             d, b = s.loc[(name, n, 1.0, "default")], s.loc[(name, n, 2.0, "D-Ind")]
-            ok = d.joint_kl <= b.joint_kl and d.query_l1 <= b.query_l1
+            pairs += 1
+            got = [m for m in reached if d[m] <= b[m]]
+            for m in got:
+                reached[m] += 1
             lines.append(f"{name:9s} N={n:<7d} default@1 vs D-Ind@2: KL {d.joint_kl:.4g} vs {b.joint_kl:.4g}, "
-                         f"query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: {'reached' if ok else 'NOT reached'}")
+                         f"weighted CPD-L1 {d.cpd_l1_weighted:.4g} vs {b.cpd_l1_weighted:.4g}, "
+                         f"query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: reached in {', '.join(got) or 'none'}")
+    if pairs:
+        lines.append(f"default@1 reaches D-Ind@2 on " + ", ".join(f"{m} {k}/{pairs}" for m, k in reached.items()))
     return lines
 
 
@@ -286,7 +314,7 @@ def main(argv=None):
     plot(summary, RESULTS / f"{args.out}.png")
     pd.set_option("display.width", 200)
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print("\n".join(["", "targets:"] + targets(summary)))
+    print("\n".join(["", "targets:"] + targets(summary, runs)))
 
 
 if __name__ == "__main__":
