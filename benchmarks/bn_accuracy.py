@@ -63,12 +63,11 @@ from pgmpy_dp.evaluation.bayesian import (
 warnings.filterwarnings("ignore")
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["D-Ind", "data-dependent", "optimal+projection", "default", "mbi"]
-#: CGM-EM settings of the likelihood fit, refitted to the default's noisy tables (paired comparisons)
+#: CGM-EM settings of the likelihood fit other than the default's, refitted to the default's noisy
+#: tables (paired comparisons): full M- and E-steps, and the closed-form start without its L-BFGS refinement
 LIKELIHOOD_VARIANTS = {
-    "lik:mle-start/20/m20/e10": dict(warm_start="mle", max_iter=20, m_step_iter=20, nlbp_iter=10),
-    "lik:cpd-start/20/m5/e10": dict(warm_start="cpds", max_iter=20, m_step_iter=5, nlbp_iter=10),
-    "lik:cpd-start/10/m5/e3": dict(warm_start="cpds", max_iter=10, m_step_iter=5, nlbp_iter=3),
-    "lik:cpd-start/20/m5/e3": dict(warm_start="cpds", max_iter=20, m_step_iter=5, nlbp_iter=3),
+    "lik:full-steps": dict(m_step_iter=20, nlbp_iter=10),
+    "lik:cpd-start": dict(warm_start="cpds"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
@@ -238,7 +237,8 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     private = summary[np.isfinite(summary["epsilon"])]
     settings = list(dict.fromkeys(zip(private["network"], private["records"])))
     shown = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1"]
-    styles = {"D-Ind": "s--", "data-dependent": "^:", "optimal+projection": "d-.", "default": "o-", "mbi": "x-"}
+    styles = {"D-Ind": "s--", "data-dependent": "^:", "optimal+projection": "d-.", "previous default": "v:",
+              "default": "o-", "mbi": "x-"}
     fig, axes = plt.subplots(len(settings), len(shown), figsize=(3.6 * len(shown), 2.5 * len(settings)),
                              squeeze=False)
     for r, (name, n) in enumerate(settings):
@@ -298,6 +298,9 @@ def main(argv=None):
     parser.add_argument("--out", default="bn_accuracy")
     parser.add_argument("--summarise", nargs="*", metavar="RUNS_CSV",
                         help="only summarise these runs files (default: results/<out>_runs.csv) and plot")
+    parser.add_argument("--previous", nargs="*", default=[], metavar="RUNS_CSV",
+                        help="with --summarise: runs files whose 'default' rows came from an earlier default; "
+                             "they are summarised as 'previous default'")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     runs_path = RESULTS / f"{args.out}_runs.csv"
@@ -308,7 +311,14 @@ def main(argv=None):
         files = [runs_path]
     else:
         files = [Path(f) for f in args.summarise] or [runs_path]
-    runs = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    frames = [pd.read_csv(f) for f in files]
+    for f in args.previous:
+        old = pd.read_csv(f)
+        frames.append(old.assign(method=old["method"].replace({"default": "previous default"})))
+    runs = pd.concat(frames, ignore_index=True)
+    # the non-private MLE row is the same in every file of a (network, N): keep one
+    mle = runs["method"] == "non-private MLE"
+    runs = pd.concat([runs[~mle], runs[mle].drop_duplicates(["network", "records"])], ignore_index=True)
     summary = summarise(runs)
     summary.to_csv(RESULTS / f"{args.out}.csv", index=False)
     plot(summary, RESULTS / f"{args.out}.png")
