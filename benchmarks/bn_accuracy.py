@@ -259,6 +259,31 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def markdown_table(summary: pd.DataFrame) -> str:
+    """The docs' table: mean +- standard error of joint KL, query L1 and weighted CPD L1 per cell."""
+    s = summary.set_index(["network", "records", "epsilon", "method"])
+    cols = [("joint_kl", ("D-Ind", "previous default", "default", "mbi")),
+            ("query_l1", ("D-Ind", "previous default", "default", "mbi")),
+            ("cpd_l1_weighted", ("D-Ind", "default"))]
+    head = "| network | N | eps | " + " | ".join(f"{m}: {k}" for m, ks in cols for k in ks) + " |"
+    lines = [head, "|---|---:|---:|" + "---:|" * sum(len(ks) for _, ks in cols)]
+    private = summary[np.isfinite(summary["epsilon"])]
+    for (name, n, eps) in dict.fromkeys(zip(private["network"], private["records"], private["epsilon"])):
+        cells = []
+        for metric, methods in cols:
+            values = {k: s.loc[(name, n, eps, k)] for k in methods if (name, n, eps, k) in s.index}
+            best = min((v[metric] for v in values.values()), default=None)
+            for k in methods:
+                if k not in values:
+                    cells.append("")
+                    continue
+                v = values[k]
+                text = f"{v[metric]:.3g} ± {v[metric + '_se']:.1g}" if v["runs"] > 1 else f"{v[metric]:.3g}"
+                cells.append(f"**{text}**" if v[metric] == best else text)
+        lines.append(f"| {name} | {n:.0e} | {eps:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def targets(summary: pd.DataFrame, runs: pd.DataFrame | None = None) -> list[str]:
     """The issue's bars, checked on whatever grid was run."""
     lines = []
@@ -298,6 +323,7 @@ def main(argv=None):
     parser.add_argument("--out", default="bn_accuracy")
     parser.add_argument("--summarise", nargs="*", metavar="RUNS_CSV",
                         help="only summarise these runs files (default: results/<out>_runs.csv) and plot")
+    parser.add_argument("--markdown", action="store_true", help="also print the docs' table")
     parser.add_argument("--previous", nargs="*", default=[], metavar="RUNS_CSV",
                         help="with --summarise: runs files whose 'default' rows came from an earlier default; "
                              "they are summarised as 'previous default'")
@@ -325,6 +351,8 @@ def main(argv=None):
     pd.set_option("display.width", 200)
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print("\n".join(["", "targets:"] + targets(summary, runs)))
+    if args.markdown:
+        print("\n" + markdown_table(summary))
 
 
 if __name__ == "__main__":
