@@ -31,10 +31,23 @@ all fits. Rows go to ``results/<out>_runs.csv`` as they finish (one file per
 process; pass ``--out`` to split a grid across processes), the means to
 ``results/<out>.csv`` and ``results/<out>.png``.
 
+Every method's noise is drawn from ``random_state = 1000 * seed + run``, so
+runs are paired: the default, ``optimal+projection``, ``mbi`` and the
+``lik:*`` refits share one set of noisy tables per run. The summary reports
+mean +- standard error per cell, and per target the cells where the default's
+mean is lower than D-Ind's (and mbi's, and a previous default's), by more than
+two paired standard errors or not.
+
 Full grid (6 networks x N in {1e4, 1e5} x 5 epsilons x 10 runs):
     python benchmarks/bn_accuracy.py --runs 10
-What fits in ~15 minutes on one shared core:
-    python benchmarks/bn_accuracy.py --networks asia sachs child alarm --records 10000 --runs 1
+What ran for docs/bayesian.md (each line one process, split by --out):
+    python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --out bn_accuracy_g1
+    python benchmarks/bn_accuracy.py --networks child alarm --runs 10 --out bn_accuracy_g2
+    python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --methods default --out bn_accuracy_n1
+    ... (see docs/bayesian.md), then
+    python benchmarks/bn_accuracy.py --markdown --summarise results/bn_accuracy_n*_runs.csv \
+        --previous results/bn_accuracy_g*_runs.csv
+(``--previous``: those files' ``default`` rows came from the earlier default.)
 """
 
 from __future__ import annotations
