@@ -355,9 +355,9 @@ def main(argv=None):
         old = pd.read_csv(f)
         frames.append(old.assign(method=old["method"].replace({"default": "previous default"})))
     runs = pd.concat(frames, ignore_index=True)
-    # the non-private MLE row is the same in every file of a (network, N): keep one
-    mle = runs["method"] == "non-private MLE"
-    runs = pd.concat([runs[~mle], runs[mle].drop_duplicates(["network", "records"])], ignore_index=True)
+    # a (network, N, epsilon, method, run) run in several files (the non-private MLE row of every
+    # file, D-Ind rerun beside a new default) is the same fit from the same seeds: keep one
+    runs = runs.drop_duplicates(["network", "records", "epsilon", "method", "run"], ignore_index=True)
     summary = summarise(runs)
     summary.to_csv(RESULTS / f"{args.out}.csv", index=False)
     plot(summary, RESULTS / f"{args.out}.png")
