@@ -289,7 +289,10 @@ def test_likelihood_fit_reports_convergence_and_warns_naming_max_iter(asia):
     with warnings.catch_warnings():
         warnings.simplefilter("error", pgmpy_dp.engine.ConvergenceWarning)
         proj = DiscretePrivateMLE(epsilon=1.0, consistency="projection", random_state=0).fit(_model(net), df)
+        # the default budget (max_iter=None: 20 iterations) is silent even when it stops short
+        default = DiscretePrivateMLE(epsilon=1.0, random_state=0).fit(_model(net), df)
     assert proj.n_iter_ is None and proj.converged_ is None
+    assert default.n_iter_ <= 20 and isinstance(default.converged_, bool)
     # given enough iterations CGM-EM meets its tolerance, says so and stays silent
     with warnings.catch_warnings():
         warnings.simplefilter("error", pgmpy_dp.engine.ConvergenceWarning)
