@@ -267,7 +267,7 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
             ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
     fig.suptitle("DiscretePrivateMLE: error against the true network (lower is better)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))  # room for the title
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
