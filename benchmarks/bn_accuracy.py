@@ -31,10 +31,23 @@ all fits. Rows go to ``results/<out>_runs.csv`` as they finish (one file per
 process; pass ``--out`` to split a grid across processes), the means to
 ``results/<out>.csv`` and ``results/<out>.png``.
 
+Every method's noise is drawn from ``random_state = 1000 * seed + run``, so
+runs are paired: the default, ``optimal+projection``, ``mbi`` and the
+``lik:*`` refits share one set of noisy tables per run. The summary reports
+mean +- standard error per cell, and per target the cells where the default's
+mean is lower than D-Ind's (and mbi's, and a previous default's), by more than
+two paired standard errors or not.
+
 Full grid (6 networks x N in {1e4, 1e5} x 5 epsilons x 10 runs):
     python benchmarks/bn_accuracy.py --runs 10
-What fits in ~15 minutes on one shared core:
-    python benchmarks/bn_accuracy.py --networks asia sachs child alarm --records 10000 --runs 1
+What ran for docs/bayesian.md (each line one process, split by --out):
+    python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --out bn_accuracy_g1
+    python benchmarks/bn_accuracy.py --networks child alarm --runs 10 --out bn_accuracy_g2
+    python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --methods default --out bn_accuracy_n1
+    ... (see docs/bayesian.md), then
+    python benchmarks/bn_accuracy.py --markdown --summarise results/bn_accuracy_n*_runs.csv \
+        --previous results/bn_accuracy_g*_runs.csv
+(``--previous``: those files' ``default`` rows came from the earlier default.)
 """
 
 from __future__ import annotations
@@ -63,6 +76,12 @@ from pgmpy_dp.evaluation.bayesian import (
 warnings.filterwarnings("ignore")
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["D-Ind", "data-dependent", "optimal+projection", "default", "mbi"]
+#: CGM-EM settings of the likelihood fit other than the default's, refitted to the default's noisy
+#: tables (paired comparisons): full M- and E-steps, and the closed-form start without its L-BFGS refinement
+LIKELIHOOD_VARIANTS = {
+    "lik:full-steps": dict(m_step_iter=20, nlbp_iter=10),
+    "lik:cpd-start": dict(warm_start="cpds"),
+}
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
     "D-Ind": {"allocation": "uniform", "consistency": "projection"},
@@ -116,6 +135,19 @@ def mbi_tables(release, iters):
     return [np.clip(np.asarray(model.project(t.attrs).datavector(flatten=False)), 0, None) for t in release]
 
 
+def likelihood_tables(release, options):
+    """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator)."""
+    from pgmpy_dp.estimators.likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+
+    tables = list(release)
+    n = pooled_n_records([release])
+    fit = fit_family_tables(release.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
+                            regularization=noise_regularization(tables, n) / n,
+                            naive_regularization=_noise_excess(tables, n) / n, **options)
+    return fit.tables
+
+
 def study(name, n, args, out_path):
     from pgmpy.parameter_estimator import DiscreteMLE
 
@@ -136,8 +168,16 @@ def study(name, n, args, out_path):
         for run in range(args.runs):
             default_release = None
             for method in args.methods:
+                if method in LIKELIHOOD_VARIANTS and default_release is None:
+                    # the default's noisy tables: they depend on the allocation and the seed, not on the fit
+                    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=args.seed * 1000 + run, consistency=None)
+                    _empty_model(net).fit(df, estimator=est)
+                    default_release = est.release_
                 t0 = time.perf_counter()
-                if method == "mbi":
+                if method in LIKELIHOOD_VARIANTS:
+                    model = _model_from_tables(net, default_release,
+                                               likelihood_tables(default_release, LIKELIHOOD_VARIANTS[method]))
+                elif method == "mbi":
                     if default_release is None:
                         raise ValueError("put 'default' before 'mbi' in --methods: mbi uses the default's tables")
                     model = _model_from_tables(net, default_release, mbi_tables(default_release, args.mbi_iters))
@@ -164,11 +204,41 @@ def _append(path: Path, row: dict) -> None:
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean of every metric per (network, records, epsilon, method), with the number of runs."""
+    """Mean and standard error of every metric per (network, records, epsilon, method), with the number of runs."""
     keys = ["network", "records", "epsilon", "method"]
-    summary = runs.groupby(keys, sort=False)[[*METRICS, "fit_seconds"]].mean()
+    grouped = runs.groupby(keys, sort=False)[[*METRICS, "fit_seconds"]]
+    summary = grouped.mean()
+    summary = summary.join(grouped.sem()[METRICS].add_suffix("_se"))
     summary["runs"] = runs.groupby(keys, sort=False).size()
     return summary.reset_index()
+
+
+def paired(runs: pd.DataFrame, method: str, baseline: str, metric: str) -> pd.DataFrame:
+    """Per cell: mean paired difference ``method - baseline`` of ``metric`` over runs (same seed, same
+    sample), its standard error, and in how many runs ``method`` was lower."""
+    keys = ["network", "records", "epsilon", "run"]
+    a = runs[runs.method == method].set_index(keys)[metric]
+    b = runs[runs.method == baseline].set_index(keys)[metric]
+    d = (a - b).dropna().rename("diff").reset_index()
+    g = d.groupby(["network", "records", "epsilon"], sort=False)["diff"]
+    out = pd.DataFrame({"diff": g.mean(), "se": g.sem(), "runs": g.size(), "wins": g.apply(lambda x: int((x < 0).sum()))})
+    out["baseline"] = b.groupby(["network", "records", "epsilon"]).mean().reindex(out.index)
+    return out.reset_index()
+
+
+def win_counts(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
+    """Per metric: cells where ``method`` has the lower mean, and where it is lower by more than two
+    paired standard errors (significant) or higher by more than two (significantly worse)."""
+    rows = []
+    for metric in ("joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1"):
+        p = paired(runs, method, baseline, metric)
+        if not len(p):
+            continue
+        rows.append({"metric": metric, "cells": len(p), "better": int((p["diff"] < 0).sum()),
+                     "significantly_better": int((p["diff"] < -2 * p["se"]).sum()),
+                     "significantly_worse": int((p["diff"] > 2 * p["se"]).sum()),
+                     "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
+    return pd.DataFrame(rows)
 
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
@@ -180,7 +250,8 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     private = summary[np.isfinite(summary["epsilon"])]
     settings = list(dict.fromkeys(zip(private["network"], private["records"])))
     shown = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1"]
-    styles = {"D-Ind": "s--", "data-dependent": "^:", "optimal+projection": "d-.", "default": "o-", "mbi": "x-"}
+    styles = {"D-Ind": "s--", "data-dependent": "^:", "optimal+projection": "d-.", "previous default": "v:",
+              "default": "o-", "mbi": "x-"}
     fig, axes = plt.subplots(len(settings), len(shown), figsize=(3.6 * len(shown), 2.5 * len(settings)),
                              squeeze=False)
     for r, (name, n) in enumerate(settings):
@@ -196,36 +267,59 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
             ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
     fig.suptitle("DiscretePrivateMLE: error against the true network (lower is better)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))  # room for the title
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def targets(summary: pd.DataFrame) -> list[str]:
+def markdown_table(summary: pd.DataFrame) -> str:
+    """The docs' table: mean +- standard error of joint KL, query L1 and weighted CPD L1 per cell."""
+    s = summary.set_index(["network", "records", "epsilon", "method"])
+    cols = [("joint_kl", ("D-Ind", "previous default", "default", "mbi")),
+            ("query_l1", ("D-Ind", "previous default", "default", "mbi")),
+            ("cpd_l1_weighted", ("D-Ind", "default"))]
+    head = "| network | N | eps | " + " | ".join(f"{m}: {k}" for m, ks in cols for k in ks) + " |"
+    lines = [head, "|---|---:|---:|" + "---:|" * sum(len(ks) for _, ks in cols)]
+    private = summary[np.isfinite(summary["epsilon"])]
+    for (name, n, eps) in dict.fromkeys(zip(private["network"], private["records"], private["epsilon"])):
+        cells = []
+        for metric, methods in cols:
+            values = {k: s.loc[(name, n, eps, k)] for k in methods if (name, n, eps, k) in s.index}
+            best = min((v[metric] for v in values.values()), default=None)
+            for k in methods:
+                if k not in values:
+                    cells.append("")
+                    continue
+                v = values[k]
+                text = f"{v[metric]:.3g} ± {v[metric + '_se']:.1g}" if v["runs"] > 1 else f"{v[metric]:.3g}"
+                cells.append(f"**{text}**" if v[metric] == best else text)
+        lines.append(f"| {name} | {n:.0e} | {eps:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def targets(summary: pd.DataFrame, runs: pd.DataFrame | None = None) -> list[str]:
     """The issue's bars, checked on whatever grid was run."""
     lines = []
     s = summary.set_index(["network", "records", "epsilon", "method"])
+    if runs is not None:
+        for base in ("D-Ind", "mbi", "previous default"):
+            if base in set(runs.method) and "default" in set(runs.method):
+                lines.append(f"default vs {base} (paired, per (network, N, epsilon) cell):")
+                lines.append(win_counts(runs, "default", base).to_string(index=False))
+    reached = {m: 0 for m in ("joint_kl", "cpd_l1_weighted", "query_l1")}
+    pairs = 0
     for (name, n) in dict.fromkeys(zip(summary["network"], summary["records"])):
-        for eps in sorted(e for e in summary[(summary.network == name) & (summary.records == n)]["epsilon"].unique()
-                          if np.isfinite(e)):
-            try:
-                d, b = s.loc[(name, n, eps, "default")], s.loc[(name, n, eps, "D-Ind")]
-            except KeyError:
-                continue
-            worse = [m for m in ("joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1") if not d[m] < b[m]]
-            lines.append(f"{name:9s} N={n:<7d} eps={eps:<4g} default vs D-Ind: KL {d.joint_kl:.4g} vs {b.joint_kl:.4g}, "
-                         f"CPD-L1 {d.cpd_l1:.4g} vs {b.cpd_l1:.4g}, weighted {d.cpd_l1_weighted:.4g} vs "
-                         f"{b.cpd_l1_weighted:.4g}, query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: "
-                         f"{'better on all' if not worse else 'NOT better on ' + ', '.join(worse)}")
-            if (name, n, eps, "mbi") in s.index:
-                m = s.loc[(name, n, eps, "mbi")]
-                lines.append(f"{'':9s} {'':9s} {'':8s} default vs mbi: KL {d.joint_kl:.4g} vs {m.joint_kl:.4g}, "
-                             f"query-L1 {d.query_l1:.4g} vs {m.query_l1:.4g}")
         if (name, n, 1.0, "default") in s.index and (name, n, 2.0, "D-Ind") in s.index:
             d, b = s.loc[(name, n, 1.0, "default")], s.loc[(name, n, 2.0, "D-Ind")]
-            ok = d.joint_kl <= b.joint_kl and d.query_l1 <= b.query_l1
+            pairs += 1
+            got = [m for m in reached if d[m] <= b[m]]
+            for m in got:
+                reached[m] += 1
             lines.append(f"{name:9s} N={n:<7d} default@1 vs D-Ind@2: KL {d.joint_kl:.4g} vs {b.joint_kl:.4g}, "
-                         f"query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: {'reached' if ok else 'NOT reached'}")
+                         f"weighted CPD-L1 {d.cpd_l1_weighted:.4g} vs {b.cpd_l1_weighted:.4g}, "
+                         f"query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: reached in {', '.join(got) or 'none'}")
+    if pairs:
+        lines.append(f"default@1 reaches D-Ind@2 on " + ", ".join(f"{m} {k}/{pairs}" for m, k in reached.items()))
     return lines
 
 
@@ -235,13 +329,17 @@ def main(argv=None):
     parser.add_argument("--records", nargs="+", type=int, default=[10_000, 100_000])
     parser.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0, 2.0, 3.0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
+    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + list(LIKELIHOOD_VARIANTS))
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="bn_accuracy")
     parser.add_argument("--summarise", nargs="*", metavar="RUNS_CSV",
                         help="only summarise these runs files (default: results/<out>_runs.csv) and plot")
+    parser.add_argument("--markdown", action="store_true", help="also print the docs' table")
+    parser.add_argument("--previous", nargs="*", default=[], metavar="RUNS_CSV",
+                        help="with --summarise: runs files whose 'default' rows came from an earlier default; "
+                             "they are summarised as 'previous default'")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     runs_path = RESULTS / f"{args.out}_runs.csv"
@@ -252,13 +350,22 @@ def main(argv=None):
         files = [runs_path]
     else:
         files = [Path(f) for f in args.summarise] or [runs_path]
-    runs = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    frames = [pd.read_csv(f) for f in files]
+    for f in args.previous:
+        old = pd.read_csv(f)
+        frames.append(old.assign(method=old["method"].replace({"default": "previous default"})))
+    runs = pd.concat(frames, ignore_index=True)
+    # a (network, N, epsilon, method, run) run in several files (the non-private MLE row of every
+    # file, D-Ind rerun beside a new default) is the same fit from the same seeds: keep one
+    runs = runs.drop_duplicates(["network", "records", "epsilon", "method", "run"], ignore_index=True)
     summary = summarise(runs)
     summary.to_csv(RESULTS / f"{args.out}.csv", index=False)
     plot(summary, RESULTS / f"{args.out}.png")
     pd.set_option("display.width", 200)
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print("\n".join(["", "targets:"] + targets(summary)))
+    print("\n".join(["", "targets:"] + targets(summary, runs)))
+    if args.markdown:
+        print("\n" + markdown_table(summary))
 
 
 if __name__ == "__main__":
