@@ -86,6 +86,15 @@ class Measurement:
     >>> m = Measurement(("x1", "x2"), np.zeros((2, 2)), 1.0, members=[("x1", "x2"), ("x2", "x3")])
     >>> m.members
     (('x1', 'x2'), ('x2', 'x3'))
+
+    ``mask`` marks the cells the table observes (default: all). A masked cell
+    is unobserved, e.g. a cell that the release did not count: it adds nothing
+    to the likelihood, its gradient or its curvature, so the fitted counts
+    there follow the model, not the released value.
+
+    >>> y = Measurement(("a",), np.array([5.0, 0.0]), 1.0, mask=np.array([True, False]))
+    >>> y.log_likelihood(np.array([5.0, 3.0]))[0]
+    0.0
     """
 
     attrs: tuple[str, ...]
@@ -93,6 +102,7 @@ class Measurement:
     scale: float
     noise: str = "laplace"
     members: tuple[tuple[str, ...], ...] | None = None
+    mask: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "attrs", tuple(self.attrs))
@@ -109,12 +119,27 @@ class Measurement:
             raise ValueError(f"measurement over {self.attrs} needs a positive finite noise scale, got {self.scale!r}")
         if self.noise not in NOISE_MODELS:
             raise ValueError(f"measurement over {self.attrs}: noise must be one of {NOISE_MODELS}, got {self.noise!r}")
+        if self.mask is not None:
+            mask = np.asarray(self.mask)
+            if mask.dtype != np.bool_ or mask.shape != self.values.shape or not mask.any():
+                raise ValueError(
+                    f"measurement over {self.attrs}: mask must be a boolean array of the table's shape "
+                    f"{self.values.shape} with at least one observed (True) cell, got dtype {mask.dtype}, "
+                    f"shape {mask.shape}"
+                )
+            object.__setattr__(self, "mask", None if mask.all() else mask)
 
     def log_likelihood(self, n: np.ndarray, smoothing: float = 1.0) -> tuple[float, np.ndarray, np.ndarray]:
-        """Log-likelihood of the table given counts ``n``, its gradient and curvature in ``n``."""
+        """Log-likelihood of the observed cells given counts ``n``, its gradient and curvature in ``n``."""
+        # a masked cell is scored at a zero residual (no likelihood, no gradient) and zero curvature
+        y = self.values if self.mask is None else np.where(self.mask, self.values, n)
         if self.noise == "gaussian":
-            return gaussian_log_likelihood(self.values, n, self.scale)
-        return laplace_log_likelihood(self.values, n, self.scale, smoothing)
+            ll, g, k = gaussian_log_likelihood(y, n, self.scale)
+        else:
+            ll, g, k = laplace_log_likelihood(y, n, self.scale, smoothing)
+        if self.mask is not None:
+            k = np.where(self.mask, k, 0.0)
+        return ll, g, k
 
 
 def laplace_log_likelihood(
@@ -337,6 +362,8 @@ def cgm_em(
                 continue
             # counts are integers: a noisy count below one record means "about none", half a record
             ratio = np.log(np.maximum(m.values, 0.5)) - np.log(np.maximum(n, 1e-300))
+            if m.mask is not None:
+                ratio = np.where(m.mask, ratio, 0.0)  # no data to move an unobserved cell toward
             for attrs, h in parts:
                 # a pooled cell is a sum over members, so each member's count gets the same gradient; its
                 # stiffness and log-ratio are shared in proportion (an exact split when members agree)

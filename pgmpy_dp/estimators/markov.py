@@ -302,6 +302,9 @@ class PrivateMarkovEstimator:
             Individual-level privacy for the release made from a DataFrame
             (``privacy_unit`` names the user column, which is not a model node);
             see [`release_marginals`][pgmpy_dp.tables.release.release_marginals].
+            A ``skip_state`` (here or in a given release) is refused with a ValueError
+            before anything is spent: skipped tables do not measure the model's ``p(x)``
+            (see docs/mobility.md, "About skip_state").
 
         Notes
         -----
@@ -621,13 +624,37 @@ class _CliqueEstimate(NamedTuple):
     variance: float
 
 
+def _refuse_skip_state(skip_state) -> None:
+    """Refuse tables released with ``skip_state``: no measurement model in the estimators fits them.
+
+    With ``skip_state`` a table drops the rows that are all-skip on its attributes, so its
+    all-skip cell is not a count of anything. Masking that cell (an engine ``Measurement``
+    supports ``mask=``) does not make the rest a measurement of ``N p(x)``: the table's total
+    is no longer the record count, and under ``contribution="normalize"`` each individual's
+    non-skipped rows weigh ``1 / K_u`` with ``K_u`` counted per table, so a table measures the
+    mean over individuals of each one's distribution *given not all-skip*, scaled by a
+    per-table count of individuals, not the model's ``p(x)`` over all rows.
+    """
+    if skip_state is not None:
+        raise ValueError(
+            f"tables released with skip_state={skip_state!r} cannot be fitted: they do not count the rows that "
+            "are all-skip on a table's attributes, so the all-skip cell is not a measurement and (under "
+            "contribution='normalize') the other cells measure each individual's distribution given 'not "
+            "all-skip', reweighted per table, not the model's p(x) over all rows. Release with skip_state=None "
+            "(each individual still adds at most 1 to each table under contribution='normalize')"
+        )
+
+
 def _measurements(releases, cliques, tied_idx=None):
     """Engine measurements (tables inside some clique) and, per clique, the noisy estimates of exactly its table.
 
     A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
     (in sum units) and an estimate of each member clique's table (the pooled table over the
-    number of members it adds up).
+    number of members it adds up). Releases made with ``skip_state`` are refused
+    ([`_refuse_skip_state`][pgmpy_dp.estimators.markov._refuse_skip_state]).
     """
+    for r in releases:
+        _refuse_skip_state((r.privacy_unit or {}).get("skip_state"))
     measurements = []
     per_clique: list[list] = [[] for _ in cliques]
     sets = [frozenset(c) for c in cliques]
@@ -733,6 +760,7 @@ def _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_st
             "release records its own privacy unit"
         )
     check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)  # before anything is spent
+    _refuse_skip_state(skip_state)
     return dict(
         privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
         skip_state=skip_state,

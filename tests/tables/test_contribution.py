@@ -357,10 +357,10 @@ def test_markov_fit_from_a_frame_passes_the_privacy_unit_through():
 
     mn = DiscreteMarkovNetwork([("smoke", "lung"), ("smoke", "bronc")])
     est = pgmpy_dp.PrivateMarkovEstimator(random_state=0)
-    est.fit(mn, users_frame(), epsilon=1.0, privacy_unit="user", skip_state="no")
+    est.fit(mn, users_frame(), epsilon=1.0, privacy_unit="user", contribution="clip", max_records_per_user=1)
     rel = est.releases_[0]
-    assert rel.privacy_unit["column"] == "user" and rel.privacy_unit["skip_state"] == "no"
-    assert all(t.sensitivity == 1.0 for t in rel.tables)
+    assert rel.privacy_unit["column"] == "user" and rel.privacy_unit["contribution"] == "clip"
+    assert all(t.sensitivity == 1.0 for t in rel.tables)  # one row kept per individual
 
 
 def test_markov_fit_refuses_a_privacy_unit_with_releases():
