@@ -93,8 +93,9 @@ class Measurement:
     there follow the model, not the released value.
 
     >>> y = Measurement(("a",), np.array([5.0, 0.0]), 1.0, mask=np.array([True, False]))
-    >>> y.log_likelihood(np.array([5.0, 3.0]))[0]
-    0.0
+    >>> ll, g, k = y.log_likelihood(np.array([5.0, 3.0]))  # cell 1's 3 records vs its released 0: unseen
+    >>> abs(ll), g.tolist(), k.tolist()
+    (0.0, [0.0, 0.0], [1.0, 0.0])
     """
 
     attrs: tuple[str, ...]

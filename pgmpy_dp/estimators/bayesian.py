@@ -52,7 +52,7 @@ from ..engine import ConvergenceWarning
 from ..privacy.budget import PrivacyBudget, check_epsilon, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
-from ..tables.contribution import check_contribution, check_skip_state, encode_units
+from ..tables.contribution import check_contribution, encode_units
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
     allocation_weights,
@@ -67,7 +67,7 @@ from .allocation import (
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 from .likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
-from .evidence import pooled_n_records, released_domain
+from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -142,7 +142,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         (each kept with probability ``sample_rate``), so its amplification
         argument holds for the individual-level neighbouring relation.
     contribution, max_records_per_user, skip_state : optional, keyword only
-        See ``privacy_unit``.
+        See ``privacy_unit``. A ``skip_state`` is refused before anything is
+        spent (as are releases made with one): skipped tables do not measure
+        the model's ``p(x)`` (see
+        [`refuse_skip_state`][pgmpy_dp.estimators.evidence.refuse_skip_state]).
 
     Attributes
     ----------
@@ -263,6 +266,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
         check_contribution(self.privacy_unit, self.contribution, self.max_records_per_user, self.skip_state)
+        refuse_skip_state(self.skip_state)  # skipped tables do not measure the CPDs' p(x)
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
         if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
@@ -329,8 +333,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         domain = Domain.from_dataframe(data, nodes, self.state_names)
         for fam in families:
             domain.check_table(fam)
-        if self.skip_state is not None:
-            check_skip_state(domain, [[f] for f in families], self.skip_state)
         codes = domain.encode(data, nodes)
         rng = check_random_state(self.random_state)
 

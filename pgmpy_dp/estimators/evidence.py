@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from ..privacy.domain import Domain, DomainError
 from ..tables.release import MarginalRelease, pooled_record_count
 
-__all__ = ["merge_domains", "pooled_n_records", "released_domain"]
+__all__ = ["merge_domains", "pooled_n_records", "refuse_skip_state", "released_domain"]
 
 
 def merge_domains(releases: Sequence[MarginalRelease]) -> Domain:
@@ -53,6 +53,8 @@ def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -
     ...
     pgmpy_dp.privacy.domain.DomainError: model node(s) ['b'] are in no release (released attributes: ['a']); release tables over them or remove them from the model
     """
+    for r in releases:
+        refuse_skip_state((r.privacy_unit or {}).get("skip_state"))
     domain = merge_domains(releases)
     missing = [v for v in nodes if v not in domain]
     if missing:
@@ -61,6 +63,36 @@ def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -
             "release tables over them or remove them from the model"
         )
     return domain
+
+
+def refuse_skip_state(skip_state) -> None:
+    """Refuse to fit tables released with ``skip_state`` (a ValueError saying why and what to do).
+
+    With ``skip_state`` a table drops the rows that are all-skip on its attributes, so its
+    all-skip cell is not a count of anything. Masking that cell does not make the rest a
+    measurement of the model's ``N p(x)``: the table's total is no longer the record count,
+    and under ``contribution="normalize"`` each individual's counted rows weigh ``1 / K_u``
+    with ``K_u`` counted per table, so a table measures the average over individuals of each
+    one's distribution given "not all-skip" (individuals with more skipped rows weigh their
+    rows more), scaled by a per-table count of individuals. Neither estimator has a model
+    of that (docs/mobility.md, "About skip_state", measures the gap).
+
+    Examples
+    --------
+    >>> refuse_skip_state(None)
+    >>> refuse_skip_state("null")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: tables released with skip_state='null' cannot be fitted: ...
+    """
+    if skip_state is not None:
+        raise ValueError(
+            f"tables released with skip_state={skip_state!r} cannot be fitted: they do not count the rows that "
+            "are all-skip on a table's attributes, so the all-skip cell is not a measurement and (under "
+            "contribution='normalize') the other cells measure each individual's distribution given 'not "
+            "all-skip', reweighted per table, not the model's p(x) over all rows. Release with skip_state=None "
+            "(each individual still adds at most 1 to each table under contribution='normalize')"
+        )
 
 
 def pooled_n_records(releases: Sequence[MarginalRelease]) -> float:

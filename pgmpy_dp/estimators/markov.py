@@ -37,7 +37,7 @@ from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..privacy.random_state import check_random_state
 from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
-from .evidence import pooled_n_records, released_domain
+from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
 
@@ -624,37 +624,13 @@ class _CliqueEstimate(NamedTuple):
     variance: float
 
 
-def _refuse_skip_state(skip_state) -> None:
-    """Refuse tables released with ``skip_state``: no measurement model in the estimators fits them.
-
-    With ``skip_state`` a table drops the rows that are all-skip on its attributes, so its
-    all-skip cell is not a count of anything. Masking that cell (an engine ``Measurement``
-    supports ``mask=``) does not make the rest a measurement of ``N p(x)``: the table's total
-    is no longer the record count, and under ``contribution="normalize"`` each individual's
-    non-skipped rows weigh ``1 / K_u`` with ``K_u`` counted per table, so a table measures the
-    mean over individuals of each one's distribution *given not all-skip*, scaled by a
-    per-table count of individuals, not the model's ``p(x)`` over all rows.
-    """
-    if skip_state is not None:
-        raise ValueError(
-            f"tables released with skip_state={skip_state!r} cannot be fitted: they do not count the rows that "
-            "are all-skip on a table's attributes, so the all-skip cell is not a measurement and (under "
-            "contribution='normalize') the other cells measure each individual's distribution given 'not "
-            "all-skip', reweighted per table, not the model's p(x) over all rows. Release with skip_state=None "
-            "(each individual still adds at most 1 to each table under contribution='normalize')"
-        )
-
-
 def _measurements(releases, cliques, tied_idx=None):
     """Engine measurements (tables inside some clique) and, per clique, the noisy estimates of exactly its table.
 
     A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
     (in sum units) and an estimate of each member clique's table (the pooled table over the
-    number of members it adds up). Releases made with ``skip_state`` are refused
-    ([`_refuse_skip_state`][pgmpy_dp.estimators.markov._refuse_skip_state]).
+    number of members it adds up).
     """
-    for r in releases:
-        _refuse_skip_state((r.privacy_unit or {}).get("skip_state"))
     measurements = []
     per_clique: list[list] = [[] for _ in cliques]
     sets = [frozenset(c) for c in cliques]
@@ -760,7 +736,7 @@ def _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_st
             "release records its own privacy unit"
         )
     check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)  # before anything is spent
-    _refuse_skip_state(skip_state)
+    refuse_skip_state(skip_state)
     return dict(
         privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
         skip_state=skip_state,

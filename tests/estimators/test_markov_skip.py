@@ -1,4 +1,4 @@
-"""PrivateMarkovEstimator and releases made with skip_state: refused, because they do not measure p(x)."""
+"""Both estimators and releases made with skip_state: refused, because skipped tables do not measure p(x)."""
 
 import itertools
 import warnings
@@ -6,10 +6,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from pgmpy.models import DiscreteMarkovNetwork
+from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
 
 import pgmpy_dp  # noqa: F401  (registers df.dp)
-from pgmpy_dp import PrivacyBudget, PrivateMarkovEstimator
+from pgmpy_dp import DiscretePrivateMLE, PrivacyBudget, PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.tables.pooled import Pooled
 
@@ -112,3 +112,18 @@ def test_a_normalised_skipped_table_does_not_measure_the_chain_even_with_its_ski
     assert released[0, 0] == pytest.approx(0.0, abs=1e-3)  # the skipped cell: no data, only (tiny) noise
     # ... and the release is far from the model's conditional pair distribution (up to 0.065 here)
     assert np.abs(released - conditional).max() > 0.05
+
+
+def test_bayesian_estimator_refuses_skip_state_before_spending_and_skipped_releases():
+    df = sample(300)
+    model = DiscreteBayesianNetwork(EDGES)
+    budget = PrivacyBudget(epsilon=1.0)
+    est = DiscretePrivateMLE(epsilon=1.0, budget=budget, domain=PUBLIC, privacy_unit="uid", skip_state="null")
+    with pytest.raises(ValueError, match=r"skip_state='null' cannot be fitted"):
+        est.fit(model, df)
+    assert budget.spent == 0
+    skipped = df.dp.release(EDGES, epsilon=1.0, domain=PUBLIC, privacy_unit="uid", skip_state="null", random_state=0)
+    with pytest.raises(ValueError, match=r"skip_state='null' cannot be fitted"):
+        DiscretePrivateMLE().fit_release(model, skipped)
+    unskipped = df.dp.release(EDGES, epsilon=1.0, domain=PUBLIC, privacy_unit="uid", random_state=0)
+    assert len(DiscretePrivateMLE().fit_release(model, unskipped).parameters_) == T  # the control fits
