@@ -1,9 +1,10 @@
 """What the estimators read off a list of releases: one merged public domain, one record count.
 
 Both estimators treat every release as evidence about the same records, so both
-need the same two rules: the releases must agree on the states of every
-attribute they share, and the record count is the declared one if any release
-declares it, else the inverse-variance pooled noisy totals.
+need the same rules: the releases must agree on the states of every
+attribute they share, the record count is the declared one if any release
+declares it, else the inverse-variance pooled noisy totals, and tables released
+with ``skip_state`` are refused (they do not measure the model's ``p(x)``).
 """
 
 from __future__ import annotations
