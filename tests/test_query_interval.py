@@ -195,3 +195,35 @@ def test_intervals_guide_runs_quietly(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", f"docs/intervals.md printed warnings or progress bars:\n{result.stderr}"
     assert "exact coverage of each cell interval" in result.stdout and "upper" in result.stdout
+
+
+def test_refits_are_kept_per_fit_and_seed():
+    """Later queries of one fit with the same seed reuse the refits; a new fit or a Generator does not."""
+    est = fitted(seed=5)
+    a = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
+    b = pgmpy_dp.query_interval(est, "c", {"a": "x"}, n_samples=4, random_state=3)
+    again = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
+    assert again.attrs["bootstrap"] is a.attrs["bootstrap"] or np.array_equal(again.attrs["bootstrap"], a.attrs["bootstrap"])
+    store = est.__dict__["_bootstrap_refits"]
+    assert store[0] is est.log_potentials_ and list(store[1]) == [(4, True, 3)]
+    assert b.attrs["n_samples"] == 4
+    other = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=4)
+    assert not np.array_equal(other.attrs["bootstrap"], a.attrs["bootstrap"])
+    g1 = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=np.random.default_rng(0))
+    assert len(est.__dict__["_bootstrap_refits"][1]) == 2  # seeds 3 and 4; the Generator's refits are not kept
+    assert g1.attrs["bootstrap"].shape == (4, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(DiscreteMarkovNetwork(CHAIN), est.releases_)
+    pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
+    assert est.__dict__["_bootstrap_refits"][0] is est.log_potentials_
+    assert len(est.__dict__["_bootstrap_refits"][1]) == 1
+
+
+def test_bayesian_refits_are_kept_for_the_next_query():
+    est = bn_fitted(7)
+    a = pgmpy_dp.query_interval(est, "a", n_samples=3, random_state=1)
+    b = pgmpy_dp.query_interval(est, "b", {"a": "y"}, n_samples=3, random_state=1)
+    store = est.__dict__["_bootstrap_refits"]
+    assert store[0] is est.parameters_ and list(store[1]) == [(3, True, 1)]
+    assert a.attrs["bootstrap"].shape == (3, 2) and b.attrs["bootstrap"].shape == (3, 2)
