@@ -290,6 +290,31 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def markdown(summary: pd.DataFrame) -> str:
+    """The docs table: per cell, released cells, then the default (logit) bands and the other rules."""
+    head = ("| model | N | eps | reps | released cells: coverage (exact level) | kind | queries | logit: coverage "
+            "[95% band] | width | bc / percentile / basic | point query (ms) | first interval query (s) | "
+            "later query (ms) | first / point |\n|" + "---|" * 14)
+    lines = [head]
+    for (model, n, eps), g in summary.groupby(["model", "N", "epsilon"], sort=False):
+        cell = g[g.kind == "cell"]
+        cells = f"{cell.coverage.iloc[0]:.3f} ({cell.nominal.iloc[0]:.3f})" if len(cell) else ""
+        cold = float(np.nanmean(g.cold_s)) if g.cold_s.notna().any() else np.nan  # the first query of a fit
+        for kind in ("marginal", "conditional"):
+            k = g[g.kind == kind].set_index("rule")
+            if "logit" not in k.index:
+                continue
+            lg = k.loc["logit"]
+            others = " / ".join(f"{k.loc[r, 'coverage']:.2f}" for r in ("bc", "percentile", "basic"))
+            lines.append(
+                f"| {model} | {n:,} | {eps:g} | {lg.reps} | {cells} | {kind} | {lg.queries} | {lg.coverage:.3f} "
+                f"[{lg.band_lo:.2f}, {lg.band_hi:.2f}] | {lg.mean_width:.3f} | {others} | {1e3 * lg.point_s:.1f} | "
+                f"{cold:.1f} | {1e3 * lg.warm_s:.0f} | {cold / lg.point_s:,.0f}x |"
+            )
+            cells = ""
+    return "\n".join(lines)
+
+
 def plot(df: pd.DataFrame, path: Path) -> None:
     try:
         import matplotlib
@@ -356,6 +381,7 @@ def main(argv=None) -> None:
     summary.to_csv(RESULTS / f"{args.out}_summary.csv", index=False)
     with pd.option_context("display.width", 250, "display.max_rows", 400, "display.max_columns", 30):
         print(summary.round(4).to_string(index=False))
+    print(markdown(summary))
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 
