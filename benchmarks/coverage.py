@@ -121,18 +121,16 @@ def score(base, kind, query, iv, truth, point_s, cold_s, warm_s, level) -> list[
     return rows
 
 
-def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
+def fitted_mn(spec, n, eps, rng, k=3, er_p=0.3):
+    """A TRUE Markov network, N records drawn from it, their release and the fitted PrivateMarkovEstimator."""
     if spec == "asia":
         domain, cliques, theta = asia_model()
     elif spec.startswith("er-"):
-        domain, cliques, theta = er_model(int(spec.split("-")[1]), args.k, args.er_p, rng)
+        domain, cliques, theta = er_model(int(spec.split("-")[1]), k, er_p, rng)
     else:
-        domain, cliques, theta = chain_model(int(spec.split("-")[1]), args.k, rng)
-    jt = JunctionTree(domain, cliques)
-    codes = jt.sample(theta, n, random_state=rng)
+        domain, cliques, theta = chain_model(int(spec.split("-")[1]), k, rng)
+    codes = JunctionTree(domain, cliques).sample(theta, n, random_state=rng)
     release = release_from_codes(codes, domain, cliques, eps, random_state=rng)
-    base = dict(model=spec, N=n, epsilon=eps, rep=rep)
-    rows = cell_rows(base, release, codes, domain, [c for c in cliques], args.level)
     model = DiscreteMarkovNetwork()
     model.add_nodes_from(domain.attrs)
     model.add_edges_from({(a, b) for c in cliques for i, a in enumerate(c) for b in c[i + 1:]})
@@ -140,29 +138,53 @@ def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(model, release, cliques=cliques)
+    return domain, cliques, theta, codes, release, est
+
+
+def timed_interval(est, x, evidence, args, n_samples, seed, first):
+    """query_interval and its wall time, as (frame, cold_s, warm_s); None if the fit gives the evidence no mass."""
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence chatter of the refits, pgmpy notices
+            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=n_samples,
+                                         random_state=seed, show_progress=False)
+    except ValueError:  # evidence the fit gives probability zero: no answer to bound
+        return None
+    secs = time.perf_counter() - t0
+    return (iv, secs, np.nan) if first else (iv, np.nan, secs)
+
+
+def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
+    domain, cliques, theta, codes, release, est = fitted_mn(spec, n, eps, rng, args.k, args.er_p)
+    base = dict(model=spec, N=n, epsilon=eps, rep=rep)
+    rows = cell_rows(base, release, codes, domain, list(cliques), args.level)
     seed = int(rng.integers(2**31))
     first = True
     for kind, x, evidence in random_mn_queries(domain, cliques, rng, args.queries):
         truth = _answerer(domain, cliques, "junction-tree", [x], evidence)(theta).ravel()
-        t0 = time.perf_counter()
-        try:
-            point = _answerer(domain, est.cliques_, est.inference_, [x], evidence)(est.log_potentials_)
-        except ValueError:
-            continue
-        point_s = time.perf_counter() - t0
-        if not np.all(np.isfinite(point)):
-            continue  # evidence the fit gives probability zero: no answer to bound
-        t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=args.samples,
-                                         random_state=seed, show_progress=False)
-        secs = time.perf_counter() - t0
-        cold_s, warm_s = (secs, np.nan) if first else (np.nan, secs)
-        first = False
-        q = f"P({x}|{evidence})" if evidence else f"P({x})"
-        rows += score(base, kind, q, iv, truth, point_s, cold_s, warm_s, args.level)
+        answer = _answerer(domain, est.cliques_, est.inference_, [x], evidence)
+        got = scored_query(base, kind, x, evidence, truth, lambda: answer(est.log_potentials_), est, args,
+                           args.samples, seed, first)
+        first = first and not got
+        rows += got
     return rows
+
+
+def scored_query(base, kind, x, evidence, truth, point_answer, est, args, n_samples, seed, first) -> list[dict]:
+    """Time the point answer and the interval query side by side; score the bands (no rows if no answer)."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pgmpy notices
+        point = np.asarray(point_answer())
+    point_s = time.perf_counter() - t0
+    if not np.all(np.isfinite(point)):
+        return []  # evidence the fit gives probability zero: no answer to bound
+    got = timed_interval(est, x, evidence, args, n_samples, seed, first)
+    if got is None:
+        return []
+    q = f"P({x}|{evidence})" if evidence else f"P({x})"
+    return score(base, kind, q, got[0], truth, point_s, got[1], got[2], args.level)
 
 
 def cell_rows(base, release, codes, domain, attrs_list, level) -> list[dict]:
@@ -208,24 +230,11 @@ def bn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
             truth = pgmpy_dp.query(truth_bn, [x], evidence=evidence or None).values.ravel()
             if not np.all(np.isfinite(truth)):
                 continue
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                point = pgmpy_dp.query(fitted, [x], evidence=evidence or None).values
-            point_s = time.perf_counter() - t0
-            if not np.all(np.isfinite(point)):
-                continue
-            t0 = time.perf_counter()
-            try:
-                iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=args.bn_samples,
-                                             random_state=seed, show_progress=False)
-            except ValueError:  # evidence the fit gives probability zero
-                continue
-            secs = time.perf_counter() - t0
-            cold_s, warm_s = (secs, np.nan) if first else (np.nan, secs)
-            first = False
-            q = f"P({x}|{evidence})" if evidence else f"P({x})"
-            rows += score(base, kind, q, iv, truth, point_s, cold_s, warm_s, args.level)
+            got = scored_query(base, kind, x, evidence, truth,
+                               lambda: pgmpy_dp.query(fitted, [x], evidence=evidence or None).values,  # noqa: B023
+                               est, args, args.bn_samples, seed, first)
+            first = first and not got
+            rows += got
     return rows
 
 

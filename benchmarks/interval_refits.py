@@ -20,12 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from coverage import asia_model, chain_model, random_mn_queries
-from pgmpy.models import DiscreteMarkovNetwork
+from coverage import fitted_mn, random_mn_queries
 
-import pgmpy_dp
-from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
-from pgmpy_dp.tables import release_from_codes
+from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.uncertainty import _answerer, band_limits, bootstrap_log_potentials
 
 RESULTS = Path(__file__).parent / "results"
@@ -40,16 +37,9 @@ def main(argv=None) -> None:
     rows = []
     for spec, n, eps in [("chain-5", 1000, 0.5), ("asia", 10000, 1.0)]:
         rng = np.random.default_rng([14, n])
-        domain, cliques, theta = asia_model() if spec == "asia" else chain_model(5, 3, rng)
-        codes = JunctionTree(domain, cliques).sample(theta, n, random_state=rng)
-        release = release_from_codes(codes, domain, cliques, eps, random_state=rng)
-        model = DiscreteMarkovNetwork()
-        model.add_nodes_from(domain.attrs)
-        model.add_edges_from({(a, b) for c in cliques for i, a in enumerate(c) for b in c[i + 1:]})
-        est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
+        domain, cliques, _, _, _, est = fitted_mn(spec, n, eps, rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            est.fit(model, release, cliques=cliques)
             t0 = time.perf_counter()
             pool = bootstrap_log_potentials(est, args.pool, random_state=0, show_progress=False)
         per_refit = (time.perf_counter() - t0) / args.pool
