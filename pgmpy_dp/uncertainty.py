@@ -357,14 +357,14 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # pgmpy notices and convergence chatter of simulated fits
                 clone.fit(est._model, df)
-            fits.append(clone.parameters_)
+                fits.append(network(clone.parameters_))
         return fits
 
-    # the refitted CPDs do not depend on the query: keep them for the next query of this fit
+    # the refitted networks do not depend on the query: keep them for the next query of this fit
     refitted = _cached(est, "parameters_", (n_samples, sampling), random_state, simulate)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pgmpy notices
-        answers = np.array([answer(network(cpds)) for cpds in refitted])
+        answers = np.array([answer(bn) for bn in refitted])
     return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval)
 
 
