@@ -33,6 +33,7 @@ of QUERIES (the states of one query are not independent, so this is conservative
 Run:  python benchmarks/coverage.py                           # the default grid, 100 repetitions (hours here)
       python benchmarks/coverage.py --models chain-5 --reps 2 --samples 20 --out smoke   # smoke run
       python benchmarks/coverage.py --summarise               # summary + plot from results/coverage.csv
+      python benchmarks/coverage.py --summarise --combine a b # merge results/a.csv, b.csv into coverage.csv
 """
 
 from __future__ import annotations
@@ -379,11 +380,15 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
     ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
+    ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     t0 = time.perf_counter()
     if not args.summarise:
         run(args)
+    if args.combine:  # runs made in parallel (--out a, --out b, ...): one CSV, summary and plot
+        pd.concat([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
+            RESULTS / f"{args.out}.csv", index=False)
     df = pd.read_csv(RESULTS / f"{args.out}.csv")
     plot(df, RESULTS / f"{args.out}.png")
     summary = summarise(df)
