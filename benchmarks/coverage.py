@@ -350,8 +350,9 @@ def plot(df: pd.DataFrame, path: Path) -> None:
         g = g.sort_values("truth")
         xs = np.arange(len(g))
         miss = g.covered.to_numpy() < 0.5
-        ax.errorbar(xs, g.estimate, yerr=[g.estimate - g.lower, g.upper - g.estimate], fmt="o", ms=2.5, lw=0.7,
-                    label="estimate with 95% logit band")
+        # a bias-corrected band need not contain the estimate: draw the band and the estimate separately
+        ax.vlines(xs, g.lower, g.upper, lw=0.8, color="tab:blue", label="95% logit band")
+        ax.plot(xs, g.estimate, "o", ms=2.5, color="tab:blue", label="estimate")
         ax.plot(xs, g.truth, "k_", ms=6, label="true answer")
         ax.plot(xs[miss], g.truth.to_numpy()[miss], "rx", ms=5, label="band misses the truth")
         ax.set_ylabel("probability")

@@ -59,6 +59,7 @@ from ._progress import progress
 from .engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, make_inference
 from .engine.factor import log_marginal
 from .estimators.bayesian import DiscretePrivateMLE
+from .estimators.evidence import pooled_n_records
 from .estimators.markov import PrivateMarkovEstimator, _measurements, _naive_targets
 from .privacy.domain import Domain
 from .privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
@@ -93,7 +94,9 @@ def query_interval(
         cliques and fitted log-potentials, and refits run on the engine's arrays.
         A ``DiscretePrivateMLE`` is re-run as a whole on records forward-sampled
         from its fitted network (same parameters, its own seeded noise, no
-        budget object); it needs ``sampling=True`` and no ``refits``.
+        budget object); if it was fitted from releases (``fit_release``), the same
+        released tables are counted from those records, given fresh noise of their
+        own mechanism and scale and fitted again. It needs ``sampling=True`` and no ``refits``.
     variables : str or list of str
         Query variables. For a Markov network they must lie together in one clique
         of the model's junction tree (with loopy inference: in one model clique);
@@ -344,9 +347,13 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
 
     fitted = network(est.parameters_)
     estimate = answer(fitted)
-    release = est.release_
-    n = max(1, int(round(release.n_records if release.n_records is not None else release.n_records_estimate)))
-    params = {k: getattr(est, k) for k in ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency")}
+    releases = est.release_ if isinstance(est.release_, list) else [est.release_]
+    n = max(1, int(round(pooled_n_records(releases))))  # the declared count, else the pooled noisy totals
+    keys = ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency", "max_iter")
+    params = {k: getattr(est, k) for k in keys if hasattr(est, k)}  # the fit's own settings, max_iter included
+    from_releases = getattr(est, "allocation_", None) is None  # fit_release: no allocation of its own
+    domain = Domain(states)
+    nodes = set(states)
 
     def simulate() -> list:
         rng = check_random_state(random_state) or np.random.default_rng()
@@ -356,7 +363,21 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
             clone = DiscretePrivateMLE(**params, state_names=states, random_state=int(rng.integers(2**31)))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # pgmpy notices and convergence chatter of simulated fits
-                clone.fit(est._model, df)
+                if from_releases:
+                    # a fit from published releases: the same tables, counted from the sampled
+                    # records, with fresh noise of each table's own mechanism and scale
+                    codes = domain.encode(df, list(states))
+                    boot = []
+                    for r in releases:
+                        noisy = [
+                            dataclasses.replace(t, values=contingency_table(codes, domain, t.attrs) + _noise(t, rng))
+                            for t in r if set(t.attrs) <= nodes
+                        ]
+                        if noisy:
+                            boot.append(MarginalRelease(r.domain, noisy, r.mechanism, "seeded", r.n_records))
+                    clone.fit_release(est._model, boot)
+                else:
+                    clone.fit(est._model, df)
                 fits.append(network(clone.parameters_))
         return fits
 
