@@ -1,36 +1,39 @@
 """Empirical coverage of the intervals of issue 14: released cells and model query answers.
 
-For each model, population size N and epsilon, ``--reps`` independent
-repetitions each (1) sample N records exactly from the TRUE model (junction-tree
-forward sampling), (2) release every clique table (discrete Laplace, sensitivity =
-number of cliques), (3) check the exact 95% cell intervals of
-``MarginalRelease.interval`` against the true counts, (4) fit
-``PrivateMarkovEstimator`` (CGM-EM, its defaults) and (5) ask one random marginal
-query ``P(x)`` and one random conditional query ``P(x | y = s)`` (x, y in one
-clique, s drawn from y's states) with ``pgmpy_dp.query_interval`` (``--samples``
-bootstrap refits, percentile and basic bands from the same refits), scored
-against the TRUE model's answer: a state's band covers when lower <= truth <= upper.
+Every repetition of every cell of the grid (1) samples N records from the TRUE
+model, (2) releases its tables, (3) checks the exact 95% cell intervals of
+``MarginalRelease.interval`` against the true counts, (4) fits the private
+estimator and (5) asks random marginal queries ``P(x)`` and conditional queries
+``P(x | y = s)`` with ``pgmpy_dp.query_interval``, scoring each state's band
+against the TRUE model's answer. All four band rules (``logit``, the default;
+``bc``; ``percentile``; ``basic``) are computed from the same refits.
 
-Models: chains ``x0 - x1 - ... - x{n-1}`` with k states and Dirichlet(1) edge
-potentials (a fresh model per repetition), asia as a Markov network of its
-moral graph (true potentials: its CPDs multiplied into the moral cliques), and
-asia as a Bayesian network (``asia-bn``: ``DiscretePrivateMLE`` with its
-data-dependent allocation, queries on any nodes, evidence on any other node).
+Markov networks (``PrivateMarkovEstimator``, CGM-EM, every clique table released
+with discrete Laplace noise): ``chain-5`` (5-node chain, k = 3 states, Dirichlet(1)
+edge potentials, a fresh model per repetition), ``er-8`` (Erdős-Rényi graph on 8
+nodes with edge probability 0.3, k = 3, Dirichlet(1) edge potentials, fresh per
+repetition; isolated nodes released as one-way tables) and ``asia`` (asia's moral
+graph, its CPDs multiplied into the moral cliques). Queries: x, y in one clique.
 
-Writes ``results/coverage.csv`` (one row per query state and per released-cell
-check), ``results/coverage_summary.csv`` (coverage, mean width, seconds per
-interval query, per cell and kind) and ``results/coverage.png`` (answers with
-their bands against the truth).
+Bayesian networks (``DiscretePrivateMLE``, its data-dependent allocation and
+likelihood consistency): ``asia-bn``, ``child-bn``, ``alarm-bn`` (bnlearn, shipped
+with pgmpy). Queries on any node, evidence on any other node.
 
-Defaults (sized to finish in about 15 minutes on this shared 2-core machine, 881 s measured, so FEWER
-repetitions and refits than the issue's 100 repetitions): 5-node chains, k = 3, N in
-{1000, 10000}, eps in {0.5, 2}; asia (MN and BN) at N = 10000, eps = 1; 10 repetitions
-per cell (30 for asia-bn), 50 bootstrap refits, 2 marginal + 2 conditional queries per repetition (Markov
-networks share one set of refits per repetition via ``bootstrap_log_potentials``).
+Timing, measured side by side in the same repetition: ``point_s`` (the point
+answer alone: one inference on the fitted model), ``cold_s`` (the first
+``query_interval`` of a fit: it makes the refits) and ``warm_s`` (a later query of
+the same fit, which reuses the refits kept on the estimator).
 
-Run:  python benchmarks/coverage.py                           # the default grid (~15 min here)
-      python benchmarks/coverage.py --reps 100 --samples 100  # the issue's size (hours here)
-      python benchmarks/coverage.py --reps 2 --samples 20     # smoke run
+Repetitions are the OUTER loop and rows are appended to ``results/<out>.csv``
+after every repetition, so a run stopped early leaves every cell with about the
+same number of repetitions; ``--summarise`` rebuilds the summary and plot from the
+CSV. Coverage is reported with a 95% Clopper-Pearson band computed on the number
+of QUERIES (the states of one query are not independent, so this is conservative).
+
+Run:  python benchmarks/coverage.py                           # the default grid, 100 repetitions (hours here)
+      python benchmarks/coverage.py --models chain-5 --reps 2 --samples 20 --out smoke   # smoke run
+      python benchmarks/coverage.py --summarise               # summary + plot from results/coverage.csv
+      python benchmarks/coverage.py --summarise --combine a b # merge results/a.csv, b.csv into coverage.csv
 """
 
 from __future__ import annotations
@@ -43,15 +46,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from pgmpy.models import DiscreteMarkovNetwork
+from scipy import stats
 
 import pgmpy_dp
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
-from pgmpy_dp.uncertainty import _answerer, bootstrap_log_potentials
-from pgmpy_dp.uncertainty import _bands as bands
+from pgmpy_dp.uncertainty import _answerer, band_limits
 
 RESULTS = Path(__file__).parent / "results"
+RULES = ("logit", "bc", "percentile", "basic")
+BN_MODELS = {"asia-bn": "asia", "child-bn": "child", "alarm-bn": "alarm"}
 
 
 def chain_model(n_nodes: int, k: int, rng: np.random.Generator):
@@ -61,13 +66,24 @@ def chain_model(n_nodes: int, k: int, rng: np.random.Generator):
     return domain, edges, theta
 
 
+def er_model(n_nodes: int, k: int, p: float, rng: np.random.Generator):
+    """An Erdős-Rényi graph: each pair an edge with probability ``p``; isolated nodes get a unary clique."""
+    domain = Domain({f"x{i}": list(range(k)) for i in range(n_nodes)})
+    names = list(domain.attrs)
+    iu, ju = np.triu_indices(n_nodes, 1)
+    keep = rng.random(iu.size) < p
+    cliques = [(names[i], names[j]) for i, j in zip(iu[keep], ju[keep])]
+    touched = {a for c in cliques for a in c}
+    cliques += [(a,) for a in names if a not in touched]
+    theta = [np.log(rng.dirichlet(np.ones(k ** len(c))).reshape([k] * len(c))) for c in cliques]
+    return domain, cliques, theta
+
+
 def asia_model():
     """asia's moral graph as a Markov network: each CPD multiplied into the moral clique of its family."""
-    from pgmpy.utils import get_example_model
+    from pgmpy_dp.datasets import load_network
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        bn = get_example_model("asia")
+    bn = load_network("asia")
     domain = Domain({v: list(bn.get_cpds(v).state_names[v]) for v in bn.nodes()})
     cliques, theta = [], []
     for v in bn.nodes():
@@ -79,151 +95,239 @@ def asia_model():
     return domain, cliques, theta
 
 
-def random_queries(domain, cliques, rng):
-    c = cliques[rng.integers(len(cliques))]
-    x = c[rng.integers(len(c))]
-    marginal = (x, {})
-    if len(c) >= 2:
-        y = [a for a in c if a != x][rng.integers(len(c) - 1)]
-    else:
-        y = [a for a in domain.attrs if a != x][0]
-    conditional = (x, {y: domain[y][rng.integers(domain.size(y))]})
-    return [("marginal", *marginal), ("conditional", *conditional)]
+def random_mn_queries(domain, cliques, rng, pairs: int):
+    out = []
+    for _ in range(pairs):
+        c = cliques[rng.integers(len(cliques))]
+        x = c[rng.integers(len(c))]
+        if len(c) >= 2:
+            y = [a for a in c if a != x][rng.integers(len(c) - 1)]
+        else:  # a unary clique: condition on any other variable (independent, or far away)
+            y = [a for a in domain.attrs if a != x][rng.integers(len(domain.attrs) - 1)]
+        out += [("marginal", x, {}), ("conditional", x, {y: domain[y][rng.integers(domain.size(y))]})]
+    return out
 
 
-def run(args) -> pd.DataFrame:
+def score(base, kind, query, iv, truth, point_s, cold_s, warm_s, level) -> list[dict]:
+    """One row per rule and state: the band, the truth and whether it covers."""
     rows = []
-    models = list(args.models)
-    for spec in models:
-        grid_n, grid_eps = (args.asia_n, args.asia_eps) if spec.startswith("asia") else (args.n, args.eps)
-        for n in grid_n:
-            for eps in grid_eps:
-                for rep in range(args.bn_reps if spec == "asia-bn" else args.reps):
-                    rng = np.random.default_rng([args.seed, models.index(spec), n, int(eps * 1000), rep])
-                    if spec == "asia-bn":
-                        rows += bayesian_rep(args, n, eps, rep, rng)
-                        continue
-                    if spec == "asia":
-                        domain, cliques, theta = asia_model()
-                    else:
-                        nodes = int(spec.split("-")[1])
-                        domain, cliques, theta = chain_model(nodes, args.k, rng)
-                    jt = JunctionTree(domain, cliques)
-                    codes = jt.sample(theta, n, random_state=rng)
-                    release = release_from_codes(codes, domain, cliques, eps, random_state=rng)
-                    base = dict(model=spec, N=n, epsilon=eps, rep=rep)
-                    # released cells: exact intervals against the exact counts
-                    for c in cliques:
-                        truth = contingency_table(codes, domain, c).ravel()
-                        iv = release.interval(c, level=args.level)
-                        hit = (iv.lower.to_numpy() <= truth) & (truth <= iv.upper.to_numpy())
-                        rows.append({**base, "kind": "cell", "method": "exact", "covered": hit.mean(),
-                                     "n_checks": hit.size, "width": float((iv.upper - iv.lower).mean()),
-                                     "seconds": np.nan, "nominal": iv.attrs["coverage"]})
-                    model = DiscreteMarkovNetwork()
-                    model.add_nodes_from(domain.attrs)
-                    model.add_edges_from({(a, b) for c in cliques for i, a in enumerate(c) for b in c[i + 1:]})
-                    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", ConvergenceWarning)
-                        est.fit(model, release, cliques=cliques)
-                    t0 = time.perf_counter()
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", ConvergenceWarning)
-                        refits = bootstrap_log_potentials(est, args.samples, random_state=rng, show_progress=False)
-                    secs = time.perf_counter() - t0  # what one stand-alone interval query costs
-                    queries = [q for _ in range(args.queries) for q in random_queries(domain, cliques, rng)]
-                    for kind, x, evidence in queries:
-                        truth = _answerer(domain, cliques, "junction-tree", [x], evidence)(theta).ravel()
-                        try:
-                            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, refits=refits)
-                        except ValueError:  # evidence the fit gives probability zero: no answer to bound
-                            continue
-                        for method, (lo, hi) in _bands(iv, args.level).items():
-                            hit = (lo <= truth + 1e-12) & (truth - 1e-12 <= hi)
-                            rows.append({**base, "kind": kind, "method": method, "covered": hit.mean(),
-                                         "n_checks": hit.size, "width": float(np.mean(hi - lo)), "seconds": secs,
-                                         "nominal": args.level, "abs_error": float(np.abs(iv.estimate - truth).mean()),
-                                         "query": f"P({x}|{evidence})" if evidence else f"P({x})"})
-                        rows[-1]["_plot"] = (iv.estimate.to_numpy(), iv.lower.to_numpy(), iv.upper.to_numpy(), truth)
-                    done = [r for r in rows[-4 * args.queries:] if r["kind"] != "cell" and r["rep"] == rep]
-                    print(f"{spec} N={n} eps={eps} rep={rep} ({secs:.1f}s): " + "  ".join(
-                        f"{r['kind'][0]}/{r['method'][0]}={r['covered']:.2f}" for r in done), flush=True)
-    return pd.DataFrame(rows)
+    est = iv.estimate.to_numpy()
+    for rule in RULES:
+        lo, hi = band_limits(est, iv.attrs["bootstrap"], level, rule)
+        for j, state in enumerate(iv.index):
+            rows.append({**base, "kind": kind, "rule": rule, "query": query, "state": str(state),
+                         "truth": truth[j], "estimate": est[j], "lower": lo[j], "upper": hi[j],
+                         "covered": float(lo[j] - 1e-12 <= truth[j] <= hi[j] + 1e-12),
+                         "point_s": point_s, "cold_s": cold_s, "warm_s": warm_s, "nominal": level})
+    return rows
 
 
-def bayesian_rep(args, n, eps, rep, rng) -> list[dict]:
-    """One repetition for asia as a Bayesian network: DiscretePrivateMLE and its own bootstrap."""
+def fitted_mn(spec, n, eps, rng, k=3, er_p=0.3):
+    """A TRUE Markov network, N records drawn from it, their release and the fitted PrivateMarkovEstimator."""
+    if spec == "asia":
+        domain, cliques, theta = asia_model()
+    elif spec.startswith("er-"):
+        domain, cliques, theta = er_model(int(spec.split("-")[1]), k, er_p, rng)
+    else:
+        domain, cliques, theta = chain_model(int(spec.split("-")[1]), k, rng)
+    codes = JunctionTree(domain, cliques).sample(theta, n, random_state=rng)
+    release = release_from_codes(codes, domain, cliques, eps, random_state=rng)
+    model = DiscreteMarkovNetwork()
+    model.add_nodes_from(domain.attrs)
+    model.add_edges_from({(a, b) for c in cliques for i, a in enumerate(c) for b in c[i + 1:]})
+    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(model, release, cliques=cliques)
+    return domain, cliques, theta, codes, release, est
+
+
+def timed_interval(est, x, evidence, args, n_samples, seed, first):
+    """query_interval and its wall time, as (frame, cold_s, warm_s); None if the fit gives the evidence no mass."""
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence chatter of the refits, pgmpy notices
+            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=n_samples,
+                                         random_state=seed, show_progress=False)
+    except ValueError:  # evidence the fit gives probability zero: no answer to bound
+        return None
+    secs = time.perf_counter() - t0
+    return (iv, secs, np.nan) if first else (iv, np.nan, secs)
+
+
+def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
+    domain, cliques, theta, codes, release, est = fitted_mn(spec, n, eps, rng, args.k, args.er_p)
+    base = dict(model=spec, N=n, epsilon=eps, rep=rep)
+    rows = cell_rows(base, release, codes, domain, list(cliques), args.level)
+    seed = int(rng.integers(2**31))
+    first = True
+    for kind, x, evidence in random_mn_queries(domain, cliques, rng, args.queries):
+        truth = _answerer(domain, cliques, "junction-tree", [x], evidence)(theta).ravel()
+        answer = _answerer(domain, est.cliques_, est.inference_, [x], evidence)
+        got = scored_query(base, kind, x, evidence, truth, lambda: answer(est.log_potentials_), est, args,
+                           args.samples, seed, first)
+        first = first and not got
+        rows += got
+    return rows
+
+
+def scored_query(base, kind, x, evidence, truth, point_answer, est, args, n_samples, seed, first) -> list[dict]:
+    """Time the point answer and the interval query side by side; score the bands (no rows if no answer)."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pgmpy notices
+        point = np.asarray(point_answer())
+    point_s = time.perf_counter() - t0
+    if not np.all(np.isfinite(point)):
+        return []  # evidence the fit gives probability zero: no answer to bound
+    got = timed_interval(est, x, evidence, args, n_samples, seed, first)
+    if got is None:
+        return []
+    q = f"P({x}|{evidence})" if evidence else f"P({x})"
+    return score(base, kind, q, got[0], truth, point_s, got[1], got[2], args.level)
+
+
+def cell_rows(base, release, codes, domain, attrs_list, level) -> list[dict]:
+    """Released cells: exact intervals against the exact counts (one row per table)."""
+    rows = []
+    for c in attrs_list:
+        truth = contingency_table(codes, domain, c).ravel()
+        iv = release.interval(c, level=level)
+        hit = (iv.lower.to_numpy() <= truth) & (truth <= iv.upper.to_numpy())
+        rows.append({**base, "kind": "cell", "rule": "exact", "query": str(tuple(c)), "state": f"{hit.size} cells",
+                     "covered": hit.mean(), "n_cells": hit.size, "width": float((iv.upper - iv.lower).mean()),
+                     "nominal": iv.attrs["coverage"]})
+    return rows
+
+
+def bn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
+    """One repetition for a Bayesian network: DiscretePrivateMLE and its own bootstrap."""
     from pgmpy.models import DiscreteBayesianNetwork
 
     from pgmpy_dp.datasets import load_network, sample_network
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        truth = load_network("asia")
-    df = sample_network(truth, n, seed=int(rng.integers(2**31)))
+    truth_bn = load_network(BN_MODELS[spec])
+    df = sample_network(truth_bn, n, seed=int(rng.integers(2**31)))
     est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=int(rng.integers(2**31)))
-    DiscreteBayesianNetwork(truth.edges()).fit(df, estimator=est)
-    base = dict(model="asia-bn", N=n, epsilon=eps, rep=rep)
-    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        DiscreteBayesianNetwork(truth_bn.edges()).fit(df, estimator=est)
+    base = dict(model=spec, N=n, epsilon=eps, rep=rep)
     domain = Domain({v: est.state_names_[v] for v in est.state_names_})
     codes = domain.encode(df, list(domain.attrs))
-    for t in est.release_:
-        exact = contingency_table(codes, domain, t.attrs).ravel()
-        iv = est.release_.interval(t.attrs, level=args.level)
-        hit = (iv.lower.to_numpy() <= exact) & (exact <= iv.upper.to_numpy())
-        rows.append({**base, "kind": "cell", "method": "exact", "covered": hit.mean(), "n_checks": hit.size,
-                     "width": float((iv.upper - iv.lower).mean()), "seconds": np.nan, "nominal": iv.attrs["coverage"]})
+    rows = cell_rows(base, est.release_, codes, domain, [t.attrs for t in est.release_], args.level)
+    fitted = DiscreteBayesianNetwork(est._model.edges())
+    fitted.add_nodes_from(est._model.nodes())
+    fitted.add_cpds(*est.parameters_)
     nodes = list(domain.attrs)
+    seed = int(rng.integers(2**31))
+    first = True
     for _ in range(args.queries):
         x = nodes[rng.integers(len(nodes))]
         y = [v for v in nodes if v != x][rng.integers(len(nodes) - 1)]
         ev = {y: domain[y][rng.integers(domain.size(y))]}
         for kind, evidence in (("marginal", {}), ("conditional", ev)):
-            truth_p = pgmpy_dp.query(truth, [x], evidence=evidence or None).values.ravel()
-            if not np.all(np.isfinite(truth_p)):
+            truth = pgmpy_dp.query(truth_bn, [x], evidence=evidence or None).values.ravel()
+            if not np.all(np.isfinite(truth)):
                 continue
-            t0 = time.perf_counter()
-            try:
-                iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=args.samples,
-                                             random_state=rng, show_progress=False)
-            except ValueError:  # evidence the fit gives probability zero
-                continue
-            secs = time.perf_counter() - t0
-            for method, (lo, hi) in _bands(iv, args.level).items():
-                hit = (lo <= truth_p + 1e-12) & (truth_p - 1e-12 <= hi)
-                rows.append({**base, "kind": kind, "method": method, "covered": hit.mean(), "n_checks": hit.size,
-                             "width": float(np.mean(hi - lo)), "seconds": secs, "nominal": args.level,
-                             "abs_error": float(np.abs(iv.estimate - truth_p).mean()),
-                             "query": f"P({x}|{evidence})" if evidence else f"P({x})"})
-    print(f"asia-bn N={n} eps={eps} rep={rep}: " + "  ".join(
-        f"{r['kind'][0]}/{r['method'][0]}={r['covered']:.2f}" for r in rows if r["kind"] != "cell"), flush=True)
+            got = scored_query(base, kind, x, evidence, truth,
+                               lambda: pgmpy_dp.query(fitted, [x], evidence=evidence or None).values,  # noqa: B023
+                               est, args, args.bn_samples, seed, first)
+            first = first and not got
+            rows += got
     return rows
 
 
-def _bands(iv: pd.DataFrame, level: float) -> dict:
-    """Percentile and basic bands from the same bootstrap answers (query_interval's own rule)."""
-    out = {}
-    for method in ("percentile", "basic"):
-        b = bands(iv.estimate.to_numpy(), iv.attrs["bootstrap"], {"s": list(iv.index)}, level, method)
-        out[method] = (b.lower.to_numpy(), b.upper.to_numpy())
-    return out
+def grid(args):
+    for spec in args.models:
+        if spec == "asia":
+            ns, epss = args.asia_n, args.asia_eps
+        elif spec in BN_MODELS:
+            ns, epss = (args.asia_n, args.asia_eps) if spec == "asia-bn" else (args.bn_n, args.bn_eps)
+        else:
+            ns, epss = args.n, args.eps
+        for n in ns:
+            for eps in epss:
+                yield spec, n, eps
+
+
+def run(args) -> None:
+    path = RESULTS / f"{args.out}.csv"
+    if path.exists() and not args.append:
+        path.unlink()
+    models = list(args.models)
+    for rep in range(args.start, args.reps):
+        for spec, n, eps in grid(args):
+            if spec in BN_MODELS and rep >= args.bn_reps:
+                continue
+            rng = np.random.default_rng([args.seed, models.index(spec), n, int(eps * 1000), rep])
+            t0 = time.perf_counter()
+            rows = (bn_rep if spec in BN_MODELS else mn_rep)(args, spec, n, eps, rep, rng)
+            frame = pd.DataFrame(rows)
+            frame.to_csv(path, mode="a", header=not path.exists(), index=False)
+            q = frame[(frame.kind != "cell") & (frame.rule == "logit")]
+            print(f"rep={rep} {spec} N={n} eps={eps}: {time.perf_counter() - t0:.0f}s, logit covered "
+                  f"{q.covered.mean():.2f} of {len(q)} states", flush=True)
+
+
+def clopper_pearson(k: float, n: int, conf: float = 0.95) -> tuple[float, float]:
+    a = (1 - conf) / 2
+    lo = stats.beta.ppf(a, k, n - k + 1) if k > 0 else 0.0
+    hi = stats.beta.ppf(1 - a, k + 1, n - k) if k < n else 1.0
+    return float(lo), float(hi)
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
-    keys = ["model", "N", "epsilon", "kind", "method"]
-    out = df.groupby(keys).apply(
-        lambda g: pd.Series({
-            "coverage": np.average(g.covered, weights=g.n_checks),
-            "checks": int(g.n_checks.sum()),
-            "mean_width": g.width.mean(),
-            "mean_abs_error": g.abs_error.mean() if "abs_error" in g else np.nan,
-            "seconds_per_query": g.seconds.mean(),
-            "nominal": g.nominal.mean(),
-        }),
-        include_groups=False,
-    )
-    return out.reset_index()
+    out = []
+    for (model, n, eps, kind, rule), g in df.groupby(["model", "N", "epsilon", "kind", "rule"], sort=True):
+        if kind == "cell":
+            checks = int(g.n_cells.sum())
+            cov = float(np.average(g.covered, weights=g.n_cells))
+            lo, hi = clopper_pearson(round(cov * checks), checks)
+            out.append(dict(model=model, N=n, epsilon=eps, kind=kind, rule=rule, reps=g.rep.nunique(),
+                            queries=len(g), checks=checks, coverage=cov, band_lo=lo, band_hi=hi,
+                            mean_width=g.width.mean(), nominal=g.nominal.mean()))
+            continue
+        per_query = g.groupby(["rep", "query"]).covered.mean()
+        nq = len(per_query)
+        cov = float(g.covered.mean())
+        lo, hi = clopper_pearson(round(cov * nq), nq)
+        # a deterministic answer (asia's "either" given tub=yes is exactly 1) lies on the boundary, where no
+        # band strictly inside (0, 1) can reach it; coverage_interior leaves those states out
+        interior = (g.truth > 1e-9) & (g.truth < 1 - 1e-9)
+        out.append(dict(model=model, N=n, epsilon=eps, kind=kind, rule=rule, reps=g.rep.nunique(), queries=nq,
+                        checks=len(g), coverage=cov, band_lo=lo, band_hi=hi,
+                        boundary_checks=int((~interior).sum()), coverage_interior=g.covered[interior].mean(),
+                        mean_width=(g.upper - g.lower).mean(),
+                        mean_abs_error=(g.estimate - g.truth).abs().mean(), nominal=g.nominal.mean(),
+                        point_s=g.point_s.mean(), cold_s=g.cold_s.mean(), warm_s=g.warm_s.mean()))
+    return pd.DataFrame(out)
+
+
+def markdown(summary: pd.DataFrame) -> str:
+    """The docs table: per cell, released cells, then the default (logit) bands and the other rules."""
+    head = ("| model | N | eps | reps | released cells: coverage (exact level) | kind | queries | logit: coverage "
+            "[95% band] | width | bc / percentile / basic | point query (ms) | first interval query (s) | "
+            "later query (ms) | first / point |\n|" + "---|" * 14)
+    lines = [head]
+    for (model, n, eps), g in summary.groupby(["model", "N", "epsilon"], sort=False):
+        cell = g[g.kind == "cell"]
+        cells = f"{cell.coverage.iloc[0]:.3f} ({cell.nominal.iloc[0]:.3f})" if len(cell) else ""
+        cold = float(np.nanmean(g.cold_s)) if g.cold_s.notna().any() else np.nan  # the first query of a fit
+        for kind in ("marginal", "conditional"):
+            k = g[g.kind == kind].set_index("rule")
+            if "logit" not in k.index:
+                continue
+            lg = k.loc["logit"]
+            others = " / ".join(f"{k.loc[r, 'coverage']:.2f}" for r in ("bc", "percentile", "basic"))
+            lines.append(
+                f"| {model} | {n:,} | {eps:g} | {lg.reps} | {cells} | {kind} | {lg.queries} | {lg.coverage:.3f} "
+                f"[{lg.band_lo:.2f}, {lg.band_hi:.2f}] | {lg.mean_width:.3f} | {others} | {1e3 * lg.point_s:.1f} | "
+                f"{cold:.1f} | {1e3 * lg.warm_s:.0f} | {cold / lg.point_s:,.0f}x |"
+            )
+            cells = ""
+    return "\n".join(lines)
 
 
 def plot(df: pd.DataFrame, path: Path) -> None:
@@ -235,53 +339,69 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     except ImportError:  # optional extra
         print("matplotlib not installed: no plot")
         return
-    pts = [p for p in df.get("_plot", pd.Series(dtype=object)).dropna()][:40]
-    if not pts:
+    q = df[(df.kind != "cell") & (df.rule == "logit")]
+    if q.empty:
         return
-    est = np.concatenate([p[0] for p in pts])
-    lo = np.concatenate([p[1] for p in pts])
-    hi = np.concatenate([p[2] for p in pts])
-    truth = np.concatenate([p[3] for p in pts])
-    order = np.argsort(truth)
-    fig, ax = plt.subplots(figsize=(9, 4))
-    xs = np.arange(order.size)
-    ax.errorbar(xs, est[order], yerr=[est[order] - lo[order], hi[order] - est[order]], fmt="o", ms=3,
-                lw=0.8, label="estimate with 95% percentile band")
-    ax.plot(xs, truth[order], "k_", ms=8, label="true answer")
-    ax.set_xlabel("query state (sorted by true probability)")
-    ax.set_ylabel("probability")
-    ax.set_title("query_interval: bootstrap bands against the true model (conditional queries)")
-    ax.legend(loc="upper left")
+    models = list(dict.fromkeys(q.model))
+    fig, axes = plt.subplots(len(models), 1, figsize=(10, 2.6 * len(models)), squeeze=False)
+    for ax, model in zip(axes[:, 0], models):
+        g = q[(q.model == model) & (q.kind == "conditional")]
+        g = g.iloc[:: max(1, len(g) // 120)]  # at most ~120 states per panel, spread over the run
+        g = g.sort_values("truth")
+        xs = np.arange(len(g))
+        miss = g.covered.to_numpy() < 0.5
+        # a bias-corrected band need not contain the estimate: draw the band and the estimate separately
+        ax.vlines(xs, g.lower, g.upper, lw=0.8, color="tab:blue", label="95% logit band")
+        ax.plot(xs, g.estimate, "o", ms=2.5, color="tab:blue", label="estimate")
+        ax.plot(xs, g.truth, "k_", ms=6, label="true answer")
+        ax.plot(xs[miss], g.truth.to_numpy()[miss], "rx", ms=5, label="band misses the truth")
+        ax.set_ylabel("probability")
+        ax.set_title(f"{model}: conditional queries ({miss.mean():.0%} of shown bands miss)", fontsize=9)
+    axes[0, 0].legend(loc="upper left", fontsize=8)
+    axes[-1, 0].set_xlabel("query state (sorted by true probability)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
     print(f"wrote {path}")
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", nargs="+", default=["chain-5", "asia", "asia-bn"])
+    ap.add_argument("--models", nargs="+", default=["chain-5", "er-8", "asia", "asia-bn", "child-bn", "alarm-bn"])
     ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--er-p", type=float, default=0.3)
     ap.add_argument("--n", nargs="+", type=int, default=[1000, 10000])
     ap.add_argument("--eps", nargs="+", type=float, default=[0.5, 2.0])
-    ap.add_argument("--asia-n", nargs="+", type=int, default=[10000], help="N grid for asia (slower refits)")
-    ap.add_argument("--asia-eps", nargs="+", type=float, default=[1.0], help="eps grid for asia")
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--bn-reps", type=int, default=30, help="repetitions for asia-bn (its refits are cheap)")
-    ap.add_argument("--samples", type=int, default=50)
-    ap.add_argument("--queries", type=int, default=2, help="marginal + conditional query pairs per repetition")
+    ap.add_argument("--asia-n", nargs="+", type=int, default=[10000], help="N grid for asia and asia-bn")
+    ap.add_argument("--asia-eps", nargs="+", type=float, default=[1.0], help="eps grid for asia and asia-bn")
+    ap.add_argument("--bn-n", nargs="+", type=int, default=[10000], help="N grid for child-bn and alarm-bn")
+    ap.add_argument("--bn-eps", nargs="+", type=float, default=[1.0], help="eps grid for child-bn and alarm-bn")
+    ap.add_argument("--reps", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0, help="first repetition (to extend a stopped run with --append)")
+    ap.add_argument("--bn-reps", type=int, default=100, help="repetitions for the Bayesian networks")
+    ap.add_argument("--samples", type=int, default=30, help="bootstrap refits per Markov-network fit")
+    ap.add_argument("--bn-samples", type=int, default=20, help="bootstrap refits per Bayesian-network fit (2-4 s each for child, alarm)")
+    ap.add_argument("--queries", type=int, default=4, help="marginal + conditional query pairs per repetition")
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--out", default="coverage")
+    ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
+    ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
+    ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     t0 = time.perf_counter()
-    df = run(args)
+    if not args.summarise:
+        run(args)
+    if args.combine:  # runs made in parallel (--out a, --out b, ...): one CSV, summary and plot
+        pd.concat([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
+            RESULTS / f"{args.out}.csv", index=False)
+    df = pd.read_csv(RESULTS / f"{args.out}.csv")
     plot(df, RESULTS / f"{args.out}.png")
-    df.drop(columns=["_plot"], errors="ignore").to_csv(RESULTS / f"{args.out}.csv", index=False)
-    summary = summarise(df.drop(columns=["_plot"], errors="ignore"))
+    summary = summarise(df)
     summary.to_csv(RESULTS / f"{args.out}_summary.csv", index=False)
-    with pd.option_context("display.width", 200, "display.max_rows", 200):
+    with pd.option_context("display.width", 250, "display.max_rows", 400, "display.max_columns", 30):
         print(summary.round(4).to_string(index=False))
+    print(markdown(summary))
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 

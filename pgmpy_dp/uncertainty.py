@@ -25,11 +25,23 @@ the potentials and the noisy-count likelihood is not smooth at the mode
 Everything here is post-processing of the releases: no budget is spent, and
 the seeded random numbers are public simulation, not privacy noise.
 
-Known bias: the fit is regularised (shrunk towards the uniform model) and,
-with little data, the bootstrap's "truth" is that shrunk fit, so a percentile
-interval is centred on a twice-shrunk answer. ``interval="basic"`` reflects
-the bootstrap distribution about the estimate, which removes a constant bias to
-first order; benchmarks/coverage.py measures both (docs/intervals.md).
+Calibration: the fits are regularised (shrunk towards the uniform model), so
+the fitted answer is biased, and the estimator repeats that bias on its own
+simulated data: the refits are centred on a twice-shrunk answer. A plain
+percentile band therefore sits on the wrong side of the estimate and
+under-covers exactly where regularisation matters (small N, small epsilon,
+rare evidence). The default band (``interval="logit"``) is derived from the
+pivot ``(g(p_hat) - b - g(p)) / s ~ N(0, 1)`` on the log-odds scale
+``g = logit``, where ``b`` and ``s`` are the estimator's bias and spread at the
+truth ``p``; the bootstrap estimates them at the fit (``b_hat`` = mean shift of
+the refits, ``s_hat`` their standard deviation), giving
+``g(p_hat) - b_hat ± t s_hat`` with Student's ``t`` for ``n_samples - 1``
+degrees of freedom (``s_hat`` is estimated). The log-odds scale keeps the band
+inside ``(0, 1)`` and makes the law of a count ratio close to normal; a normal
+band needs only a mean and a spread, which settle with a few dozen refits where
+2.5% quantiles need hundreds. ``"bc"`` (Efron's bias-corrected percentile),
+``"percentile"`` and ``"basic"`` remain available; benchmarks/coverage.py
+measures all four from the same refits (docs/intervals.md).
 """
 
 from __future__ import annotations
@@ -41,11 +53,13 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from ._progress import progress
 from .engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, make_inference
 from .engine.factor import log_marginal
 from .estimators.bayesian import DiscretePrivateMLE
+from .estimators.evidence import pooled_n_records
 from .estimators.markov import PrivateMarkovEstimator, _measurements, _naive_targets
 from .privacy.domain import Domain
 from .privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
@@ -54,9 +68,9 @@ from .tables.counting import contingency_table
 from .tables.intervals import check_level
 from .tables.release import MarginalRelease
 
-__all__ = ["bootstrap_log_potentials", "query_interval"]
+__all__ = ["band_limits", "bootstrap_log_potentials", "query_interval"]
 
-_INTERVALS = ("percentile", "basic")
+_INTERVALS = ("logit", "bc", "percentile", "basic")
 
 
 def query_interval(
@@ -64,9 +78,9 @@ def query_interval(
     variables,
     evidence: Mapping[str, object] | None = None,
     level: float = 0.95,
-    n_samples: int = 100,
+    n_samples: int = 30,
     random_state=None,
-    interval: str = "percentile",
+    interval: str = "logit",
     sampling: bool = True,
     refits: list | None = None,
     show_progress: bool = True,
@@ -80,7 +94,9 @@ def query_interval(
         cliques and fitted log-potentials, and refits run on the engine's arrays.
         A ``DiscretePrivateMLE`` is re-run as a whole on records forward-sampled
         from its fitted network (same parameters, its own seeded noise, no
-        budget object); it needs ``sampling=True`` and no ``refits``.
+        budget object); if it was fitted from releases (``fit_release``), the same
+        released tables are counted from those records, given fresh noise of their
+        own mechanism and scale and fitted again. It needs ``sampling=True`` and no ``refits``.
     variables : str or list of str
         Query variables. For a Markov network they must lie together in one clique
         of the model's junction tree (with loopy inference: in one model clique);
@@ -91,14 +107,21 @@ def query_interval(
     level : float
         Wanted coverage of each per-state interval, strictly between 0 and 1.
     n_samples : int
-        Bootstrap refits (at least 2; 100 or more for 95% bands).
+        Bootstrap refits (at least 2). The default ``"logit"`` band needs only the
+        refits' mean and spread (its quantile is Student's t with ``n_samples - 1``
+        degrees of freedom, which accounts for the spread being estimated), so a few
+        dozen suffice; quantile bands (``"percentile"``, ``"basic"``, ``"bc"``) want 100
+        or more for 95%.
     random_state : int or numpy.random.Generator, optional
         Seed of the simulation (public post-processing: seeding it is harmless).
-    interval : {"percentile", "basic"}
+    interval : {"logit", "bc", "percentile", "basic"}
+        How the refits' answers become a band (see [`band_limits`][pgmpy_dp.uncertainty.band_limits]).
+        ``"logit"`` (default): bias-corrected normal band on the log-odds scale; it
+        removes the shrinkage bias the regularised estimator repeats on its own
+        simulated data, which the plain ``"percentile"`` band doubles (centred on a
+        twice-shrunk answer). ``"bc"``: Efron's bias-corrected percentile band.
         ``"percentile"``: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
-        refits' answers. ``"basic"``: those quantiles reflected about the estimate,
-        ``2 * estimate - q``, which corrects a bias the estimator repeats on its own
-        simulated data (clipped to ``[0, 1]``).
+        refits' answers. ``"basic"``: those quantiles reflected about the estimate.
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
@@ -109,7 +132,11 @@ def query_interval(
     refits : list, optional
         Bootstrap fits from [`bootstrap_log_potentials`][pgmpy_dp.uncertainty.bootstrap_log_potentials] to reuse: several
         queries of one model can share one set of refits (then ``n_samples``,
-        ``random_state`` and ``sampling`` are those of that call).
+        ``random_state`` and ``sampling`` are those of that call). Without it, the
+        refits are kept on the fitted estimator and reused by later calls with the
+        same ``n_samples``, ``sampling`` and an integer (or ``None``) ``random_state``,
+        so only the first query of a fitted model pays for them (a ``Generator``
+        seed always draws fresh refits; refitting the estimator drops them).
     show_progress : bool
         A progress bar over the refits, drawn once they take more than 2 seconds.
 
@@ -156,8 +183,11 @@ def query_interval(
     if not np.all(np.isfinite(estimate)):
         raise ValueError(f"the fitted model gives the evidence {evidence} probability zero; no answer to bound")
     if refits is None:
-        refits = bootstrap_log_potentials(
-            estimator, n_samples, random_state=random_state, sampling=sampling, show_progress=show_progress
+        refits = _cached(
+            estimator, "log_potentials_", (n_samples, sampling), random_state,
+            lambda: bootstrap_log_potentials(
+                estimator, n_samples, random_state=random_state, sampling=sampling, show_progress=show_progress
+            ),
         )
     answers = np.array([answer(theta).ravel() for theta in refits])
     n_samples = len(refits)
@@ -166,14 +196,9 @@ def query_interval(
 
 
 def _bands(estimate, answers, states: dict, level: float, interval: str) -> pd.DataFrame:
-    """The interval frame from the point answer and the refits' answers (rows)."""
+    """The interval frame from the point answer and the refits' answers (rows), by the rule ``interval``."""
     variables = list(states)
-    # "weibull" puts the p-quantile at order statistic p (n + 1): the band between two order
-    # statistics then holds `level` of the bootstrap law on average even for a few dozen refits,
-    # where numpy's default (linear) rule covers about level * (n - 1) / (n + 1)
-    lo, hi = np.nanquantile(answers, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0, method="weibull")
-    if interval == "basic":
-        lo, hi = np.clip(2.0 * estimate.ravel() - hi, 0.0, 1.0), np.clip(2.0 * estimate.ravel() - lo, 0.0, 1.0)
+    lo, hi = band_limits(estimate.ravel(), answers, level, interval)
     if len(variables) == 1:
         index = pd.Index(states[variables[0]], name=variables[0])
     else:
@@ -183,6 +208,102 @@ def _bands(estimate, answers, states: dict, level: float, interval: str) -> pd.D
         level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap", bootstrap=answers
     )
     return frame
+
+
+def band_limits(estimate, answers, level: float, interval: str = "logit") -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of four rules.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The fitted answer per state (probabilities), shape ``(k,)``.
+    answers : numpy.ndarray
+        The refits' answers, shape ``(n_refits, k)``.
+    level : float
+        Wanted coverage per state.
+    interval : {"logit", "bc", "percentile", "basic"}
+        ``"logit"``: bias-corrected normal band on the log-odds scale,
+        ``g(estimate) - bias ± z sd`` with ``g = logit``, ``bias`` and ``sd`` the
+        mean shift and spread of ``g`` over the refits, mapped back by the inverse
+        logit. ``"bc"``: Efron's bias-corrected percentile band, the
+        ``Φ(2 z0 ± z)`` quantiles of the refits with ``z0 = Φ⁻¹(share of refits
+        below the estimate)``. ``"percentile"``: the ``(1 ± level) / 2`` quantiles.
+        ``"basic"``: those quantiles reflected about the estimate.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)``, each of shape ``(k,)``, inside ``[0, 1]``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> boot = np.clip(0.2 + 0.02 * rng.standard_normal((200, 1)), 0, 1)   # refits centred on the estimate
+    >>> lo, hi = band_limits(np.array([0.2]), boot, 0.95, "logit")
+    >>> bool(0.15 < lo[0] < 0.17 and 0.23 < hi[0] < 0.25)
+    True
+    >>> shrunk = boot + 0.02                        # refits biased upwards: the band moves down by as much
+    >>> lo2, hi2 = band_limits(np.array([0.2]), shrunk, 0.95, "logit")
+    >>> bool(hi2[0] < hi[0] - 0.015)
+    True
+    """
+    if interval not in _INTERVALS:
+        raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
+    estimate = np.asarray(estimate, dtype=np.float64).ravel()
+    answers = np.asarray(answers, dtype=np.float64).reshape(-1, estimate.size)
+    alpha = (1.0 - level) / 2.0
+    if interval == "logit":
+        # The refits' answers are the estimator's law under the fitted model. Regularisation
+        # shrinks towards uniform, so that law is centred on a twice-shrunk answer: its mean
+        # shift from the estimate estimates the estimator's own bias (to first order), which we
+        # subtract once. On the log-odds scale the law is close to normal even near 0 or 1
+        # (a count ratio), and the band stays inside [0, 1]; a normal band needs only the
+        # refits' mean and sd, which settle with far fewer refits than 2.5% quantiles.
+        g_hat = _logit(estimate)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
+            g = _logit(answers)
+            bias = np.nanmean(g, axis=0) - g_hat
+            sd = np.nanstd(g, axis=0, ddof=1)
+        # the sd is estimated from the refits: Student's t with (refits - 1) degrees of freedom
+        # keeps the band's level for a few dozen refits (a normal quantile would lose ~1 point at 30)
+        z = float(special.stdtrit(max(len(answers) - 1, 1), 1.0 - alpha))
+        centre = g_hat - bias
+        return special.expit(centre - z * sd), special.expit(centre + z * sd)
+    if interval == "bc":
+        # Efron (1981): if some monotone g makes g(estimate) - g(truth) ~ N(-z0, 1) (in units of its
+        # sd), the quantiles Φ(2 z0 ± z) of the refits are an exact band; z0 is read off the share of
+        # refits below the estimate (ties count half). Transformation-invariant, like "percentile".
+        valid = ~np.isnan(answers)
+        below = (np.sum(answers < estimate, axis=0) + 0.5 * np.sum(answers == estimate, axis=0)) / np.maximum(
+            valid.sum(axis=0), 1
+        )
+        b = valid.sum(axis=0)
+        share = np.clip(below, 0.5 / np.maximum(b, 1), 1.0 - 0.5 / np.maximum(b, 1))
+        z0 = special.ndtri(share)
+        z = float(special.ndtri(1.0 - alpha))
+        p_lo, p_hi = special.ndtr(2.0 * z0 - z), special.ndtr(2.0 * z0 + z)
+        lo = np.array([_quantile(answers[:, j], p_lo[j]) for j in range(estimate.size)])
+        hi = np.array([_quantile(answers[:, j], p_hi[j]) for j in range(estimate.size)])
+        return lo, hi
+    # "weibull" puts the p-quantile at order statistic p (n + 1): the band between two order
+    # statistics then holds `level` of the bootstrap law on average even for a few dozen refits,
+    # where numpy's default (linear) rule covers about level * (n - 1) / (n + 1)
+    lo, hi = np.nanquantile(answers, [alpha, 1.0 - alpha], axis=0, method="weibull")
+    if interval == "basic":
+        lo, hi = np.clip(2.0 * estimate - hi, 0.0, 1.0), np.clip(2.0 * estimate - lo, 0.0, 1.0)
+    return lo, hi
+
+
+def _logit(p) -> np.ndarray:
+    # refits are positive models, so answers are inside (0, 1); the clip only guards rounding
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1.0 - 1e-12)
+    return np.log(p) - np.log1p(-p)
+
+
+def _quantile(x: np.ndarray, p: float) -> float:
+    x = x[~np.isnan(x)]
+    return float(np.quantile(x, p, method="weibull")) if x.size else np.nan
 
 
 def _bayesian_interval(est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show):
@@ -213,7 +334,6 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
     variables = [variables] if isinstance(variables, str) else list(variables)
     evidence = dict(evidence or {})
     _check_query(Domain(states), variables, evidence)
-    rng = check_random_state(random_state) or np.random.default_rng()
 
     def network(cpds):
         bn = DiscreteBayesianNetwork(est._model.edges())
@@ -227,18 +347,46 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
 
     fitted = network(est.parameters_)
     estimate = answer(fitted)
-    release = est.release_
-    n = max(1, int(round(release.n_records if release.n_records is not None else release.n_records_estimate)))
-    params = {k: getattr(est, k) for k in ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency")}
-    answers = []
-    for _ in progress(range(n_samples), show, desc="bootstrap refits", total=n_samples):
-        df = sample_network(fitted, n, seed=int(rng.integers(2**31)))
-        clone = DiscretePrivateMLE(**params, state_names=states, random_state=int(rng.integers(2**31)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # pgmpy notices and convergence chatter of simulated fits
-            clone.fit(est._model, df)
-            answers.append(answer(network(clone.parameters_)))
-    return _bands(estimate, np.array(answers), {v: list(states[v]) for v in variables}, level, interval)
+    releases = est.release_ if isinstance(est.release_, list) else [est.release_]
+    n = max(1, int(round(pooled_n_records(releases))))  # the declared count, else the pooled noisy totals
+    keys = ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency", "max_iter")
+    params = {k: getattr(est, k) for k in keys if hasattr(est, k)}  # the fit's own settings, max_iter included
+    from_releases = getattr(est, "allocation_", None) is None  # fit_release: no allocation of its own
+    domain = Domain(states)
+    nodes = set(states)
+
+    def simulate() -> list:
+        rng = check_random_state(random_state) or np.random.default_rng()
+        fits = []
+        for _ in progress(range(n_samples), show, desc="bootstrap refits", total=n_samples):
+            df = sample_network(fitted, n, seed=int(rng.integers(2**31)))
+            clone = DiscretePrivateMLE(**params, state_names=states, random_state=int(rng.integers(2**31)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # pgmpy notices and convergence chatter of simulated fits
+                if from_releases:
+                    # a fit from published releases: the same tables, counted from the sampled
+                    # records, with fresh noise of each table's own mechanism and scale
+                    codes = domain.encode(df, list(states))
+                    boot = []
+                    for r in releases:
+                        noisy = [
+                            dataclasses.replace(t, values=contingency_table(codes, domain, t.attrs) + _noise(t, rng))
+                            for t in r if set(t.attrs) <= nodes
+                        ]
+                        if noisy:
+                            boot.append(MarginalRelease(r.domain, noisy, r.mechanism, "seeded", r.n_records))
+                    clone.fit_release(est._model, boot)
+                else:
+                    clone.fit(est._model, df)
+                fits.append(network(clone.parameters_))
+        return fits
+
+    # the refitted networks do not depend on the query: keep them for the next query of this fit
+    refitted = _cached(est, "parameters_", (n_samples, sampling), random_state, simulate)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pgmpy notices
+        answers = np.array([answer(bn) for bn in refitted])
+    return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval)
 
 
 def bootstrap_log_potentials(
@@ -299,6 +447,27 @@ def bootstrap_log_potentials(
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _cached(estimator, fitted_attr: str, key: tuple, random_state, make):
+    """``make()``, kept on ``estimator`` for the fit it belongs to and reused for the same key.
+
+    The refits depend on the fitted model, ``n_samples``, ``sampling`` and the seed,
+    never on the query. The fit is identified by the object its ``fitted_attr`` holds
+    (a new fit makes a new one). A ``Generator`` is stateful, so it is never cached.
+    """
+    if random_state is not None and not isinstance(random_state, numbers.Integral):
+        return make()
+    key = (*key, None if random_state is None else int(random_state))
+    fit = getattr(estimator, fitted_attr)
+    store = estimator.__dict__.get("_bootstrap_refits")
+    if store is None or store[0] is not fit:
+        store = (fit, {})
+        estimator.__dict__["_bootstrap_refits"] = store
+    if key not in store[1]:
+        store[1][key] = make()
+    return store[1][key]
+
 
 
 def _check_estimator(estimator) -> None:

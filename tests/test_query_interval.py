@@ -195,3 +195,52 @@ def test_intervals_guide_runs_quietly(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", f"docs/intervals.md printed warnings or progress bars:\n{result.stderr}"
     assert "exact coverage of each cell interval" in result.stdout and "upper" in result.stdout
+
+
+def test_refits_are_kept_per_fit_and_seed():
+    """Later queries of one fit with the same seed reuse the refits; a new fit or a Generator does not."""
+    est = fitted(seed=5)
+    a = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
+    b = pgmpy_dp.query_interval(est, "c", {"a": "x"}, n_samples=4, random_state=3)
+    again = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
+    assert again.attrs["bootstrap"] is a.attrs["bootstrap"] or np.array_equal(again.attrs["bootstrap"], a.attrs["bootstrap"])
+    store = est.__dict__["_bootstrap_refits"]
+    assert store[0] is est.log_potentials_ and list(store[1]) == [(4, True, 3)]
+    assert b.attrs["n_samples"] == 4
+    other = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=4)
+    assert not np.array_equal(other.attrs["bootstrap"], a.attrs["bootstrap"])
+    g1 = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=np.random.default_rng(0))
+    assert len(est.__dict__["_bootstrap_refits"][1]) == 2  # seeds 3 and 4; the Generator's refits are not kept
+    assert g1.attrs["bootstrap"].shape == (4, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(DiscreteMarkovNetwork(CHAIN), est.releases_)
+    pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
+    assert est.__dict__["_bootstrap_refits"][0] is est.log_potentials_
+    assert len(est.__dict__["_bootstrap_refits"][1]) == 1
+
+
+def test_bayesian_refits_are_kept_for_the_next_query():
+    est = bn_fitted(7)
+    a = pgmpy_dp.query_interval(est, "a", n_samples=3, random_state=1)
+    b = pgmpy_dp.query_interval(est, "b", {"a": "y"}, n_samples=3, random_state=1)
+    store = est.__dict__["_bootstrap_refits"]
+    assert store[0] is est.parameters_ and list(store[1]) == [(3, True, 1)]
+    assert a.attrs["bootstrap"].shape == (3, 2) and b.attrs["bootstrap"].shape == (3, 2)
+
+
+def test_bayesian_fit_from_releases_is_bootstrapped_from_its_tables():
+    """A DiscretePrivateMLE fitted from two releases: refits re-release the same tables at their own scales."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import sample_network
+
+    df = sample_network(bn_truth(), 2000, seed=3)
+    r1 = df.dp.release([("b", "a")], epsilon=0.5, random_state=1)
+    r2 = df.dp.release(["a"], epsilon=1.0, random_state=2)
+    est = pgmpy_dp.DiscretePrivateMLE().fit_release(DiscreteBayesianNetwork([("a", "b")]), [r1, r2])
+    iv = pgmpy_dp.query_interval(est, "a", {"b": "v"}, n_samples=12, random_state=0, show_progress=False)
+    assert np.allclose(iv.estimate.sum(), 1.0) and iv.attrs["bootstrap"].shape == (12, 2)
+    assert ((iv.lower < iv.upper) & (iv.lower > 0) & (iv.upper < 1)).all()
+    # the refits move: the bands reflect the noise of the two releases, not a degenerate copy of the fit
+    assert iv.attrs["bootstrap"][:, 0].std() > 1e-3
