@@ -348,6 +348,7 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
     fitted = network(est.parameters_)
     estimate = answer(fitted)
     releases = est.release_ if isinstance(est.release_, list) else [est.release_]
+    _check_record_level(releases)
     n = max(1, int(round(pooled_n_records(releases))))  # the declared count, else the pooled noisy totals
     keys = ("epsilon", "rho", "allocation", "stage1_fraction", "sample_rate", "consistency", "max_iter")
     params = {k: getattr(est, k) for k in keys if hasattr(est, k)}  # the fit's own settings, max_iter included
@@ -371,7 +372,7 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
                     for r in releases:
                         noisy = [
                             dataclasses.replace(t, values=contingency_table(codes, domain, t.attrs) + _noise(t, rng))
-                            for t in r if set(t.attrs) <= nodes
+                            for t in r if set(t.attrs) <= nodes and t.members is None  # fit_release ignores pooled tables
                         ]
                         if noisy:
                             boot.append(MarginalRelease(r.domain, noisy, r.mechanism, "seeded", r.n_records))
@@ -427,9 +428,11 @@ def bootstrap_log_potentials(
     engine = make_inference(domain, cliques, estimator.inference_)
     theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
     n = float(estimator.n_records_)
+    _check_record_level(estimator.releases_)
     tables = [t for r in estimator.releases_ for t in r.tables if any(set(t.attrs) <= set(c) for c in cliques)]
     marginals, _ = engine.marginals(theta_hat)
-    probs = [_table_marginal(marginals, cliques, t.attrs) for t in tables]
+    # a pooled table is the sum of its members' tables (one record adds to each member)
+    probs = [sum(_table_marginal(marginals, cliques, m) for m in _members(t)) for t in tables]
     n_draw = max(1, int(round(n)))
     out = []
     for _ in progress(range(n_samples), show_progress, desc="bootstrap refits", total=n_samples):
@@ -437,9 +440,12 @@ def bootstrap_log_potentials(
             counts = [n * p for p in probs]
         elif isinstance(engine, JunctionTree):
             codes = engine.sample(theta_hat, n_draw, random_state=rng)
-            counts = [contingency_table(codes, domain, t.attrs) for t in tables]
+            counts = [sum(contingency_table(codes, domain, m) for m in _members(t)) for t in tables]
         else:
-            counts = [rng.multinomial(n_draw, np.clip(p.ravel() / p.sum(), 0, None)).reshape(p.shape) for p in probs]
+            counts = [
+                sum(_multinomial(rng, n_draw, _table_marginal(marginals, cliques, m)) for m in _members(t))
+                for t in tables
+            ]
         noisy = [dataclasses.replace(t, values=c + _noise(t, rng)) for t, c in zip(tables, counts)]
         boot = MarginalRelease(domain, noisy, estimator.releases_[0].mechanism, "seeded", n)
         out.append(_refit(estimator, engine, boot, theta_hat, n))
@@ -539,6 +545,28 @@ def _answerer(domain, cliques, inference: str, variables, evidence):
     return answer
 
 
+def _members(table) -> tuple:
+    """The attribute tuples a table counts: its members if pooled, else its own attributes."""
+    return table.members or (table.attrs,)
+
+
+def _multinomial(rng, n: int, p: np.ndarray) -> np.ndarray:
+    """``n`` records' counts over the cells of the probability table ``p``."""
+    q = np.clip(p.ravel(), 0, None)
+    return rng.multinomial(n, q / q.sum()).reshape(p.shape)
+
+
+def _check_record_level(releases) -> None:
+    """Refits simulate records, not individuals: refuse individual-level releases."""
+    units = [r.privacy_unit for r in releases if r.privacy_unit is not None]
+    if units:
+        raise NotImplementedError(
+            f"query_interval simulates record-level tables, but the fit used an individual-level release "
+            f"(privacy_unit={units[0]!r}), whose noise and contribution bounding the simulation would not "
+            "reproduce; use the point answer (pgmpy_dp.query) or fit from a record-level release"
+        )
+
+
 def _table_marginal(marginals, cliques, attrs) -> np.ndarray:
     """The model's marginal over ``attrs`` (in that order) from a clique marginal containing them."""
     i = next(i for i, c in enumerate(cliques) if set(attrs) <= set(c))
@@ -558,7 +586,7 @@ def _noise(table, rng) -> np.ndarray:
 def _refit(estimator, engine, boot: MarginalRelease, theta_hat, n: float):
     """The estimator's own two stages on simulated tables, warm-started from the fitted parameters."""
     cliques, tied, reg = estimator.cliques_, estimator.tied_, estimator.regularization_
-    measurements, clique_tables = _measurements([boot], cliques)
+    measurements, clique_tables = _measurements([boot], cliques, tied)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         naive = fit_log_potentials(
