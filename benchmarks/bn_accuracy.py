@@ -319,7 +319,7 @@ def targets(summary: pd.DataFrame, runs: pd.DataFrame | None = None) -> list[str
                          f"weighted CPD-L1 {d.cpd_l1_weighted:.4g} vs {b.cpd_l1_weighted:.4g}, "
                          f"query-L1 {d.query_l1:.4g} vs {b.query_l1:.4g}: reached in {', '.join(got) or 'none'}")
     if pairs:
-        lines.append(f"default@1 reaches D-Ind@2 on " + ", ".join(f"{m} {k}/{pairs}" for m, k in reached.items()))
+        lines.append("default@1 reaches D-Ind@2 on " + ", ".join(f"{m} {k}/{pairs}" for m, k in reached.items()))
     return lines
 
 
