@@ -141,6 +141,7 @@ def fit_log_potentials(
     max_iter: int = 1000,
     tol: float = 1e-7,
     warn: bool = True,
+    solver: str = "lbfgs",
 ) -> MLEResult:
     """Log-potentials maximising the (L2-regularised) likelihood of clique marginals.
 
@@ -165,6 +166,12 @@ def fit_log_potentials(
         gradient is within 10x ``tol``.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] when the solver stops early.
+    solver : {"lbfgs", "fisher"}
+        ``"lbfgs"``: scipy's L-BFGS-B. ``"fisher"``: L-BFGS whose curvature estimate starts from
+        the diagonal Fisher information ``1 / (mu + lambda)`` at each iterate (an IPF-like first
+        step), which reaches a lower objective in the same number of inference calls when cell
+        probabilities span orders of magnitude; if its line search stalls above the tolerance,
+        scipy's L-BFGS-B continues from where it stopped.
 
     Returns
     -------
@@ -204,6 +211,8 @@ def fit_log_potentials(
     if not (math.isfinite(lam) and lam >= 0):
         raise ValueError(f"regularization must be a non-negative number, got {regularization!r}")
     groups = tie_groups(cliques, tied, domain)
+    if solver not in ("lbfgs", "fisher"):
+        raise ValueError(f"solver must be 'lbfgs' or 'fisher', got {solver!r}")
 
     if lam == 0 and all(len(g) == 1 for g in groups) and init is None and isinstance(inference, JunctionTree):
         theta = _closed_form(inference, targets)
@@ -224,6 +233,24 @@ def fit_log_potentials(
         if len(init) != len(cliques):
             raise ValueError(f"init needs {len(cliques)} arrays, got {len(init)}")
         x0 = problem._pack(init)
+    if solver == "fisher":
+        with warnings.catch_warnings(), single_threaded_blas():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            x, f, g, n_iter, _, message = _fisher_lbfgs(problem, target_group, x0, int(max_iter), float(tol))
+        gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+        stalled = message.startswith("line search") and gnorm > _ROUNDING_SLACK * tol and n_iter < max_iter
+        if not stalled:
+            converged = gnorm <= tol or (message.startswith("line search") and gnorm <= _ROUNDING_SLACK * tol)
+            if warn and not converged:
+                warnings.warn(
+                    f"MLE stopped after {n_iter} Fisher-preconditioned L-BFGS iterations with gradient max-norm "
+                    f"{gnorm:.2e} > tol={tol:g} ({message}); raise max_iter, or regularization for tables with zeros",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            return MLEResult(problem._unpack(x.copy()), n_iter, bool(converged), float(f), gnorm, "fisher", message)
+        # the preconditioned steps stalled above tol: scipy's L-BFGS-B finishes from there
+        x0, max_iter = x, max_iter - n_iter
     with warnings.catch_warnings(), single_threaded_blas():
         # loopy BP warns per call; the solver's own status is what we report
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -408,3 +435,73 @@ class WarmMLE:
             if gnorm > tol:
                 message = f"max_iter={max_iter} reached"
         return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "warm-lbfgs", message)
+
+
+def _fisher_lbfgs(problem: WarmMLE, target: np.ndarray, x0: np.ndarray, max_iter: int, tol: float):
+    """L-BFGS preconditioned by the diagonal of the Fisher information, with an Armijo line search.
+
+    The Hessian of ``f`` is the covariance of the clique indicators plus ``lambda``: its diagonal
+    is ``mu (1 - mu) + lambda``, and on the benchmark its cells' probabilities span 1e-6 to 1e-1.
+    Plain L-BFGS starts every curvature estimate from one scalar and needs hundreds of iterations
+    to learn that spread; here the two-loop recursion starts from ``1 / (mu + lambda)`` at the
+    current point, so its first step is the damped IPF step ``(mu_hat - mu - lambda theta) /
+    (mu + lambda)`` (to first order ``log(mu_hat / mu)`` without the penalty), and the curvature
+    pairs only learn how overlapping cliques couple. Returns ``(x, f, g, n_iter, calls, message)``.
+    """
+    f, g = problem._value(x0, target)
+    calls0 = problem.calls - 1
+    x = x0
+    pairs: list[tuple[np.ndarray, np.ndarray, float]] = []
+    gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+    it, message = 0, "gradient below tol"
+    while gnorm > tol and it < max_iter:
+        # the model marginals at x, recovered from the gradient (mu - mu_hat + lambda x)
+        diag = 1.0 / np.maximum(g + target - problem.lam * x + problem.lam, 1e-12)
+        q = -g
+        alphas = []
+        for s, y, rho in reversed(pairs):
+            a = rho * float(s @ q)
+            alphas.append(a)
+            q = q - a * y
+        if pairs:  # scale the preconditioner to the latest curvature pair (Nocedal and Wright, eq. 7.20)
+            s, y, rho = pairs[-1]
+            diag = diag * (float(s @ y) / max(float(y @ (diag * y)), 1e-300))
+        q = diag * q
+        for (s, y, rho), a in zip(pairs, reversed(alphas)):
+            q = q + (a - rho * float(y @ q)) * s
+        d = q
+        slope = float(g @ d)
+        if not slope < 0:  # stale pairs: restart from the preconditioned gradient step
+            pairs.clear()
+            d = -diag * g
+            slope = float(g @ d)
+        step = 1.0
+        while True:
+            x_new = x + step * d
+            f_new, g_new = problem._value(x_new, target)
+            if f_new < f + 1e-4 * step * slope:
+                ok = True
+                break
+            g_new_norm = float(np.max(np.abs(g_new)))
+            if abs(f_new - f) <= 8 * np.spacing(abs(f)) + 1e-300 and g_new_norm < gnorm:
+                ok = True  # below the rounding of f: take a step that shrinks the gradient
+                break
+            if step < 1e-10:
+                ok = False
+                break
+            step *= 0.5 if np.isfinite(f_new) else 0.1
+        if not ok:
+            message = "line search found no decrease"
+            break
+        s, y = x_new - x, g_new - g
+        sy = float(s @ y)
+        if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
+            pairs.append((s, y, 1.0 / sy))
+            del pairs[:-problem.memory]
+        x, f, g = x_new, f_new, g_new
+        gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+        it += 1
+    else:
+        if gnorm > tol:
+            message = f"max_iter={max_iter} reached"
+    return x, f, g, it, problem.calls - calls0, message
