@@ -8,6 +8,11 @@ fit) and of the whole fit, and the KL of each fit to the true model:
     python benchmarks/mn_naive_solver.py --releases 2
 
 Prints one line per fit and writes ``results/mn_naive_solver.csv``.
+
+``--mbi-grid`` instead runs ``mn_accuracy.py``'s grid (its arguments after ``--``, e.g.
+``--mbi-grid -- --n 1e6 --mbi mbi-md --populations 2 --replications 2``) with every
+naive-MLE and CGM-EM fit done twice in a row, once per solver; the Fisher fits are added
+as methods ``naive-mle-fisher`` and ``cgm-em-fisher`` (``results/<out>_grid.csv``).
 """
 
 from __future__ import annotations
@@ -35,11 +40,64 @@ RESULTS = Path(__file__).parent / "results"
 SOLVERS = ("lbfgs", "fisher")
 
 
+def grid(out: str, accuracy_argv: list[str]) -> None:
+    """mn_accuracy.py's run with a Fisher-solver twin of every naive-MLE and CGM-EM fit."""
+    import mn_accuracy
+
+    pending: list = []  # the Fisher twin of the fit whose KL mn_accuracy computes next
+    extra: list[dict] = []
+
+    class Twin(pgmpy_dp.PrivateMarkovEstimator):
+        def fit(self, model, release, *a, **k):
+            markov_module._NAIVE_SOLVER = "fisher"
+            twin = pgmpy_dp.PrivateMarkovEstimator(method=self.method, show_progress=False)
+            t0 = time.perf_counter()
+            twin.fit(model, release, *a, **k)
+            pending.append((self.method, twin, time.perf_counter() - t0))
+            markov_module._NAIVE_SOLVER = "lbfgs"
+            return super().fit(model, release, *a, **k)
+
+    kl_orig = mn_accuracy.kl_divergence_potentials
+
+    def kl(domain, edges, theta, cliques, th):
+        if pending:
+            method, twin, secs = pending.pop()
+            value = kl_orig(domain, edges, theta, twin.cliques_, twin.log_potentials_)
+            extra.append(dict(method=f"{method}-fisher", kl=value, seconds=secs, n_iter=twin.n_iter_))
+        return kl_orig(domain, edges, theta, cliques, th)
+
+    mn_accuracy.PrivateMarkovEstimator = Twin
+    mn_accuracy.kl_divergence_potentials = kl
+    captured = {}
+    run_orig = mn_accuracy.run
+
+    def run(args):
+        captured["df"] = run_orig(args)
+        return captured["df"]
+
+    mn_accuracy.run = run
+    mn_accuracy.main(accuracy_argv + ["--out", f"{out}_accuracy"])
+    df = captured["df"]
+    base = df[df["method"].isin(["naive-mle", "cgm-em"])].reset_index(drop=True)
+    twins = pd.DataFrame(extra)
+    assert len(twins) == len(base), (len(twins), len(base))
+    keys = ["model", "N", "epsilon", "population", "replication"]
+    twins = pd.concat([base[keys], twins], axis=1)
+    both = pd.concat([df, twins], ignore_index=True)
+    RESULTS.mkdir(exist_ok=True)
+    both.to_csv(RESULTS / f"{out}_grid.csv", index=False)
+    print(both.groupby(["model", "N", "epsilon", "method"])[["kl", "seconds"]].mean().to_string())
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--releases", type=int, default=2)
     parser.add_argument("--out", default="mn_naive_solver")
-    args = parser.parse_args(argv)
+    parser.add_argument("--mbi-grid", action="store_true")
+    args, rest = parser.parse_known_args(argv)
+    if args.mbi_grid:
+        grid(args.out, [a for a in rest if a != "--"])
+        return
     counter = Counter()
     rows = []
     k, nodes = 10, 10
