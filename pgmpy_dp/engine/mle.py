@@ -221,7 +221,8 @@ def fit_log_potentials(
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
 
     # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
-    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
+    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start, or WarmMLE's own
+    # loop with the Fisher diagonal (solver="fisher")
     problem = WarmMLE(inference, lam, tied)
     done, method = 0, "lbfgs"  # iterations of a Fisher run that scipy continues
     target_group = problem._targets(targets)
@@ -238,8 +239,10 @@ def fit_log_potentials(
     if solver == "fisher":
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore", RuntimeWarning)
-            x, f, g, n_iter, _, message = _fisher_lbfgs(problem, target_group, x0, int(max_iter), float(tol))
-        gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+            problem.fisher = True
+            fit = problem._minimise(targets, problem._unpack(x0), int(max_iter), float(tol))
+            problem.fisher = False  # scipy's fallback below uses only _value
+        x, f, gnorm, n_iter, message = problem._pack(fit.log_potentials), fit.objective, fit.gradient_norm, fit.n_iter, fit.message
         stalled = message.startswith("line search") and gnorm > _ROUNDING_SLACK * tol and n_iter < max_iter
         if not stalled:
             converged = gnorm <= tol or (message.startswith("line search") and gnorm <= _ROUNDING_SLACK * tol)
@@ -338,13 +341,17 @@ class WarmMLE:
     (True, True, True)
     """
 
-    def __init__(self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20) -> None:
+    def __init__(
+        self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20,
+        fisher: bool = False,
+    ) -> None:
         self.inference = inference
         self.lam = float(regularization)
         self.groups = tie_groups(inference.cliques, tied, inference.domain)
         self.shapes = [inference.domain.shape(inference.cliques[g[0]]) for g in self.groups]
         self.offsets = np.concatenate([[0], np.cumsum([math.prod(s) for s in self.shapes])]).astype(int)
         self.memory = int(memory)
+        self.fisher = bool(fisher)
         self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
         self.calls = 0  # inference calls made, for profiling
 
@@ -369,7 +376,7 @@ class WarmMLE:
         mu_group = np.concatenate([(mu[g[0]] if len(g) == 1 else np.sum([mu[i] for i in g], axis=0)).ravel() for g in self.groups])
         return -float(x @ target) + log_z + 0.5 * self.lam * float(x @ x), mu_group - target + self.lam * x
 
-    def _direction(self, g: np.ndarray) -> np.ndarray:
+    def _direction(self, g: np.ndarray, x: np.ndarray, target: np.ndarray) -> np.ndarray:
         # L-BFGS two-loop recursion over the kept pairs (Nocedal and Wright, Algorithm 7.4)
         q = -g
         alphas = []
@@ -377,7 +384,17 @@ class WarmMLE:
             a = rho * float(s @ q)
             alphas.append(a)
             q = q - a * y
-        if self.pairs:
+        if self.fisher:
+            # the inverse diagonal Fisher information at x (the model marginals are the gradient
+            # plus target minus penalty): mu (1 - mu) rather than mu, since cells near 1 have little
+            # curvature (on ER, N = 1e6 it left a 7x smaller gradient after 1000 iterations)
+            mu = g + target - self.lam * x
+            diag = 1.0 / np.maximum(mu * (1.0 - mu) + self.lam, 1e-12)
+            if self.pairs:  # scaled to the latest curvature pair (Nocedal and Wright, eq. 7.20)
+                s, y, rho = self.pairs[-1]
+                diag = diag * (float(s @ y) / max(float(y @ (diag * y)), 1e-300))
+            q = diag * q
+        elif self.pairs:
             s, y, rho = self.pairs[-1]
             q = q * (float(s @ y) / float(y @ y))
         for (s, y, rho), a in zip(self.pairs, reversed(alphas)):
@@ -391,6 +408,10 @@ class WarmMLE:
         Stops when the gradient max-norm is at most ``tol`` or after ``max_iter`` iterations
         (each one inference call plus backtracking, which is rare once the pairs are learned).
         """
+        return self._minimise(marginals, init, max_iter, tol)
+
+    def _minimise(self, marginals, init, max_iter: int, tol: float) -> MLEResult:
+        # solve's body, also the naive fit's Fisher solver (profiling wraps solve as the M-step)
         target = self._targets(marginals)
         x = self._pack(init)
         f, g = self._value(x, target)
@@ -398,14 +419,14 @@ class WarmMLE:
         gnorm = float(np.max(np.abs(g))) if g.size else 0.0
         message = "gradient below tol"
         while gnorm > tol and it < max_iter:
-            d = self._direction(g)
+            d = self._direction(g, x, target)
             slope = float(g @ d)
-            if not slope < 0:  # the kept curvature is stale for this point: restart with a gradient step
+            if not slope < 0:  # the kept curvature is stale for this point: restart with a (preconditioned) gradient step
                 self.pairs.clear()
-                d = -g
-                slope = -float(g @ g)
-            # the first L-BFGS step of a run has no curvature yet: keep it short
-            step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
+                d = self._direction(g, x, target)
+                slope = float(g @ d)
+            # the first L-BFGS step of a run has no curvature yet: keep it short (the Fisher diagonal has the scale)
+            step = 1.0 if self.pairs or self.fisher else min(1.0, 1.0 / max(gnorm, 1e-300))
             def accept(f_new, g_new, step):
                 if f_new < f + 1e-4 * step * slope:
                     return True
@@ -436,77 +457,5 @@ class WarmMLE:
         else:
             if gnorm > tol:
                 message = f"max_iter={max_iter} reached"
-        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "warm-lbfgs", message)
+        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "fisher" if self.fisher else "warm-lbfgs", message)
 
-
-def _fisher_lbfgs(problem: WarmMLE, target: np.ndarray, x0: np.ndarray, max_iter: int, tol: float):
-    """L-BFGS preconditioned by the diagonal of the Fisher information, with an Armijo line search.
-
-    The Hessian of ``f`` is the covariance of the clique indicators plus ``lambda``: its diagonal
-    is ``mu (1 - mu) + lambda``, and on the benchmark its cells' probabilities span 1e-6 to 1e-1.
-    Plain L-BFGS starts every curvature estimate from one scalar and has to learn that spread;
-    here the two-loop recursion starts from the inverse diagonal ``1 / (mu (1 - mu) + lambda)``
-    at the current point (scaled by the latest curvature pair), so a first step is close to the
-    damped IPF step ``log(mu_hat / mu)`` for small cells, and the pairs learn how overlapping
-    cliques couple. Returns ``(x, f, g, n_iter, calls, message)``.
-    """
-    f, g = problem._value(x0, target)
-    calls0 = problem.calls - 1
-    x = x0
-    pairs: list[tuple[np.ndarray, np.ndarray, float]] = []
-    gnorm = float(np.max(np.abs(g))) if g.size else 0.0
-    it, message = 0, "gradient below tol"
-    while gnorm > tol and it < max_iter:
-        # the model marginals at x, recovered from the gradient (mu - mu_hat + lambda x)
-        mu = g + target - problem.lam * x
-        # mu (1 - mu) rather than mu: on the test model's binary attributes the cells near 1 have
-        # little curvature, and on ER, N = 1e6 it left a 7x smaller gradient after 1000 iterations
-        diag = 1.0 / np.maximum(mu * (1.0 - mu) + problem.lam, 1e-12)
-        q = -g
-        alphas = []
-        for s, y, rho in reversed(pairs):
-            a = rho * float(s @ q)
-            alphas.append(a)
-            q = q - a * y
-        if pairs:  # scale the preconditioner to the latest curvature pair (Nocedal and Wright, eq. 7.20)
-            s, y, rho = pairs[-1]
-            diag = diag * (float(s @ y) / max(float(y @ (diag * y)), 1e-300))
-        q = diag * q
-        for (s, y, rho), a in zip(pairs, reversed(alphas)):
-            q = q + (a - rho * float(y @ q)) * s
-        d = q
-        slope = float(g @ d)
-        if not slope < 0:  # stale pairs: restart from the preconditioned gradient step
-            pairs.clear()
-            d = -diag * g
-            slope = float(g @ d)
-        step = 1.0
-        while True:
-            x_new = x + step * d
-            f_new, g_new = problem._value(x_new, target)
-            if f_new < f + 1e-4 * step * slope:
-                ok = True
-                break
-            g_new_norm = float(np.max(np.abs(g_new)))
-            if abs(f_new - f) <= 8 * np.spacing(abs(f)) + 1e-300 and g_new_norm < gnorm:
-                ok = True  # below the rounding of f: take a step that shrinks the gradient
-                break
-            if step < 1e-10:
-                ok = False
-                break
-            step *= 0.5 if np.isfinite(f_new) else 0.1
-        if not ok:
-            message = "line search found no decrease"
-            break
-        s, y = x_new - x, g_new - g
-        sy = float(s @ y)
-        if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
-            pairs.append((s, y, 1.0 / sy))
-            del pairs[:-problem.memory]
-        x, f, g = x_new, f_new, g_new
-        gnorm = float(np.max(np.abs(g))) if g.size else 0.0
-        it += 1
-    else:
-        if gnorm > tol:
-            message = f"max_iter={max_iter} reached"
-    return x, f, g, it, problem.calls - calls0, message
