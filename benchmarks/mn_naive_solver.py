@@ -28,13 +28,11 @@ from pgmpy.models import DiscreteMarkovNetwork
 
 import pgmpy_dp
 import pgmpy_dp.estimators.markov as markov_module
-from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
+from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
-from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import release_from_codes
 
-from mn_accuracy import make_graph
-from mn_profile import CELLS, Counter
+from mn_profile import CELLS, Counter, population
 
 RESULTS = Path(__file__).parent / "results"
 SOLVERS = ("lbfgs", "fisher")
@@ -116,14 +114,8 @@ def main(argv=None) -> None:
         return
     counter = Counter()
     rows = []
-    k, nodes = 10, 10
-    domain = Domain({f"x{i}": list(range(k)) for i in range(nodes)})
     for kind, n, eps in CELLS:
-        rng = np.random.default_rng([0, ["chain3", "er"].index(kind), n, 0])  # population 0 of mn_accuracy.py
-        edges = make_graph(kind, nodes, rng, 0.3)
-        theta = [np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k)) for _ in edges]
-        jt = JunctionTree(domain, edges)
-        codes = jt.sample(theta, n, random_state=rng)
+        domain, edges, theta, _, codes = population(kind, n)
         for r in range(args.releases):
             release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng([1, r]))
             for method in ("naive-mle", "cgm-em"):
