@@ -107,6 +107,16 @@ def per_call(jt, theta, rounds: int = 100) -> dict:
     }
 
 
+def population(kind: str, n: int, k: int = 10, nodes: int = 10):
+    """Population 0 of mn_accuracy.py's cell: (domain, edges, true log-potentials, junction tree, codes)."""
+    domain = Domain({f"x{i}": list(range(k)) for i in range(nodes)})
+    rng = np.random.default_rng([0, ["chain3", "er"].index(kind), n, 0])
+    edges = make_graph(kind, nodes, rng, 0.3)
+    theta = [np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k)) for _ in edges]
+    jt = JunctionTree(domain, edges)
+    return domain, edges, theta, jt, jt.sample(theta, n, random_state=rng)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="this checkout")
@@ -114,14 +124,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     counter = Counter()
     rows = []
-    k, nodes = 10, 10
-    domain = Domain({f"x{i}": list(range(k)) for i in range(nodes)})
     for kind, n, eps in CELLS:
-        rng = np.random.default_rng([0, ["chain3", "er"].index(kind), n, 0])  # population 0 of mn_accuracy.py
-        edges = make_graph(kind, nodes, rng, 0.3)
-        theta = [np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k)) for _ in edges]
-        jt = JunctionTree(domain, edges)
-        codes = jt.sample(theta, n, random_state=rng)
+        domain, edges, theta, jt, codes = population(kind, n)
         release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
         counter.reset()
         est = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", show_progress=False)

@@ -141,6 +141,7 @@ def fit_log_potentials(
     max_iter: int = 1000,
     tol: float = 1e-7,
     warn: bool = True,
+    solver: str = "lbfgs",
 ) -> MLEResult:
     """Log-potentials maximising the (L2-regularised) likelihood of clique marginals.
 
@@ -165,6 +166,13 @@ def fit_log_potentials(
         gradient is within 10x ``tol``.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] when the solver stops early.
+    solver : {"lbfgs", "fisher"}
+        ``"lbfgs"``: scipy's L-BFGS-B. ``"fisher"``: L-BFGS whose curvature estimate starts from
+        the inverse diagonal Fisher information ``1 / (mu (1 - mu) + lambda)`` at each iterate
+        (an IPF-like first step). It reached a much lower objective in the same number of
+        inference calls on the N = 1e6 benchmark cells, but took about 2x the calls of L-BFGS-B
+        on a small loopy test model (docs/markov.md). If its line search stalls above the
+        tolerance, scipy's L-BFGS-B continues from where it stopped.
 
     Returns
     -------
@@ -204,6 +212,8 @@ def fit_log_potentials(
     if not (math.isfinite(lam) and lam >= 0):
         raise ValueError(f"regularization must be a non-negative number, got {regularization!r}")
     groups = tie_groups(cliques, tied, domain)
+    if solver not in ("lbfgs", "fisher"):
+        raise ValueError(f"solver must be 'lbfgs' or 'fisher', got {solver!r}")
 
     if lam == 0 and all(len(g) == 1 for g in groups) and init is None and isinstance(inference, JunctionTree):
         theta = _closed_form(inference, targets)
@@ -211,8 +221,10 @@ def fit_log_potentials(
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
 
     # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
-    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
+    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start, or WarmMLE's own
+    # loop with the Fisher diagonal (solver="fisher")
     problem = WarmMLE(inference, lam, tied)
+    done, method = 0, "lbfgs"  # iterations of a Fisher run that scipy continues
     target_group = problem._targets(targets)
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -224,6 +236,26 @@ def fit_log_potentials(
         if len(init) != len(cliques):
             raise ValueError(f"init needs {len(cliques)} arrays, got {len(init)}")
         x0 = problem._pack(init)
+    if solver == "fisher":
+        with warnings.catch_warnings(), single_threaded_blas():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            problem.fisher = True
+            fit = problem._minimise(targets, problem._unpack(x0), int(max_iter), float(tol))
+            problem.fisher = False  # scipy's fallback below uses only _value
+        x, f, gnorm, n_iter, message = problem._pack(fit.log_potentials), fit.objective, fit.gradient_norm, fit.n_iter, fit.message
+        stalled = message.startswith("line search") and gnorm > _ROUNDING_SLACK * tol and n_iter < max_iter
+        if not stalled:
+            converged = gnorm <= tol or (message.startswith("line search") and gnorm <= _ROUNDING_SLACK * tol)
+            if warn and not converged:
+                warnings.warn(
+                    f"MLE stopped after {n_iter} Fisher-preconditioned L-BFGS iterations with gradient max-norm "
+                    f"{gnorm:.2e} > tol={tol:g} ({message}); raise max_iter, or regularization for tables with zeros",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            return MLEResult(problem._unpack(x.copy()), n_iter, bool(converged), float(f), gnorm, "fisher", message)
+        # the preconditioned steps stalled above tol: scipy's L-BFGS-B finishes from there
+        x0, max_iter, done, method = x, max_iter - n_iter, n_iter, "fisher+lbfgs"
     with warnings.catch_warnings(), single_threaded_blas():
         # loopy BP warns per call; the solver's own status is what we report
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -246,7 +278,7 @@ def fit_log_potentials(
             stacklevel=2,
         )
     theta = problem._unpack(res.x.copy())  # tied cliques keep sharing one array
-    return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", reason)
+    return MLEResult(theta, done + int(res.nit), converged, float(res.fun), gnorm, method, reason)
 
 
 def _lbfgs_reason(message: str, n_iter: int, max_iter: int) -> str:
@@ -309,13 +341,17 @@ class WarmMLE:
     (True, True, True)
     """
 
-    def __init__(self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20) -> None:
+    def __init__(
+        self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20,
+        fisher: bool = False,
+    ) -> None:
         self.inference = inference
         self.lam = float(regularization)
         self.groups = tie_groups(inference.cliques, tied, inference.domain)
         self.shapes = [inference.domain.shape(inference.cliques[g[0]]) for g in self.groups]
         self.offsets = np.concatenate([[0], np.cumsum([math.prod(s) for s in self.shapes])]).astype(int)
         self.memory = int(memory)
+        self.fisher = bool(fisher)
         self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
         self.calls = 0  # inference calls made, for profiling
 
@@ -340,7 +376,7 @@ class WarmMLE:
         mu_group = np.concatenate([(mu[g[0]] if len(g) == 1 else np.sum([mu[i] for i in g], axis=0)).ravel() for g in self.groups])
         return -float(x @ target) + log_z + 0.5 * self.lam * float(x @ x), mu_group - target + self.lam * x
 
-    def _direction(self, g: np.ndarray) -> np.ndarray:
+    def _direction(self, g: np.ndarray, x: np.ndarray, target: np.ndarray) -> np.ndarray:
         # L-BFGS two-loop recursion over the kept pairs (Nocedal and Wright, Algorithm 7.4)
         q = -g
         alphas = []
@@ -348,7 +384,17 @@ class WarmMLE:
             a = rho * float(s @ q)
             alphas.append(a)
             q = q - a * y
-        if self.pairs:
+        if self.fisher:
+            # the inverse diagonal Fisher information at x (the model marginals are the gradient
+            # plus target minus penalty): mu (1 - mu) rather than mu, since cells near 1 have little
+            # curvature (on ER, N = 1e6 it left a 7x smaller gradient after 1000 iterations)
+            mu = g + target - self.lam * x
+            diag = 1.0 / np.maximum(mu * (1.0 - mu) + self.lam, 1e-12)
+            if self.pairs:  # scaled to the latest curvature pair (Nocedal and Wright, eq. 7.20)
+                s, y, rho = self.pairs[-1]
+                diag = diag * (float(s @ y) / max(float(y @ (diag * y)), 1e-300))
+            q = diag * q
+        elif self.pairs:
             s, y, rho = self.pairs[-1]
             q = q * (float(s @ y) / float(y @ y))
         for (s, y, rho), a in zip(self.pairs, reversed(alphas)):
@@ -362,6 +408,10 @@ class WarmMLE:
         Stops when the gradient max-norm is at most ``tol`` or after ``max_iter`` iterations
         (each one inference call plus backtracking, which is rare once the pairs are learned).
         """
+        return self._minimise(marginals, init, max_iter, tol)
+
+    def _minimise(self, marginals, init, max_iter: int, tol: float) -> MLEResult:
+        # solve's body, also the naive fit's Fisher solver (profiling wraps solve as the M-step)
         target = self._targets(marginals)
         x = self._pack(init)
         f, g = self._value(x, target)
@@ -369,14 +419,14 @@ class WarmMLE:
         gnorm = float(np.max(np.abs(g))) if g.size else 0.0
         message = "gradient below tol"
         while gnorm > tol and it < max_iter:
-            d = self._direction(g)
+            d = self._direction(g, x, target)
             slope = float(g @ d)
-            if not slope < 0:  # the kept curvature is stale for this point: restart with a gradient step
+            if not slope < 0:  # the kept curvature is stale for this point: restart with a (preconditioned) gradient step
                 self.pairs.clear()
-                d = -g
-                slope = -float(g @ g)
-            # the first L-BFGS step of a run has no curvature yet: keep it short
-            step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
+                d = self._direction(g, x, target)
+                slope = float(g @ d)
+            # the first L-BFGS step of a run has no curvature yet: keep it short (the Fisher diagonal has the scale)
+            step = 1.0 if self.pairs or self.fisher else min(1.0, 1.0 / max(gnorm, 1e-300))
             def accept(f_new, g_new, step):
                 if f_new < f + 1e-4 * step * slope:
                     return True
@@ -407,4 +457,5 @@ class WarmMLE:
         else:
             if gnorm > tol:
                 message = f"max_iter={max_iter} reached"
-        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "warm-lbfgs", message)
+        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "fisher" if self.fisher else "warm-lbfgs", message)
+

@@ -42,6 +42,8 @@ from .evidence import pooled_n_records, refuse_skip_state, released_domain
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
 
 _METHODS = ("cgm-em", "naive-mle")
+#: Solver of the naive MLE (and CGM-EM's warm start); see docs/markov.md for the measurement behind it.
+_NAIVE_SOLVER = "lbfgs"
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
@@ -410,6 +412,7 @@ class PrivateMarkovEstimator:
             naive = fit_log_potentials(
                 engine, naive_targets, lam_naive / n_records, tied_idx,
                 max_iter=max(1000, self.max_iter), tol=self._naive_tol(measurements, n_records),
+                solver=_NAIVE_SOLVER,
             )
         self.mle_n_iter_ = naive.n_iter
         if self.method == "naive-mle":
