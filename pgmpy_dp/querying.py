@@ -29,8 +29,10 @@ def query(
 
     Parameters
     ----------
-    model : DiscreteBayesianNetwork or DiscreteMarkovNetwork
-        A fitted model, e.g. from ``DiscretePrivateMLE`` or ``PrivateMarkovEstimator``.
+    model : DiscreteBayesianNetwork, DiscreteMarkovNetwork or fitted estimator
+        A fitted model, e.g. from ``DiscretePrivateMLE`` or ``PrivateMarkovEstimator``;
+        an estimator with a fitted ``model_`` (``PrivateMarkovEstimator``, the private
+        structure learners) stands for that model.
     variables : str or list of str
         Query variables.
     evidence : dict, optional
@@ -59,9 +61,21 @@ def query(
     >>> mn.add_factors(DiscreteFactor(["a", "b"], [2, 2], [4.0, 1.0, 1.0, 4.0]))
     >>> query(mn, ["b"], evidence={"a": 0}).values.round(2).tolist()
     [0.8, 0.2]
+    >>> query(object(), ["b"])
+    Traceback (most recent call last):
+    ...
+    TypeError: query needs a fitted pgmpy model (DiscreteBayesianNetwork or DiscreteMarkovNetwork) or a fitted estimator holding one in model_, got object; fit it first
     """
     from pgmpy.inference import BeliefPropagation, VariableElimination
 
+    fitted = getattr(model, "model_", None)
+    if fitted is not None and not hasattr(model, "check_model"):
+        model = fitted  # a fitted estimator: query the model it holds
+    if not hasattr(model, "check_model"):
+        raise TypeError(
+            f"query needs a fitted pgmpy model (DiscreteBayesianNetwork or DiscreteMarkovNetwork) or a fitted "
+            f"estimator holding one in model_, got {type(model).__name__}; fit it first"
+        )
     if engine not in _ENGINES:
         raise ValueError(f"engine must be one of {_ENGINES} ('ve': variable elimination, 'bp': belief propagation), got {engine!r}")
     variables = [variables] if isinstance(variables, str) else list(variables)

@@ -62,3 +62,15 @@ def test_markov_estimator_repr_and_iteration_counts(fitted):
         warnings.simplefilter("ignore", pgmpy_dp.estimators.markov.ConvergenceWarning)  # 3 EM steps
         cgm.fit(mn, df, epsilon=1.0)
     assert cgm.n_iter_ <= 3 and cgm.mle_n_iter_ >= 1  # EM iterations vs the warm start's L-BFGS ones
+
+
+def test_a_fitted_estimator_stands_for_its_model_and_an_unfitted_one_is_refused():
+    network = pgmpy_dp.datasets.load_network("asia")
+    df = pgmpy_dp.datasets.sample_network(network, 2000, seed=3)
+    mn = DiscreteMarkovNetwork([("smoke", "lung")])
+    est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", random_state=0, show_progress=False)
+    with pytest.raises(TypeError, match="fit it first"):
+        pgmpy_dp.query(est, ["lung"])
+    model = est.fit(mn, df, epsilon=1.0)
+    q = pgmpy_dp.query(est, ["lung"], evidence={"smoke": "yes"})
+    np.testing.assert_array_equal(q.values, pgmpy_dp.query(model, ["lung"], evidence={"smoke": "yes"}).values)
