@@ -333,11 +333,9 @@ def cgm_em(
     def table_counts(mu: list[np.ndarray]) -> list[np.ndarray]:
         out = []
         for plan in plans:
-            total = 0.0
-            for h, axes, perm in plan:  # a pooled table predicts the sum of its members' tables
-                marg = np.add.reduce(mu[h], axis=axes) if axes else mu[h]
-                total = total + np.transpose(marg, perm)
-            out.append(N * total)
+            # a pooled table predicts the sum of its members' tables (an ordinary table: one view, no copy)
+            parts = [np.transpose(np.add.reduce(mu[h], axis=axes) if axes else mu[h], perm) for h, axes, perm in plan]
+            out.append(N * (parts[0] if len(parts) == 1 else sum(parts)))
         return out
 
     def penalty(theta) -> float:
