@@ -76,18 +76,24 @@ def _families(net):
     return [(n, *sorted(net.get_parents(n))) for n in net.nodes()]
 
 
-def test_likelihood_fit_recovers_exact_tables_from_noiseless_measurements():
+def _family_counts(name: str, n: int, seed: int):
+    """A bnlearn network, ``n`` records sampled from it, their domain and exact family tables."""
     from pgmpy_dp.datasets import load_network, sample_network
-    from pgmpy_dp.engine import Measurement
-    from pgmpy_dp.estimators.likelihood import fit_family_tables
     from pgmpy_dp.tables.counting import contingency_table
 
-    net = load_network("sachs")
-    df = sample_network(net, 3000, seed=2)
-    domain = Domain({n: list(net.states[n]) for n in net.nodes()})
+    net = load_network(name)
+    df = sample_network(net, n, seed=seed)
+    domain = Domain({v: list(net.states[v]) for v in net.nodes()})
     codes = domain.encode(df, list(net.nodes()))
     families = _families(net)
-    exact = [contingency_table(codes, domain, f) for f in families]
+    return net, df, domain, families, [contingency_table(codes, domain, f) for f in families]
+
+
+def test_likelihood_fit_recovers_exact_tables_from_noiseless_measurements():
+    from pgmpy_dp.engine import Measurement
+    from pgmpy_dp.estimators.likelihood import fit_family_tables
+
+    net, df, domain, families, exact = _family_counts("sachs", 3000, seed=2)
     # scale 1e-6: the likelihood pins every cell within about a millionth of a count
     measurements = [Measurement(f, t, 1e-6) for f, t in zip(families, exact)]
     fit = fit_family_tables(domain, families, measurements, n_records=len(df))
@@ -98,17 +104,10 @@ def test_likelihood_fit_recovers_exact_tables_from_noiseless_measurements():
 
 @pytest.mark.parametrize("noise", ["laplace", "gaussian"])
 def test_likelihood_fit_beats_each_noisy_table_alone_and_takes_both_noise_models(noise):
-    from pgmpy_dp.datasets import load_network, sample_network
     from pgmpy_dp.engine import Measurement
     from pgmpy_dp.estimators.likelihood import fit_family_tables
-    from pgmpy_dp.tables.counting import contingency_table
 
-    net = load_network("asia")
-    df = sample_network(net, 20000, seed=3)
-    domain = Domain({n: list(net.states[n]) for n in net.nodes()})
-    codes = domain.encode(df, list(net.nodes()))
-    families = _families(net)
-    exact = [contingency_table(codes, domain, f) for f in families]
+    net, df, domain, families, exact = _family_counts("asia", 20000, seed=3)
     rng = np.random.default_rng(0)
     scale = 40.0
     draw = rng.laplace if noise == "laplace" else rng.normal
