@@ -250,7 +250,14 @@ def sample_per_unit(units: np.ndarray, k: int, rng: np.random.Generator) -> np.n
 
 
 def unit_rng(rng: np.random.Generator | None) -> np.random.Generator:
-    """The generator for sampling and rounding: the release's seeded one, else a fresh secure seed."""
+    """The generator for sampling and rounding: the release's seeded one, else a fresh secure seed.
+
+    Examples
+    --------
+    >>> seeded = np.random.default_rng(0)
+    >>> unit_rng(seeded) is seeded, isinstance(unit_rng(None), np.random.Generator)
+    (True, True)
+    """
     return rng if rng is not None else np.random.default_rng(secrets.randbits(128))
 
 
@@ -266,7 +273,17 @@ def _skip_codes(domain: Domain, attrs: Sequence[str], skip_state) -> list[int] |
 
 
 def check_skip_state(domain: Domain, tables: Sequence[Sequence[Sequence[str]]], skip_state) -> None:
-    """Refuse a ``skip_state`` that no requested table's attributes all declare (a typo would skip nothing)."""
+    """Refuse a ``skip_state`` that no requested table's attributes all declare (a typo would skip nothing).
+
+    Examples
+    --------
+    >>> dom = Domain({"a": ["null", "x"], "b": ["null", "y"]})
+    >>> check_skip_state(dom, [[("a", "b")]], "null")  # declared by both attributes: accepted
+    >>> check_skip_state(dom, [[("a", "b")]], "Null")
+    Traceback (most recent call last):
+    ...
+    pgmpy_dp.privacy.domain.DomainError: skip_state 'Null' is not a declared state of all attributes of any requested table, so it would skip nothing; give a state declared in the domain (e.g. the null location)
+    """
     if skip_state is None:
         return
     if not any(_skip_codes(domain, m, skip_state) is not None for members in tables for m in members):
