@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .factor import align
-from .mle import ConvergenceWarning, WarmMLE, tie_groups
+from .mle import ConvergenceWarning, WarmMLE, centred_targets, tie_groups
 
 __all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "gaussian_log_likelihood", "laplace_log_likelihood"]
 
@@ -241,6 +241,7 @@ def cgm_em(
     count_tol: float = 1e-3,
     callback: Callable[[int, float, float], None] | None = None,
     warn: bool = True,
+    prior_mean: Sequence[np.ndarray] | None = None,
 ) -> CGMResult:
     """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
 
@@ -286,6 +287,9 @@ def cgm_em(
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] with the achieved tolerance when ``max_iter`` is reached.
+    prior_mean : sequence of numpy.ndarray, optional
+        Centre of the penalty, one array per clique: ``(lambda N / 2) ||theta - prior_mean||^2``
+        (default: 0, shrinkage towards the uniform model).
 
     Returns
     -------
@@ -338,8 +342,11 @@ def cgm_em(
             out.append(N * (parts[0] if len(parts) == 1 else sum(parts)))
         return out
 
+    # the penalty's centre per parameter group (tied cliques: the mean of their arrays, as centred_targets)
+    centre = [0.0 if prior_mean is None else np.mean([prior_mean[i] for i in g], axis=0) for g in groups]
+
     def penalty(theta) -> float:
-        return 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
+        return 0.5 * lam * N * sum(float(np.sum((theta[g[0]] - c) ** 2)) for g, c in zip(groups, centre))
 
     n_meas = [0] * len(cliques)
     for parts in hosts:
@@ -471,9 +478,10 @@ def cgm_em(
         # EM iteration to the next: start from phi plus the last correction instead.
         start = phi if shift["offset"] is None else [p + o for p, o in zip(phi, shift["offset"])]
         # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
-        fit = m_solver.solve(mu_phi, start, max_iter=m_step_iter, tol=m_tol)
+        targets = centred_targets(mu_phi, prior_mean, lam, groups)  # a prior centre is a shift of the targets
+        fit = m_solver.solve(targets, start, max_iter=m_step_iter, tol=m_tol)
         # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
-        current = -dot(theta, mu_phi) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
+        current = -dot(theta, targets) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
         theta_m = fit.log_potentials if fit.objective <= current else theta
         shift["offset"] = [a - b for a, b in zip(theta_m, phi)]
         return _EMStep(theta_m, state, value)
