@@ -81,6 +81,7 @@ METHODS = ["D-Ind", "data-dependent", "optimal+projection", "default", "mbi"]
 LIKELIHOOD_VARIANTS = {
     "lik:full-steps": dict(m_step_iter=20, nlbp_iter=10),
     "lik:cpd-start": dict(warm_start="cpds"),
+    "lik:marginal-prior": dict(prior="marginals"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

@@ -40,7 +40,7 @@ from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
 
-__all__ = ["FamilyFit", "fit_family_tables", "measurement_for", "noise_regularization"]
+__all__ = ["FamilyFit", "fit_family_tables", "marginal_centre", "measurement_for", "noise_regularization"]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
 MAX_CLIQUE_CELLS = 2_000_000
@@ -153,7 +153,41 @@ def _naive_targets(cliques, measurements):
     return targets
 
 
-def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1e-9):
+def marginal_centre(domain: Domain, cliques, n_families: int, targets) -> list[np.ndarray]:
+    """Log-potentials of the independence model of the targets' one-variable marginals, as a prior centre.
+
+    Family ``i < n_families`` (node first) gets ``log P(node)`` on every parent configuration, every
+    other clique 0: a Bayesian network whose CPDs are the marginals (partition function 1). A
+    penalty centred here shrinks a CPD column the noise leaves undetermined towards ``P(node)``,
+    which every table containing the node measures, instead of towards uniform. ``P(node)`` is read
+    off the first target containing the node (the projected targets agree on it); uniform if none does.
+
+    Examples
+    --------
+    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
+    >>> centre = marginal_centre(d, [("a",), ("b", "a")], 2, [np.array([3.0, 1.0]), np.array([[2.0, 1.0], [1.0, 0.0]])])
+    >>> np.round(np.exp(centre[1]), 2).tolist()  # P(b) on both columns
+    [[0.75, 0.75], [0.25, 0.25]]
+    """
+    centre = []
+    for i, clique in enumerate(cliques):
+        if i >= n_families:
+            centre.append(np.zeros(domain.shape(clique)))
+            continue
+        node = clique[0]
+        p = np.full(domain.size(node), 1.0 / domain.size(node))
+        for c, t in zip(cliques, targets):
+            if t is not None and node in c:
+                m = np.sum(t, axis=tuple(k for k, a in enumerate(c) if a != node))
+                if m.sum() > 0 and np.all(m > 0):
+                    p = m / m.sum()
+                    break
+        shape = (domain.size(node),) + (1,) * (len(clique) - 1)
+        centre.append(np.broadcast_to(np.log(p).reshape(shape), domain.shape(clique)).copy())
+    return centre
+
+
+def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1e-9, prior_mean=None):
     """A warm start for CGM-EM from consistent ``targets`` (see [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]).
 
     ``"cpds"``: the Bayesian network of the targets' CPDs, in closed form (a BN's log-CPDs are
@@ -173,7 +207,8 @@ def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1
     ]
     if warm_start == "cpds" or any(t is None for t in targets):
         return cpds
-    fit = fit_log_potentials(jt, targets, regularization, init=cpds, max_iter=START_ITER, tol=tol, warn=False)
+    fit = fit_log_potentials(jt, targets, regularization, init=cpds, max_iter=START_ITER, tol=tol, warn=False,
+                             prior_mean=prior_mean)
     return fit.log_potentials
 
 
@@ -191,6 +226,7 @@ def fit_family_tables(
     m_step_iter: int = 5,
     nlbp_iter: int = 10,
     count_tol: float = 1e-3,
+    prior: str = "uniform",
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -217,6 +253,11 @@ def fit_family_tables(
         table) in an iteration ([`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]).
     callback : callable, optional
         ``callback(iteration, objective, change)`` after every EM iteration.
+    prior : {"uniform", "marginals"}
+        Centre of the Gaussian prior on the log-potentials (of the fit and of its warm start):
+        0, which shrinks every CPD column towards uniform, or the independence model of the
+        projected tables' one-variable marginals ([`marginal_centre`][pgmpy_dp.estimators.likelihood.marginal_centre]),
+        which shrinks it towards the node's marginal. Either way the weight vanishes with the noise.
     warm_start : {"mle", "cpds"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
@@ -264,7 +305,10 @@ def fit_family_tables(
     # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
     # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
-    naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
+    if prior not in ("uniform", "marginals"):
+        raise ValueError(f"prior must be 'uniform' or 'marginals', got {prior!r}")
+    centre = marginal_centre(domain, cliques, len(families), targets) if prior == "marginals" else None
+    naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -272,7 +316,7 @@ def fit_family_tables(
         result = cgm_em(
             jt, measurements, n_records, regularization, init=naive, max_iter=max_iter, tol=tol,
             callback=callback, warn=False, m_step_iter=m_step_iter, nlbp_iter=nlbp_iter,
-            count_tol=count_tol,
+            count_tol=count_tol, prior_mean=centre,
         )
         mu, _ = jt.marginals(result.log_potentials)
         if not all(np.all(np.isfinite(m)) for m in mu):
