@@ -82,6 +82,7 @@ LIKELIHOOD_VARIANTS = {
     "lik:full-steps": dict(m_step_iter=20, nlbp_iter=10),
     "lik:cpd-start": dict(warm_start="cpds"),
     "lik:marginal-prior": dict(prior="marginals"),
+    "lik:converged": dict(max_iter=100),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

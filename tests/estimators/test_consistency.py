@@ -119,3 +119,45 @@ def test_likelihood_fit_beats_each_noisy_table_alone_and_takes_both_noise_models
     # tables over shared attributes pool their evidence: the fit is clearly closer than the raw tables
     assert fitted < 0.8 * raw
     assert all(np.isclose(g.sum(), len(df)) for g in fit.tables)
+
+
+def test_marginal_prior_recovers_exact_tables_from_noiseless_measurements():
+    from pgmpy_dp.engine import Measurement
+    from pgmpy_dp.estimators.likelihood import fit_family_tables
+
+    net, df, domain, families, exact = _family_counts("sachs", 3000, seed=2)
+    from pgmpy_dp.estimators.likelihood import _noise_excess, noise_regularization
+    from pgmpy_dp.tables import NoisyTable
+
+    tables = [NoisyTable(f, t, epsilon=1e6, scale=1e-6) for f, t in zip(families, exact)]
+    measurements = [Measurement(f, t, 1e-6) for f, t in zip(families, exact)]
+    # the prior's weight (the estimator's, from the noise) vanishes with the noise whatever its centre
+    n = len(df)
+    fit = fit_family_tables(domain, families, measurements, n_records=n, prior="marginals",
+                            regularization=noise_regularization(tables, n) / n,
+                            naive_regularization=_noise_excess(tables, n) / n)
+    for f, got, want in zip(families, fit.tables, exact):
+        np.testing.assert_allclose(got, want, atol=1e-3, err_msg=str(f))
+
+
+def test_marginal_centre_is_the_independence_model_of_the_targets_marginals():
+    from pgmpy_dp.engine import JunctionTree
+    from pgmpy_dp.estimators.likelihood import marginal_centre
+
+    net, df, domain, families, exact = _family_counts("asia", 2000, seed=4)
+    targets = [t + 0.5 for t in exact]  # positive, as the fit's targets are
+    extra = ("xray", "asia")  # a measured set no family holds gets a zero centre
+    cliques = families + [extra]
+    centre = marginal_centre(domain, cliques, len(families), targets + [np.ones(domain.shape(extra))])
+    assert np.all(centre[-1] == 0)
+    mu, log_z = JunctionTree(domain, cliques).marginals(centre)
+    assert abs(log_z) < 1e-12  # a Bayesian network: its potentials are normalised CPDs
+    for f, t, m in zip(families, targets, mu):
+        p = t.sum(axis=tuple(range(1, t.ndim))) / t.sum()  # the node's marginal in its own family target
+        want = np.ones(())
+        for a in f:  # every family marginal is the outer product of one-variable marginals
+            fam = targets[[g[0] for g in families].index(a)]
+            pa = fam.sum(axis=tuple(range(1, fam.ndim))) / fam.sum()
+            want = np.multiply.outer(want, pa)
+        np.testing.assert_allclose(m, want, atol=1e-12, err_msg=str(f))
+        np.testing.assert_allclose(m.sum(axis=tuple(range(1, m.ndim))), p, atol=1e-12)
