@@ -83,6 +83,7 @@ LIKELIHOOD_VARIANTS = {
     "lik:cpd-start": dict(warm_start="cpds"),
     "lik:marginal-prior": dict(prior="marginals"),
     "lik:converged": dict(max_iter=100),
+    "lik:lower-order-prior": dict(prior="lower-order"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

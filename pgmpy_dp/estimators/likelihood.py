@@ -40,7 +40,7 @@ from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
 
-__all__ = ["FamilyFit", "fit_family_tables", "marginal_centre", "measurement_for", "noise_regularization"]
+__all__ = ["FamilyFit", "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization"]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
 MAX_CLIQUE_CELLS = 2_000_000
@@ -187,6 +187,49 @@ def marginal_centre(domain: Domain, cliques, n_families: int, targets) -> list[n
     return centre
 
 
+def lower_order_centre(domain: Domain, cliques, n_families: int, targets, max_iter: int = 200, tol: float = 1e-10) -> list[np.ndarray]:
+    """Per family, the log-CPDs of its target without the highest-order interaction, as a prior centre.
+
+    A family table over ``k + 1`` attributes is replaced by the maximum-entropy table with the
+    same ``k``-attribute margins (iterative proportional fitting from uniform): a root's table by
+    the uniform one, a node with one parent by the product of the two marginals (its CPD columns
+    all ``P(node)``), a node with two parents by the model with every pairwise but no three-way
+    interaction, and so on. Those margins sum over whole axes of the noisy table, so they are
+    measured far more precisely than its cells. The centre is the log of each such table's
+    CPD (a Bayesian network, partition function 1); a penalty centred here shrinks a CPD
+    column the noise leaves undetermined towards what the lower-order structure predicts for it
+    (``P(node | fewer parents)``), not towards uniform. Other cliques get 0, and so does a
+    family without a target (no table measures it exactly).
+    ``max_iter`` and ``tol`` (largest relative margin gap) bound the fitting.
+
+    Examples
+    --------
+    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
+    >>> centre = lower_order_centre(d, [("a",), ("b", "a")], 2, [np.array([3.0, 1.0]), np.array([[2.0, 1.0], [1.0, 0.0]])])
+    >>> centre[0].tolist()  # a root: uniform
+    [0.0, 0.0]
+    >>> np.round(np.exp(centre[1]), 2).tolist()  # one parent: P(b) on every column
+    [[0.75, 0.75], [0.25, 0.25]]
+    """
+    centre = []
+    for i, clique in enumerate(cliques):
+        t = targets[i] if i < n_families else None
+        if t is None or len(clique) == 1:
+            centre.append(np.zeros(domain.shape(clique)))
+            continue
+        t = np.asarray(t, dtype=np.float64) / np.sum(t)
+        axes = range(t.ndim)
+        margins = [(a, np.sum(t, axis=a, keepdims=True)) for a in axes]  # each k-attribute margin: one axis summed out
+        fit = np.full(t.shape, 1.0 / t.size)
+        for _ in range(max_iter):
+            for a, m in margins:
+                fit = fit * (m / np.sum(fit, axis=a, keepdims=True))
+            if max(float(np.max(np.abs(np.sum(fit, axis=a, keepdims=True) / m - 1.0))) for a, m in margins) < tol:
+                break
+        centre.append(np.log(fit / np.sum(fit, axis=0, keepdims=True)))
+    return centre
+
+
 def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1e-9, prior_mean=None):
     """A warm start for CGM-EM from consistent ``targets`` (see [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]).
 
@@ -253,11 +296,13 @@ def fit_family_tables(
         table) in an iteration ([`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]).
     callback : callable, optional
         ``callback(iteration, objective, change)`` after every EM iteration.
-    prior : {"uniform", "marginals"}
+    prior : {"uniform", "marginals", "lower-order"}
         Centre of the Gaussian prior on the log-potentials (of the fit and of its warm start):
-        0, which shrinks every CPD column towards uniform, or the independence model of the
+        0, which shrinks every CPD column towards uniform; the independence model of the
         projected tables' one-variable marginals ([`marginal_centre`][pgmpy_dp.estimators.likelihood.marginal_centre]),
-        which shrinks it towards the node's marginal. Either way the weight vanishes with the noise.
+        which shrinks it towards the node's marginal; or each projected family table without its
+        highest-order interaction ([`lower_order_centre`][pgmpy_dp.estimators.likelihood.lower_order_centre]),
+        which shrinks it towards ``P(node | fewer parents)``. Either way the weight vanishes with the noise.
     warm_start : {"mle", "cpds"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
@@ -305,9 +350,10 @@ def fit_family_tables(
     # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
     # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
-    if prior not in ("uniform", "marginals"):
-        raise ValueError(f"prior must be 'uniform' or 'marginals', got {prior!r}")
-    centre = marginal_centre(domain, cliques, len(families), targets) if prior == "marginals" else None
+    centres = {"uniform": None, "marginals": marginal_centre, "lower-order": lower_order_centre}
+    if prior not in centres:
+        raise ValueError(f"prior must be one of {sorted(centres)}, got {prior!r}")
+    centre = centres[prior](domain, cliques, len(families), targets) if centres[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.

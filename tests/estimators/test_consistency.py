@@ -161,3 +161,25 @@ def test_marginal_centre_is_the_independence_model_of_the_targets_marginals():
             want = np.multiply.outer(want, pa)
         np.testing.assert_allclose(m, want, atol=1e-12, err_msg=str(f))
         np.testing.assert_allclose(m.sum(axis=tuple(range(1, m.ndim))), p, atol=1e-12)
+
+
+def test_lower_order_centre_keeps_every_lower_margin_and_drops_the_top_interaction():
+    from pgmpy_dp.estimators.likelihood import lower_order_centre
+
+    rng = np.random.default_rng(7)
+    domain = Domain({"x": [0, 1, 2], "u": [0, 1], "v": [0, 1, 2, 3]})
+    target = rng.gamma(2.0, 50.0, size=(3, 2, 4))  # a positive table with a strong three-way interaction
+    (centre,) = lower_order_centre(domain, [("x", "u", "v")], 1, [target])
+    parents = target.sum(axis=0) / target.sum()
+    fitted = np.exp(centre) * parents  # the centre's CPD times the target's parent margin: the fitted table
+    np.testing.assert_allclose(np.exp(centre).sum(axis=0), 1.0, atol=1e-12)  # a CPD
+    for axis in range(3):  # every two-attribute margin of the target
+        np.testing.assert_allclose(fitted.sum(axis=axis), target.sum(axis=axis) / target.sum(), atol=1e-9)
+    top = centre.copy()
+    for axis in range(3):  # what is left after removing every main effect and pairwise term
+        top = top - top.mean(axis=axis, keepdims=True)
+    assert np.abs(top).max() < 1e-8
+    raw = np.log(target)
+    for axis in range(3):
+        raw = raw - raw.mean(axis=axis, keepdims=True)
+    assert np.abs(raw).max() > 0.1  # the target itself had one
