@@ -83,6 +83,7 @@ LIKELIHOOD_VARIANTS = {
     "lik:cpd-start": dict(warm_start="cpds"),
     "lik:marginal-prior": dict(prior="marginals"),
     "lik:converged": dict(max_iter=100),
+    "lik:iter50": dict(max_iter=50),
     "lik:lower-order-prior": dict(prior="lower-order"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
@@ -244,6 +245,27 @@ def win_counts(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def variant_table(runs: pd.DataFrame, baseline: str = "default") -> str:
+    """Markdown: per ``lik:*`` variant and (network, N), the paired change against ``baseline`` of
+    joint KL, weighted CPD L1 and query L1 (median over epsilons of the relative mean change, and the
+    epsilons where it is more than two paired standard errors better / worse)."""
+    metrics = ("joint_kl", "cpd_l1_weighted", "query_l1")
+    lines = ["| variant | network | N | epsilons | " + " | ".join(f"{m}: median change, better/worse" for m in metrics) + " |",
+             "|---|---|---:|---|" + "---|" * len(metrics)]
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+        parts = {m: paired(runs, variant, baseline, m) for m in metrics}
+        for (name, n), cell in parts[metrics[0]].groupby(["network", "records"], sort=False):
+            cells = []
+            for m in metrics:
+                p = parts[m][(parts[m].network == name) & (parts[m].records == n)]
+                rel = 100 * p["diff"] / p["baseline"]
+                cells.append(f"{rel.median():+.1f}%, {int((p['diff'] < -2 * p['se']).sum())}/{int((p['diff'] > 2 * p['se']).sum())}")
+            eps = ", ".join(f"{e:g}" for e in cell.epsilon)
+            lines.append(f"| {variant} | {name} | {n:.0e} | {eps} ({int(cell.runs.min())}-{int(cell.runs.max())} runs) | "
+                         + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot(summary: pd.DataFrame, path: Path) -> None:
     import matplotlib
 
@@ -369,6 +391,8 @@ def main(argv=None):
     print("\n".join(["", "targets:"] + targets(summary, runs)))
     if args.markdown:
         print("\n" + markdown_table(summary))
+        if any(m in LIKELIHOOD_VARIANTS for m in set(runs.method)):
+            print("\n" + variant_table(runs))
 
 
 if __name__ == "__main__":
