@@ -44,10 +44,20 @@ What ran for docs/bayesian.md (each line one process, split by --out):
     python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --out bn_accuracy_g1
     python benchmarks/bn_accuracy.py --networks child alarm --runs 10 --out bn_accuracy_g2
     python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --methods default --out bn_accuracy_n1
+    python benchmarks/bn_accuracy.py --networks insurance hepar2 --records 100000 --runs 10 \
+        --methods D-Ind default mbi --out bn_accuracy_n6
+    python benchmarks/bn_accuracy.py --networks hepar2 --records 10000 --runs 10 --methods D-Ind default mbi --out bn_accuracy_m6
+    python benchmarks/bn_accuracy.py --networks insurance --records 10000 --runs 10 --methods D-Ind default --out bn_accuracy_n7
     ... (see docs/bayesian.md), then
-    python benchmarks/bn_accuracy.py --markdown --summarise results/bn_accuracy_n*_runs.csv \
+    python benchmarks/bn_accuracy.py --markdown --summarise results/bn_accuracy_{n1,n2,n3a,n3,n3b,n3c,n7,m6,n4,n6}_runs.csv \
         --previous results/bn_accuracy_g*_runs.csv
-(``--previous``: those files' ``default`` rows came from the earlier default.)
+(``--previous``: those files' ``default`` rows came from the earlier default; where a cell ran twice, the
+first file listed wins.) The prior-centre and iteration-budget variants, refitted to the default's tables:
+    python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --methods default lik:marginal-prior --out bn_accuracy_p1
+    python benchmarks/bn_accuracy.py --networks child alarm --records 10000 --epsilons 0.1 0.5 1 2 --runs 6 \
+        --methods default lik:marginal-prior --out bn_accuracy_p2
+    (p3/p4: lik:converged on asia sachs / child alarm; p5/p6: lik:lower-order-prior; p7: lik:iter50), then
+    python benchmarks/bn_accuracy.py --out bn_prior_centres --markdown --summarise results/bn_accuracy_p*_runs.csv
 """
 
 from __future__ import annotations
