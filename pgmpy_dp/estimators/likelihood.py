@@ -153,7 +153,7 @@ def _naive_targets(cliques, measurements):
     return targets
 
 
-def marginal_centre(domain: Domain, cliques, n_families: int, targets) -> list[np.ndarray]:
+def marginal_centre(domain: Domain, cliques: Sequence[tuple[str, ...]], n_families: int, targets: Sequence) -> list[np.ndarray]:
     """Log-potentials of the independence model of the targets' one-variable marginals, as a prior centre.
 
     Family ``i < n_families`` (node first) gets ``log P(node)`` on every parent configuration, every
@@ -187,7 +187,10 @@ def marginal_centre(domain: Domain, cliques, n_families: int, targets) -> list[n
     return centre
 
 
-def lower_order_centre(domain: Domain, cliques, n_families: int, targets, max_iter: int = 200, tol: float = 1e-10) -> list[np.ndarray]:
+def lower_order_centre(
+    domain: Domain, cliques: Sequence[tuple[str, ...]], n_families: int, targets: Sequence, max_iter: int = 200,
+    tol: float = 1e-10,
+) -> list[np.ndarray]:
     """Per family, the log-CPDs of its target without the highest-order interaction, as a prior centre.
 
     A family table over ``k + 1`` attributes is replaced by the maximum-entropy table with the
@@ -228,6 +231,10 @@ def lower_order_centre(domain: Domain, cliques, n_families: int, targets, max_it
                 break
         centre.append(np.log(fit / np.sum(fit, axis=0, keepdims=True)))
     return centre
+
+
+#: Centres of the prior on the log-potentials, by the name ``fit_family_tables(prior=...)`` takes (None: 0)
+_CENTRES = {"uniform": None, "marginals": marginal_centre, "lower-order": lower_order_centre}
 
 
 def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1e-9, prior_mean=None):
@@ -328,6 +335,8 @@ def fit_family_tables(
     >>> np.round(fit.tables[1]).tolist()
     [[600.0, 100.0], [100.0, 200.0]]
     """
+    if prior not in _CENTRES:
+        raise ValueError(f"prior must be one of {sorted(_CENTRES)}, got {prior!r}")
     families = [tuple(f) for f in families]
     n_records = float(n_records)
     if not (math.isfinite(n_records) and n_records > 0):
@@ -350,10 +359,7 @@ def fit_family_tables(
     # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
     # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
-    centres = {"uniform": None, "marginals": marginal_centre, "lower-order": lower_order_centre}
-    if prior not in centres:
-        raise ValueError(f"prior must be one of {sorted(centres)}, got {prior!r}")
-    centre = centres[prior](domain, cliques, len(families), targets) if centres[prior] else None
+    centre = _CENTRES[prior](domain, cliques, len(families), targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.

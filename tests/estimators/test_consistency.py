@@ -183,3 +183,12 @@ def test_lower_order_centre_keeps_every_lower_margin_and_drops_the_top_interacti
     for axis in range(3):
         raw = raw - raw.mean(axis=axis, keepdims=True)
     assert np.abs(raw).max() > 0.1  # the target itself had one
+
+
+def test_likelihood_fit_names_an_unknown_prior():
+    from pgmpy_dp.engine import Measurement
+    from pgmpy_dp.estimators.likelihood import fit_family_tables
+
+    d = Domain({"a": [0, 1]})
+    with pytest.raises(ValueError, match="prior must be one of .*'lower-order'.*got 'flat'"):
+        fit_family_tables(d, [("a",)], [Measurement(("a",), np.array([3.0, 1.0]), 1.0)], 4.0, prior="flat")
