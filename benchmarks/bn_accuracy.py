@@ -56,7 +56,7 @@ first file listed wins.) The prior-centre and iteration-budget variants, refitte
     python benchmarks/bn_accuracy.py --networks asia sachs --runs 10 --methods default lik:marginal-prior --out bn_accuracy_p1
     python benchmarks/bn_accuracy.py --networks child alarm --records 10000 --epsilons 0.1 0.5 1 2 --runs 6 \
         --methods default lik:marginal-prior --out bn_accuracy_p2
-    (p3/p4: lik:converged on asia sachs / child alarm; p5/p6: lik:lower-order-prior; p7: lik:iter50), then
+    (p3/p4: lik:converged on asia sachs / child alarm; p5/p6: lik:lower-order-prior; p7-p9: lik:iter50), then
     python benchmarks/bn_accuracy.py --out bn_prior_centres --markdown --summarise results/bn_accuracy_p*_runs.csv
 """
 
