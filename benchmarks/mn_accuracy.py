@@ -176,7 +176,7 @@ def run(args) -> pd.DataFrame:
                                 warmed.add(name)
                             cl, th, secs = fit(release, total)
                             rows.append({**base, "method": name, "kl": kl(cl, th), "seconds": secs, "n_iter": 1000})
-                        done = rows[-3 - len(methods) - len(mbi_fits):]
+                        done = rows[-2 - len(methods) - len(mbi_fits):]
                         print(
                             f"{kind:6s} N={n:>8,d} eps={eps:<5g} pop={pop} rep={rep}  "
                             + "  ".join(f"{r['method']}: KL={r['kl']:.4f} ({r['seconds']:.2f}s)" for r in done),
