@@ -44,12 +44,11 @@ __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization"
 _METHODS = ("cgm-em", "naive-mle")
 #: Solver of the naive MLE (method="naive-mle"); see docs/markov.md for the measurement behind it.
 _NAIVE_SOLVER = "lbfgs"
-#: Solver and iteration cap of CGM-EM's naive warm start. EM's M-steps keep minimising the same
-#: kind of objective (the MLE of the current counts), so the warm start only has to get close: at
-#: N = 1e6 the Fisher-preconditioned solver gets there in 300 iterations where L-BFGS-B ran into
-#: its 1000-iteration cap, at equal or lower KL after EM on most benchmark cells (docs/markov.md).
-_WARM_SOLVER = "fisher"
-_WARM_MAX_ITER = 300
+#: Solver and iteration cap (None: max(1000, max_iter)) of CGM-EM's naive warm start. A Fisher
+#: warm start capped at 300 iterations saved ~700 inference calls per fit at N = 1e6 but raised
+#: CGM-EM's KL on some grid cells (docs/markov.md), so it is a switch for benchmarks, not the default.
+_WARM_SOLVER = "lbfgs"
+_WARM_MAX_ITER: int | None = None
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
@@ -113,8 +112,7 @@ class PrivateMarkovEstimator:
         own noise scale.
     max_iter : int
         Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
-        ``max(1000, max_iter)`` L-BFGS iterations (CGM-EM's naive warm start at most 300
-        Fisher-preconditioned ones: EM refines it). EM is usually stopped by this
+        ``max(1000, max_iter)`` L-BFGS iterations. EM is usually stopped by this
         limit rather than by ``tol``; 30 is where the benchmark's accuracy gains
         over naive MLE are reached at a few times its cost.
     tol : float
@@ -419,7 +417,7 @@ class PrivateMarkovEstimator:
             warm = self.method == "cgm-em"
             naive = fit_log_potentials(
                 engine, naive_targets, lam_naive / n_records, tied_idx,
-                max_iter=_WARM_MAX_ITER if warm else max(1000, self.max_iter),
+                max_iter=_WARM_MAX_ITER if warm and _WARM_MAX_ITER else max(1000, self.max_iter),
                 tol=self._naive_tol(measurements, n_records), solver=_WARM_SOLVER if warm else _NAIVE_SOLVER,
             )
         self.mle_n_iter_ = naive.n_iter
