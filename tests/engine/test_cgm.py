@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from pgmpy_dp.engine import JunctionTree, Measurement, cgm_em, laplace_log_likelihood
+from pgmpy_dp.engine.cgm import LONG_M_STEP, SHORT_M_STEP, m_step_length
 
 
 def test_smoothed_laplace_gradient_matches_finite_differences():
@@ -113,3 +114,20 @@ def test_short_m_steps_reach_the_same_fixed_point(loopy_model):
     assert short.converged and long.converged
     assert max(float(np.max(np.abs(a - b))) for a, b in zip(short.counts, long.counts)) < 1e-3 * scale
     assert short.log_likelihood[-1] == pytest.approx(long.log_likelihood[-1], rel=1e-8)
+
+
+def test_m_step_length_switches_where_noise_and_counts_weigh_the_same():
+    """Short M-steps exactly when every table's typical cell count times its noise curvature is below 1:
+    Gaussian noise of std sigma on a 4-cell table switches at N = 4 sigma^2, the smoothed Laplace at
+    N = 4 smoothing scale^2; the most informative table decides, and masked cells do not count."""
+    sigma = 10.0
+    g = Measurement(("a", "b"), np.zeros((2, 2)), sigma, noise="gaussian")
+    assert m_step_length([g], 0.99 * 4 * sigma**2) == SHORT_M_STEP
+    assert m_step_length([g], 1.01 * 4 * sigma**2) == LONG_M_STEP
+    lap = Measurement(("a", "b"), np.zeros((2, 2)), 3.0)
+    assert m_step_length([lap], 0.99 * 4 * 9.0 * 2.0, smoothing=2.0) == SHORT_M_STEP
+    assert m_step_length([lap], 1.01 * 4 * 9.0 * 2.0, smoothing=2.0) == LONG_M_STEP
+    noisy = Measurement(("a", "b"), np.zeros((2, 2)), 1e3)
+    assert m_step_length([noisy, g], 1e3) == LONG_M_STEP  # g's cells are stiff at N = 1000
+    half = Measurement(("a", "b"), np.zeros((2, 2)), sigma, noise="gaussian", mask=np.array([[True, True], [False, False]]))
+    assert m_step_length([half], 1.01 * 2 * sigma**2) == LONG_M_STEP  # 2 observed cells share the records
