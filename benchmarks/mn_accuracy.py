@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import time
 import warnings
 from pathlib import Path
@@ -78,7 +77,10 @@ def cgm_settings(method: str):
     solver, cap, m_iter = VARIANTS[method]
     saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em
     markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER = solver, cap
-    markov_module.cgm_em = functools.partial(saved[2], m_step_iter=m_iter)
+    def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
+        return saved[2](*a, **{**k, "m_step_iter": m_iter})
+
+    markov_module.cgm_em = cgm_em
     try:
         yield
     finally:
