@@ -5,6 +5,15 @@ from pgmpy_dp.engine import JunctionTree, Measurement, cgm_em, laplace_log_likel
 from pgmpy_dp.engine.cgm import LONG_M_STEP, SHORT_M_STEP, m_step_length
 
 
+def noisy_tables(model, n, scale, seed):
+    """The model's junction tree and its clique tables for n records plus Laplace noise of this scale."""
+    domain, cliques, theta = model
+    jt = JunctionTree(domain, cliques)
+    marg, _ = jt.marginals(theta)
+    rng = np.random.default_rng(seed)
+    return jt, [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
+
+
 def test_smoothed_laplace_gradient_matches_finite_differences():
     rng = np.random.default_rng(0)
     y = rng.normal(0, 50, size=20)
@@ -26,12 +35,8 @@ def test_smoothed_laplace_gradient_matches_finite_differences():
 @pytest.mark.parametrize("accelerate", [False, True])
 def test_em_objective_never_decreases(loopy_model, accelerate):
     """Plain EM and SQUAREM (which keeps a jump only if the objective did not fall) are monotone."""
-    domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, _ = jt.marginals(theta)
-    rng = np.random.default_rng(1)
     n = 2000
-    meas = [Measurement(c, n * m + rng.laplace(0, 5.0, size=m.shape), 5.0) for c, m in zip(cliques, marg)]
+    jt, meas = noisy_tables(loopy_model, n, 5.0, seed=1)
     res = cgm_em(jt, meas, n_records=n, regularization=1.0 / n, max_iter=15, accelerate=accelerate, warn=False)
     trace = np.array(res.log_likelihood)
     assert np.all(np.diff(trace) >= -1e-6 * np.abs(trace[:-1]).max())
@@ -85,12 +90,8 @@ def test_count_rule_stops_when_the_counts_stop_moving(loopy_model):
     """count_tol stops EM long before the objective's relative change reaches rounding level, with
     counts within a small fraction of a noise scale of the fully converged ones (measured: 35-83
     against 517-1029 iterations, at most 0.054 scales apart, over three releases)."""
-    domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, _ = jt.marginals(theta)
-    rng = np.random.default_rng(1)
     n, scale = 5000, 5.0
-    meas = [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
+    jt, meas = noisy_tables(loopy_model, n, scale, seed=1)
     common = dict(n_records=n, regularization=1.0 / n, max_iter=3000, tol=1e-300, warn=False)
     early = cgm_em(jt, meas, count_tol=1e-3, **common)
     full = cgm_em(jt, meas, count_tol=0, **common)
@@ -100,14 +101,10 @@ def test_count_rule_stops_when_the_counts_stop_moving(loopy_model):
 
 
 def test_short_m_steps_reach_the_same_fixed_point(loopy_model):
-    """A partial M-step (the default 5 L-BFGS iterations) changes EM's path, not its fixed point:
+    """A partial M-step (5 L-BFGS iterations, the short length) changes EM's path, not its fixed point:
     run to convergence, 5 and 20 iterations per M-step give the same counts and objective."""
-    domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, _ = jt.marginals(theta)
-    rng = np.random.default_rng(3)
     n, scale = 5000, 5.0
-    meas = [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
+    jt, meas = noisy_tables(loopy_model, n, scale, seed=3)
     common = dict(n_records=n, regularization=1.0 / n, max_iter=3000, tol=1e-12, count_tol=1e-6, warn=False)
     short = cgm_em(jt, meas, m_step_iter=5, **common)
     long = cgm_em(jt, meas, m_step_iter=20, **common)
