@@ -187,6 +187,9 @@ def gaussian_log_likelihood(y: np.ndarray, n: np.ndarray, sigma: float) -> tuple
 
 #: M-step L-BFGS iterations when the noise dominates every table, and otherwise (see m_step_length).
 SHORT_M_STEP, LONG_M_STEP = 5, 20
+#: Largest typical cell count (records over cells, any table) for short M-steps: measured, not derived.
+#: Short M-steps gave equal or lower KL at 1e3 records per cell and higher KL (7 of 8 fits) at 1e4.
+SHORT_M_STEP_MAX_COUNT = 3000.0
 
 
 def m_step_length(measurements: Sequence[Measurement], n_records: float, smoothing: float = 1.0) -> int:
@@ -197,24 +200,25 @@ def m_step_length(measurements: Sequence[Measurement], n_records: float, smoothi
     Laplace at a zero residual); the multinomial prior of the model has curvature ``1 / n``.
     Their ratio ``n k`` is the E-step's stiffness (the code's Newton direction divides by
     ``1 + n k``). Below 1 the inferred counts follow the model more than the data, so fitting
-    the model to them very precisely buys little: 5 iterations per M-step
-    (``SHORT_M_STEP``). If any table's typical cell (``N`` over its cell count) has stiffness
-    1 or more, the M-step's precision shows in the counts and EM gets ``LONG_M_STEP`` = 20.
-    On the benchmark grid (docs/markov.md) 5 iterations gave equal KL at half the calls where
-    the noise dominates, and 3-14% higher KL where it does not.
+    the model to them very precisely buys little: 5 iterations per M-step (``SHORT_M_STEP``).
+    If any table's typical cell (``N`` over its observed cells) has stiffness 1 or more, or
+    more than ``SHORT_M_STEP_MAX_COUNT`` records (the M-step's conditioning grows with the
+    counts, and on the benchmark grid short M-steps lost at N = 1e6 with epsilon = 0.1), EM
+    gets ``LONG_M_STEP`` = 20. The stiffness bound follows from the noise model; the count
+    bound is an empirical one between the grid's winning and losing cells (docs/markov.md).
 
     Examples
     --------
     >>> y = Measurement(("a", "b"), np.zeros((10, 10)), scale=240.0)  # chain3, epsilon = 0.1
-    >>> m_step_length([y], n_records=1e4), m_step_length([y], n_records=1e5), m_step_length([y], n_records=1e7)
+    >>> m_step_length([y], n_records=1e4), m_step_length([y], n_records=1e5), m_step_length([y], n_records=1e6)
     (5, 5, 20)
     """
-    stiffness = 0.0
     for m in measurements:
         curvature = float(np.max(m.log_likelihood(m.values, smoothing)[2]))  # at a zero residual
-        cells = m.values.size if m.mask is None else int(m.mask.sum())
-        stiffness = max(stiffness, n_records / cells * curvature)
-    return SHORT_M_STEP if stiffness < 1.0 else LONG_M_STEP
+        typical = n_records / (m.values.size if m.mask is None else int(m.mask.sum()))
+        if typical * curvature >= 1.0 or typical > SHORT_M_STEP_MAX_COUNT:
+            return LONG_M_STEP
+    return SHORT_M_STEP
 
 
 @dataclass
@@ -309,7 +313,8 @@ def cgm_em(
     m_step_iter, m_tol : int or None, float
         L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
         ``None`` picks the length from the noise ([`m_step_length`][pgmpy_dp.engine.cgm.m_step_length]):
-        5 when every table's noise outweighs the multinomial spread of its typical cell, else 20.
+        5 when every table's noise outweighs the multinomial spread of its typical cell (and that
+        cell has at most 3,000 records), else 20.
         One L-BFGS serves every M-step ([`WarmMLE`][pgmpy_dp.engine.mle.WarmMLE]), so its curvature
         carries over from one EM iteration to the next.
     count_tol : float

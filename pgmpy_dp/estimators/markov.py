@@ -30,7 +30,6 @@ from ..engine import (
     make_inference,
     project_simplex,
 )
-from ..engine.cgm import LONG_M_STEP
 from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
@@ -434,9 +433,6 @@ class PrivateMarkovEstimator:
                 result = cgm_em(
                     engine, measurements, n_records, lam_cgm / n_records, tied_idx,
                     init=naive.log_potentials, max_iter=self.max_iter, tol=self.tol,
-                    # short M-steps only track the E-step; after an unconverged warm start (the
-                    # 1000-iteration cap at N = 1e6) the M-steps also finish the warm start's job
-                    m_step_iter=None if naive.converged else LONG_M_STEP,
                     callback=bar.callback, warn=False,
                 )
             finally:

@@ -128,3 +128,5 @@ def test_m_step_length_switches_where_noise_and_counts_weigh_the_same():
     assert m_step_length([noisy, g], 1e3) == LONG_M_STEP  # g's cells are stiff at N = 1000
     half = Measurement(("a", "b"), np.zeros((2, 2)), sigma, noise="gaussian", mask=np.array([[True, True], [False, False]]))
     assert m_step_length([half], 1.01 * 2 * sigma**2) == LONG_M_STEP  # 2 observed cells share the records
+    crowded = Measurement(("a", "b"), np.zeros((2, 2)), 1e4)  # noise-dominated, but 4,000 records a cell
+    assert m_step_length([crowded], 16_000) == LONG_M_STEP
