@@ -11,6 +11,9 @@ number of edges). Methods, each scored by the exact KL(true || learned):
 * ``non-private``: MLE on the exact tables (L2 weight 1, the unit prior);
 * ``naive-mle``: ``PrivateMarkovEstimator(method="naive-mle")`` with its defaults;
 * ``cgm-em``: ``PrivateMarkovEstimator(method="cgm-em")`` with its defaults;
+* ``cgm-em-old`` and ``cgm-em-fast`` (with ``--variants old fast``): CGM-EM with other settings
+  (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS iterations per M-step, and
+  that round's first candidate), fitted on the same release between the others, paired;
 * ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference; it
   ignores the data, so one draw per population is reported for all its releases);
 * ``mbi-md`` and ``mbi-ig`` (with ``--mbi``, needs ``pip install -e ".[bench]"``): private-pgm's
@@ -32,11 +35,13 @@ Run:  python benchmarks/mn_accuracy.py                 # N in 1e4..1e6, eps in 0
       python benchmarks/mn_accuracy.py --populations 1 --replications 1 --n 10000  # smoke run
       python benchmarks/mn_accuracy.py --mbi --populations 3 --replications 3        # with mbi (both)
       python benchmarks/mn_accuracy.py --mbi mbi-md --populations 1 --replications 2 --out mn_accuracy_mbi
+      python benchmarks/mn_accuracy.py --mbi mbi-md --variants old fast   # + CGM-EM variants, paired
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 import warnings
 from pathlib import Path
@@ -46,6 +51,7 @@ import numpy as np
 import pandas as pd
 from pgmpy.models import DiscreteMarkovNetwork
 
+import pgmpy_dp.estimators.markov as markov_module
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
@@ -53,7 +59,32 @@ from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
-METHODS = ["non-private", "naive-mle", "cgm-em", "random", "mbi-md", "mbi-ig"]
+METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "random", "mbi-md", "mbi-ig"]
+
+
+#: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations):
+#: "old" is the default before issue 13's third round (20 L-BFGS iterations per M-step whatever
+#: the noise), "fast" the first candidate of that round (5 per M-step, Fisher warm start <= 300).
+VARIANTS = {"cgm-em-old": ("lbfgs", None, 20), "cgm-em-fast": ("fisher", 300, 5)}
+
+
+@contextlib.contextmanager
+def cgm_settings(method: str):
+    """Run the estimator's CGM-EM with a variant's settings (the default for plain "cgm-em")."""
+    if method not in VARIANTS:
+        yield
+        return
+    solver, cap, m_iter = VARIANTS[method]
+    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em
+    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER = solver, cap
+    def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
+        return saved[2](*a, **{**k, "m_step_iter": m_iter})
+
+    markov_module.cgm_em = cgm_em
+    try:
+        yield
+    finally:
+        markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em = saved
 
 
 def mbi_fitter(domain: Domain, name: str):
@@ -138,9 +169,10 @@ def run(args) -> pd.DataFrame:
                         base = dict(model=kind, N=n, epsilon=eps, population=pop, replication=rep,
                                     edges=len(edges), treewidth=max(len(c) for c in jt.nodes) - 1)
                         rows.append({**base, "method": "non-private", "kl": kl_np, "seconds": t_np, "n_iter": nonpriv.n_iter})
-                        for method in ("naive-mle", "cgm-em"):
-                            est = PrivateMarkovEstimator(method=method, show_progress=False)
-                            with warnings.catch_warnings():
+                        methods = ("naive-mle", "cgm-em") + tuple(v for v in VARIANTS if v.removeprefix("cgm-em-") in args.variants)
+                        for method in methods:
+                            est = PrivateMarkovEstimator(method=method[:6] if method in VARIANTS else method, show_progress=False)
+                            with warnings.catch_warnings(), cgm_settings(method):
                                 warnings.simplefilter("ignore", ConvergenceWarning)
                                 t0 = time.perf_counter()
                                 est.fit(model, release)
@@ -155,7 +187,7 @@ def run(args) -> pd.DataFrame:
                                 warmed.add(name)
                             cl, th, secs = fit(release, total)
                             rows.append({**base, "method": name, "kl": kl(cl, th), "seconds": secs, "n_iter": 1000})
-                        done = rows[-4 - len(mbi_fits):]
+                        done = rows[-2 - len(methods) - len(mbi_fits):]
                         print(
                             f"{kind:6s} N={n:>8,d} eps={eps:<5g} pop={pop} rep={rep}  "
                             + "  ".join(f"{r['method']}: KL={r['kl']:.4f} ({r['seconds']:.2f}s)" for r in done),
@@ -172,6 +204,11 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     wide = wide.reset_index()
     wide["cgm_over_naive_time"] = wide["seconds_cgm-em"] / wide["seconds_naive-mle"]
     wide["cgm_below_naive"] = wide["kl_cgm-em"] < wide["kl_naive-mle"]
+    for variant in VARIANTS:
+        if f"kl_{variant}" in wide:
+            short = variant.removeprefix("cgm-em-")
+            wide[f"cgm_over_{short}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{variant}"]
+            wide[f"cgm_kl_over_{short}"] = wide["kl_cgm-em"] / wide[f"kl_{variant}"]
     for name in ("mbi-md", "mbi-ig"):
         if f"kl_{name}" in wide:
             wide[f"cgm_over_{name}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{name}"]
@@ -229,6 +266,10 @@ def main(argv=None):
     parser.add_argument("--er-p", type=float, default=0.3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
+    parser.add_argument(
+        "--variants", nargs="*", choices=["old", "fast"], default=[],
+        help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast (see VARIANTS)",
+    )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(
         "--mbi", nargs="*", choices=["mbi-md", "mbi-ig"], default=None,

@@ -42,8 +42,13 @@ from .evidence import pooled_n_records, refuse_skip_state, released_domain
 __all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
 
 _METHODS = ("cgm-em", "naive-mle")
-#: Solver of the naive MLE (and CGM-EM's warm start); see docs/markov.md for the measurement behind it.
+#: Solver of the naive MLE (method="naive-mle"); see docs/markov.md for the measurement behind it.
 _NAIVE_SOLVER = "lbfgs"
+#: Solver and iteration cap (None: max(1000, max_iter)) of CGM-EM's naive warm start. A Fisher
+#: warm start capped at 300 iterations saved ~700 inference calls per fit at N = 1e6 but raised
+#: CGM-EM's KL on some grid cells (docs/markov.md), so it is a switch for benchmarks, not the default.
+_WARM_SOLVER = "lbfgs"
+_WARM_MAX_ITER: int | None = None
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
@@ -240,7 +245,8 @@ class PrivateMarkovEstimator:
         precise table's noise scale (per record): the gradient is model minus target
         probability, and EM re-fits every cell to the data from there. On the benchmark this
         stopped N <= 1e5 warm starts after 34-342 instead of 86-790 L-BFGS iterations at the
-        same KL; at N = 1e6 it never binds before the 1000-iteration cap.
+        same KL; at N = 1e6 it binds before the 1000-iteration cap only at epsilon = 0.1
+        (after 670-890 iterations on the pilot releases).
         """
         tol = self.tol * 1e-2
         if self.method == "cgm-em":
@@ -409,10 +415,11 @@ class PrivateMarkovEstimator:
         with warnings.catch_warnings():
             if self.method == "cgm-em":
                 warnings.simplefilter("ignore", ConvergenceWarning)  # only a warm start
+            warm = self.method == "cgm-em"
             naive = fit_log_potentials(
                 engine, naive_targets, lam_naive / n_records, tied_idx,
-                max_iter=max(1000, self.max_iter), tol=self._naive_tol(measurements, n_records),
-                solver=_NAIVE_SOLVER,
+                max_iter=_WARM_MAX_ITER if warm and _WARM_MAX_ITER else max(1000, self.max_iter),
+                tol=self._naive_tol(measurements, n_records), solver=_WARM_SOLVER if warm else _NAIVE_SOLVER,
             )
         self.mle_n_iter_ = naive.n_iter
         if self.method == "naive-mle":

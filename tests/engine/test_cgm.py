@@ -2,6 +2,16 @@ import numpy as np
 import pytest
 
 from pgmpy_dp.engine import JunctionTree, Measurement, cgm_em, laplace_log_likelihood
+from pgmpy_dp.engine.cgm import LONG_M_STEP, SHORT_M_STEP, m_step_length
+
+
+def noisy_tables(model, n, scale, seed):
+    """The model's junction tree and its clique tables for n records plus Laplace noise of this scale."""
+    domain, cliques, theta = model
+    jt = JunctionTree(domain, cliques)
+    marg, _ = jt.marginals(theta)
+    rng = np.random.default_rng(seed)
+    return jt, [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
 
 
 def test_smoothed_laplace_gradient_matches_finite_differences():
@@ -25,12 +35,8 @@ def test_smoothed_laplace_gradient_matches_finite_differences():
 @pytest.mark.parametrize("accelerate", [False, True])
 def test_em_objective_never_decreases(loopy_model, accelerate):
     """Plain EM and SQUAREM (which keeps a jump only if the objective did not fall) are monotone."""
-    domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, _ = jt.marginals(theta)
-    rng = np.random.default_rng(1)
     n = 2000
-    meas = [Measurement(c, n * m + rng.laplace(0, 5.0, size=m.shape), 5.0) for c, m in zip(cliques, marg)]
+    jt, meas = noisy_tables(loopy_model, n, 5.0, seed=1)
     res = cgm_em(jt, meas, n_records=n, regularization=1.0 / n, max_iter=15, accelerate=accelerate, warn=False)
     trace = np.array(res.log_likelihood)
     assert np.all(np.diff(trace) >= -1e-6 * np.abs(trace[:-1]).max())
@@ -84,15 +90,43 @@ def test_count_rule_stops_when_the_counts_stop_moving(loopy_model):
     """count_tol stops EM long before the objective's relative change reaches rounding level, with
     counts within a small fraction of a noise scale of the fully converged ones (measured: 35-83
     against 517-1029 iterations, at most 0.054 scales apart, over three releases)."""
-    domain, cliques, theta = loopy_model
-    jt = JunctionTree(domain, cliques)
-    marg, _ = jt.marginals(theta)
-    rng = np.random.default_rng(1)
     n, scale = 5000, 5.0
-    meas = [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
+    jt, meas = noisy_tables(loopy_model, n, scale, seed=1)
     common = dict(n_records=n, regularization=1.0 / n, max_iter=3000, tol=1e-300, warn=False)
     early = cgm_em(jt, meas, count_tol=1e-3, **common)
     full = cgm_em(jt, meas, count_tol=0, **common)
     assert early.converged and full.converged
     assert 5 * early.n_iter < full.n_iter
     assert max(float(np.max(np.abs(a - b))) for a, b in zip(early.counts, full.counts)) < 0.1 * scale
+
+
+def test_short_m_steps_reach_the_same_fixed_point(loopy_model):
+    """A partial M-step (5 L-BFGS iterations, the short length) changes EM's path, not its fixed point:
+    run to convergence, 5 and 20 iterations per M-step give the same counts and objective."""
+    n, scale = 5000, 5.0
+    jt, meas = noisy_tables(loopy_model, n, scale, seed=3)
+    common = dict(n_records=n, regularization=1.0 / n, max_iter=3000, tol=1e-12, count_tol=1e-6, warn=False)
+    short = cgm_em(jt, meas, m_step_iter=5, **common)
+    long = cgm_em(jt, meas, m_step_iter=20, **common)
+    assert short.converged and long.converged
+    assert max(float(np.max(np.abs(a - b))) for a, b in zip(short.counts, long.counts)) < 1e-3 * scale
+    assert short.log_likelihood[-1] == pytest.approx(long.log_likelihood[-1], rel=1e-8)
+
+
+def test_m_step_length_switches_where_noise_and_counts_weigh_the_same():
+    """Short M-steps exactly when every table's typical cell count times its noise curvature is below 1:
+    Gaussian noise of std sigma on a 4-cell table switches at N = 4 sigma^2, the smoothed Laplace at
+    N = 4 smoothing scale^2; the most informative table decides, and masked cells do not count."""
+    sigma = 10.0
+    g = Measurement(("a", "b"), np.zeros((2, 2)), sigma, noise="gaussian")
+    assert m_step_length([g], 0.99 * 4 * sigma**2) == SHORT_M_STEP
+    assert m_step_length([g], 1.01 * 4 * sigma**2) == LONG_M_STEP
+    lap = Measurement(("a", "b"), np.zeros((2, 2)), 3.0)
+    assert m_step_length([lap], 0.99 * 4 * 9.0 * 2.0, smoothing=2.0) == SHORT_M_STEP
+    assert m_step_length([lap], 1.01 * 4 * 9.0 * 2.0, smoothing=2.0) == LONG_M_STEP
+    noisy = Measurement(("a", "b"), np.zeros((2, 2)), 1e3)
+    assert m_step_length([noisy, g], 1e3) == LONG_M_STEP  # g's cells are stiff at N = 1000
+    half = Measurement(("a", "b"), np.zeros((2, 2)), sigma, noise="gaussian", mask=np.array([[True, True], [False, False]]))
+    assert m_step_length([half], 1.01 * 2 * sigma**2) == LONG_M_STEP  # 2 observed cells share the records
+    crowded = Measurement(("a", "b"), np.zeros((2, 2)), 1e4)  # noise-dominated, but 4,000 records a cell
+    assert m_step_length([crowded], 16_000) == LONG_M_STEP

@@ -1,0 +1,105 @@
+"""Paired pilot runs of CGM-EM's knobs: the same releases fitted with each variant; KL, calls, seconds.
+
+Each variant is a JSON object with up to three keys: ``"cgm"`` (keywords for ``cgm_em``, plus
+``"m_noise": c`` for an M-step gradient tolerance of ``c`` noise scales per record), ``"warm"``
+(keywords for the naive warm start's ``fit_log_potentials``, e.g. ``{"solver": "fisher",
+"max_iter": 300}``) and ``"method"`` (``"naive-mle"`` for the baseline). The cells are population
+0 of ``mn_profile.py``'s models; release ``r`` of a cell uses seed ``100 + r`` for every variant,
+so the variants see the same noisy tables. Inference calls are counted, which the machine's load
+does not change; seconds are for orientation only.
+
+    python benchmarks/mn_em_knobs.py '{"old": {"cgm": {"m_step_iter": 20}, "warm": {"solver": "lbfgs", "max_iter": 1000}},
+        "new": {}}' '[["chain3", 1000000, 0.5], ["er", 10000, 0.5]]' 2 results/mn_em_knobs.csv
+
+Prints one line per fit and the means per cell and variant; appends the fits to the CSV.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pgmpy.models import DiscreteMarkovNetwork
+
+import pgmpy_dp
+import pgmpy_dp.engine.cgm as cgm_module
+import pgmpy_dp.estimators.markov as markov_module
+from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
+from pgmpy_dp.evaluation.markov import kl_divergence_potentials
+from pgmpy_dp.tables import release_from_codes
+
+from mn_profile import population
+
+_calls = [0]
+_marginals = JunctionTree.marginals
+
+
+def _counted(jt, theta):
+    _calls[0] += 1
+    return _marginals(jt, theta)
+
+
+def run(variant: dict, cells, releases: int) -> list[dict]:
+    """Fit every release of every cell with one variant's knobs; one row per fit."""
+    cgm_kw, warm_kw = dict(variant.get("cgm", {})), dict(variant.get("warm", {}))
+
+    def cgm(engine, measurements, n_records, *a, **k):
+        kw = dict(cgm_kw)
+        c = kw.pop("m_noise", None)
+        if c is not None:
+            kw["m_tol"] = max(1e-8, c * min(m.scale for m in measurements) / n_records)
+        return cgm_module.cgm_em(engine, measurements, n_records, *a, **{**k, **kw})
+
+    def warm(*a, **k):
+        return fit_orig(*a, **{**k, **warm_kw})
+
+    fit_orig = markov_module.fit_log_potentials
+    saved = markov_module.cgm_em, markov_module.fit_log_potentials
+    markov_module.cgm_em, markov_module.fit_log_potentials = cgm, warm
+    JunctionTree.marginals = _counted
+    rows = []
+    try:
+        for kind, n, eps in cells:
+            domain, edges, theta, _, codes = population(kind, int(n))
+            for r in range(releases):
+                release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(100 + r))
+                est = pgmpy_dp.PrivateMarkovEstimator(method=variant.get("method", "cgm-em"), show_progress=False)
+                _calls[0] = 0
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    t0 = time.perf_counter()
+                    est.fit(DiscreteMarkovNetwork(edges), release)
+                    secs = time.perf_counter() - t0
+                kl = kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_)
+                rows.append(dict(model=kind, N=int(n), epsilon=eps, release=r, kl=kl, seconds=secs, calls=_calls[0],
+                                 em_iterations=est.n_iter_, warm_start_iterations=est.mle_n_iter_))
+    finally:
+        markov_module.cgm_em, markov_module.fit_log_potentials = saved
+        JunctionTree.marginals = _marginals
+    return rows
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    variants, cells, releases = json.loads(argv[0]), json.loads(argv[1]), int(argv[2])
+    rows = []
+    for name, variant in variants.items():
+        for row in run(variant, cells, releases):
+            row["variant"] = name
+            rows.append(row)
+            print(row, flush=True)
+    df = pd.DataFrame(rows)
+    means = df.groupby(["model", "N", "epsilon", "variant"])[["kl", "seconds", "calls", "em_iterations", "warm_start_iterations"]].mean()
+    print(means.to_string())
+    if len(argv) > 3:
+        path = Path(argv[3])
+        df.to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+if __name__ == "__main__":
+    main()
