@@ -191,7 +191,6 @@ def fit_family_tables(
     m_step_iter: int = 5,
     nlbp_iter: int = 10,
     count_tol: float = 1e-3,
-    init: Sequence[np.ndarray] | None = None,
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -227,10 +226,6 @@ def fit_family_tables(
         monotone (a generalised EM). With the default 5 M-step iterations a fit of alarm takes
         about a third of the junction-tree calibrations of 20; 3 NLBP sweeps instead of 10 saved
         another third but cost 2-8% in joint KL and query L1 on alarm and sachs (``docs/bayesian.md``).
-    init : sequence of numpy.ndarray, optional
-        Log-potentials per clique (the families, then the extra measured attribute sets in the order
-        the measurements name them) to start CGM-EM from instead of the projection's warm start
-        (``warm_start`` is then unused): a bootstrap refit starts from the fit it resamples.
 
     Returns
     -------
@@ -262,17 +257,14 @@ def fit_family_tables(
             f"the triangulated moral graph has a clique of {jt.max_cells:,} cells (limit {MAX_CLIQUE_CELLS:,}); "
             "use consistency='projection' for this network"
         )
-    if init is not None:  # a given start (a bootstrap refit): no projection, no warm-start fit
-        naive = [np.asarray(t, dtype=np.float64).reshape(jt.domain.shape(c)) for t, c in zip(init, cliques, strict=True)]
-    else:
-        with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
-            targets = _naive_targets(cliques, measurements)
-        if warm_start not in ("cpds", "mle"):
-            raise ValueError(f"warm_start must be 'cpds' or 'mle', got {warm_start!r}")
-        # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
-        # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
-        start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
-        naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
+    with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
+        targets = _naive_targets(cliques, measurements)
+    if warm_start not in ("cpds", "mle"):
+        raise ValueError(f"warm_start must be 'cpds' or 'mle', got {warm_start!r}")
+    # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
+    # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
+    start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
+    naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.
     with warnings.catch_warnings(), np.errstate(all="ignore"):
