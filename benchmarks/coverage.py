@@ -273,6 +273,20 @@ def run(args) -> None:
                   f"{q.covered.mean():.2f} of {len(q)} states", flush=True)
 
 
+def combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """One table of rows; a repetition (model, N, epsilon, rep) in a later frame replaces it in the earlier ones.
+
+    Repetitions are seeded by their key, so a rerun of one with newer code (or more band rules)
+    supersedes the old rows instead of counting twice.
+    """
+    key = ["model", "N", "epsilon", "rep"]
+    out = frames[0]
+    for f in frames[1:]:
+        redone = out.set_index(key).index.isin(f.set_index(key).index)
+        out = pd.concat([out[~redone], f], ignore_index=True)
+    return out
+
+
 def clopper_pearson(k: float, n: int, conf: float = 0.95) -> tuple[float, float]:
     a = (1 - conf) / 2
     lo = stats.beta.ppf(a, k, n - k + 1) if k > 0 else 0.0
@@ -390,14 +404,15 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
     ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
-    ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out")
+    ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out; a repetition in a later CSV "
+                    "replaces the same repetition in earlier ones")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     t0 = time.perf_counter()
     if not args.summarise:
         run(args)
     if args.combine:  # runs made in parallel (--out a, --out b, ...): one CSV, summary and plot
-        pd.concat([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
+        combine([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
             RESULTS / f"{args.out}.csv", index=False)
     df = pd.read_csv(RESULTS / f"{args.out}.csv")
     plot(df, RESULTS / f"{args.out}.png")
