@@ -5,8 +5,9 @@ model, (2) releases its tables, (3) checks the exact 95% cell intervals of
 ``MarginalRelease.interval`` against the true counts, (4) fits the private
 estimator and (5) asks random marginal queries ``P(x)`` and conditional queries
 ``P(x | y = s)`` with ``pgmpy_dp.query_interval``, scoring each state's band
-against the TRUE model's answer. All four band rules (``logit``, the default;
-``bc``; ``percentile``; ``basic``) are computed from the same refits.
+against the TRUE model's answer. All five band rules (``normal``, the default;
+``logit``; ``bc``; ``percentile``; ``basic``) are computed from the same refits
+(rows written before ``normal`` existed lack it: the summary counts repetitions per rule).
 
 Markov networks (``PrivateMarkovEstimator``, CGM-EM, every clique table released
 with discrete Laplace noise): ``chain-5`` (5-node chain, k = 3 states, Dirichlet(1)
@@ -55,7 +56,8 @@ from pgmpy_dp.tables import contingency_table, release_from_codes
 from pgmpy_dp.uncertainty import _answerer, band_limits
 
 RESULTS = Path(__file__).parent / "results"
-RULES = ("logit", "bc", "percentile", "basic")
+RULES = ("normal", "logit", "bc", "percentile", "basic")
+DEFAULT = RULES[0]  # query_interval's default band
 BN_MODELS = {"asia-bn": "asia", "child-bn": "child", "alarm-bn": "alarm"}
 
 
@@ -266,9 +268,23 @@ def run(args) -> None:
             rows = (bn_rep if spec in BN_MODELS else mn_rep)(args, spec, n, eps, rep, rng)
             frame = pd.DataFrame(rows)
             frame.to_csv(path, mode="a", header=not path.exists(), index=False)
-            q = frame[(frame.kind != "cell") & (frame.rule == "logit")]
-            print(f"rep={rep} {spec} N={n} eps={eps}: {time.perf_counter() - t0:.0f}s, logit covered "
+            q = frame[(frame.kind != "cell") & (frame.rule == DEFAULT)]
+            print(f"rep={rep} {spec} N={n} eps={eps}: {time.perf_counter() - t0:.0f}s, {DEFAULT} covered "
                   f"{q.covered.mean():.2f} of {len(q)} states", flush=True)
+
+
+def combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """One table of rows; a repetition (model, N, epsilon, rep) in a later frame replaces it in the earlier ones.
+
+    Repetitions are seeded by their key, so a rerun of one with newer code (or more band rules)
+    supersedes the old rows instead of counting twice.
+    """
+    key = ["model", "N", "epsilon", "rep"]
+    out = frames[0]
+    for f in frames[1:]:
+        redone = out.set_index(key).index.isin(f.set_index(key).index)
+        out = pd.concat([out[~redone], f], ignore_index=True)
+    return out
 
 
 def clopper_pearson(k: float, n: int, conf: float = 0.95) -> tuple[float, float]:
@@ -306,9 +322,9 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(summary: pd.DataFrame) -> str:
-    """The docs table: per cell, released cells, then the default (logit) bands and the other rules."""
-    head = ("| model | N | eps | reps | released cells: coverage (exact level) | kind | queries | logit: coverage "
-            "[95% band] | width | bc / percentile / basic | point query (ms) | first interval query (s) | "
+    """The docs table: per cell, released cells, then the default (normal) bands and the other rules."""
+    head = ("| model | N | eps | reps | released cells: coverage (exact level) | kind | queries | normal: coverage "
+            "[95% band] | width | logit / bc / percentile / basic | point query (ms) | first interval query (s) | "
             "later query (ms) | first / point |\n|" + "---|" * 14)
     lines = [head]
     for (model, n, eps), g in summary.groupby(["model", "N", "epsilon"], sort=False):
@@ -317,12 +333,14 @@ def markdown(summary: pd.DataFrame) -> str:
         cold = float(np.nanmean(g.cold_s)) if g.cold_s.notna().any() else np.nan  # the first query of a fit
         for kind in ("marginal", "conditional"):
             k = g[g.kind == kind].set_index("rule")
-            if "logit" not in k.index:
+            main = DEFAULT if DEFAULT in k.index else "logit"  # older rows: the default of their day
+            if main not in k.index:
                 continue
-            lg = k.loc["logit"]
-            others = " / ".join(f"{k.loc[r, 'coverage']:.2f}" for r in ("bc", "percentile", "basic"))
+            lg = k.loc[main]
+            others = " / ".join(f"{k.loc[r, 'coverage']:.2f}" if r in k.index else "-" for r in RULES[1:])
+            reps = f"{lg.reps}" + ("" if main == DEFAULT else " (logit)")
             lines.append(
-                f"| {model} | {n:,} | {eps:g} | {lg.reps} | {cells} | {kind} | {lg.queries} | {lg.coverage:.3f} "
+                f"| {model} | {n:,} | {eps:g} | {reps} | {cells} | {kind} | {lg.queries} | {lg.coverage:.3f} "
                 f"[{lg.band_lo:.2f}, {lg.band_hi:.2f}] | {lg.mean_width:.3f} | {others} | {1e3 * lg.point_s:.1f} | "
                 f"{cold:.1f} | {1e3 * lg.warm_s:.0f} | {cold / lg.point_s:,.0f}x |"
             )
@@ -339,7 +357,7 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     except ImportError:  # optional extra
         print("matplotlib not installed: no plot")
         return
-    q = df[(df.kind != "cell") & (df.rule == "logit")]
+    q = df[(df.kind != "cell") & (df.rule == DEFAULT)]
     if q.empty:
         return
     models = list(dict.fromkeys(q.model))
@@ -351,7 +369,7 @@ def plot(df: pd.DataFrame, path: Path) -> None:
         xs = np.arange(len(g))
         miss = g.covered.to_numpy() < 0.5
         # a bias-corrected band need not contain the estimate: draw the band and the estimate separately
-        ax.vlines(xs, g.lower, g.upper, lw=0.8, color="tab:blue", label="95% logit band")
+        ax.vlines(xs, g.lower, g.upper, lw=0.8, color="tab:blue", label=f"95% {DEFAULT} band")
         ax.plot(xs, g.estimate, "o", ms=2.5, color="tab:blue", label="estimate")
         ax.plot(xs, g.truth, "k_", ms=6, label="true answer")
         ax.plot(xs[miss], g.truth.to_numpy()[miss], "rx", ms=5, label="band misses the truth")
@@ -386,14 +404,15 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
     ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
-    ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out")
+    ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out; a repetition in a later CSV "
+                    "replaces the same repetition in earlier ones")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     t0 = time.perf_counter()
     if not args.summarise:
         run(args)
     if args.combine:  # runs made in parallel (--out a, --out b, ...): one CSV, summary and plot
-        pd.concat([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
+        combine([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
             RESULTS / f"{args.out}.csv", index=False)
     df = pd.read_csv(RESULTS / f"{args.out}.csv")
     plot(df, RESULTS / f"{args.out}.png")

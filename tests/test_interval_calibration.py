@@ -1,4 +1,4 @@
-"""Calibration of the default ("logit") query bands over seeded repetitions (issue 14).
+"""Calibration of the default ("normal") query bands over seeded repetitions (issue 14).
 
 The setting is the regularised one where percentile bands fell short in the
 benchmark (N = 1000, eps = 0.5, CGM-EM, its "auto" regularisation): data are drawn
@@ -51,7 +51,7 @@ def reps():
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["marginal", "conditional"])
-def test_logit_bands_cover_the_true_answer_at_their_level(reps, which):
+def test_default_bands_cover_the_true_answer_at_their_level(reps, which):
     x, ev = QUERIES[which]
     truth = _answerer(DOMAIN, CHAIN, "junction-tree", [x], ev)(truth_theta()).ravel()[0]
     hits = sum(bool(r[which].lower.iloc[0] <= truth <= r[which].upper.iloc[0]) for r in reps)
@@ -79,3 +79,24 @@ def test_logit_band_moves_against_the_refits_bias(reps):
 def test_band_limits_refuses_an_unknown_rule():
     with pytest.raises(ValueError, match="interval must be one of"):
         band_limits(np.array([0.5]), np.full((5, 1), 0.5), 0.9, "bca")
+
+
+def test_normal_band_moves_against_the_refits_bias_on_the_probability_scale(reps):
+    """The default band: refits shifted by d (a bias added in probability, as noise and prior add mass) move it by -d."""
+    iv = reps[0][1]
+    est, boot = iv.estimate.to_numpy(), iv.attrs["bootstrap"]
+    lo, hi = band_limits(est, boot, LEVEL)
+    np.testing.assert_allclose([lo, hi], [iv.lower.to_numpy(), iv.upper.to_numpy()])
+    d = 0.01
+    lo2, hi2 = band_limits(est, boot + d, LEVEL)
+    inside = (lo - d > 0) & (hi - d < 1)  # away from the clip at 0 and 1 the move is exact
+    assert inside.any()
+    np.testing.assert_allclose(lo2[inside], lo[inside] - d, atol=1e-12)
+    np.testing.assert_allclose(hi2[inside], hi[inside] - d, atol=1e-12)
+    # a bias measured at the (shrunk-up) estimate undoes as much at a small probability as at a large one;
+    # on the log-odds scale the same refits move a small probability's band by less
+    small = np.array([0.03])
+    refits = small + 0.02 + 0.01 * np.random.default_rng(0).standard_normal((30, 1))
+    n_lo, n_hi = band_limits(small, refits, LEVEL)
+    l_lo, l_hi = band_limits(small, refits, LEVEL, "logit")
+    assert abs((n_lo + n_hi)[0] / 2 - 0.01) < 0.005 and (l_lo + l_hi)[0] / 2 > (n_lo + n_hi)[0] / 2

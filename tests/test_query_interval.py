@@ -244,3 +244,40 @@ def test_bayesian_fit_from_releases_is_bootstrapped_from_its_tables():
     assert ((iv.lower < iv.upper) & (iv.lower > 0) & (iv.upper < 1)).all()
     # the refits move: the bands reflect the noise of the two releases, not a degenerate copy of the fit
     assert iv.attrs["bootstrap"][:, 0].std() > 1e-3
+
+
+def test_bayesian_refits_answer_joint_queries_across_families_like_pgmpy():
+    """The engine answers the refits: at the fit itself it gives pgmpy's answer, also for variables in no common family."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.uncertainty import _answerer, _bn_families
+
+    model = DiscreteBayesianNetwork([("a", "b"), ("b", "c")])
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.integers(0, 2, 3000)})
+    df["b"] = (df.a + (rng.random(3000) < 0.2)) % 2
+    df["c"] = np.where(rng.random(3000) < 0.7, df.b, 1 - df.b)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=0, domain={v: [0, 1] for v in "abc"}).fit(model, df)
+    iv = pgmpy_dp.query_interval(est, ["a", "c"], {"b": 1}, n_samples=4, random_state=0, show_progress=False)
+    families, theta = _bn_families(est)
+    domain = Domain(dict(est.state_names_))
+    answer = _answerer(domain, families + [("a", "c")], "junction-tree", ["a", "c"], {"b": 1})
+    np.testing.assert_allclose(answer(theta + [np.zeros((2, 2))]).ravel(), iv.estimate.to_numpy(), atol=1e-10)
+    assert iv.attrs["bootstrap"].shape == (4, 4)
+    np.testing.assert_allclose(iv.attrs["bootstrap"].sum(axis=1), 1.0)
+
+
+def test_bayesian_refits_with_the_projection_leave_the_fit_alone():
+    """Another consistency step is run on a bare copy: the fitted estimator's attributes stay as they were."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import sample_network
+
+    df = sample_network(bn_truth(), 1500, seed=4)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, consistency="projection", random_state=4)
+    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    before = (est.n_iter_, est.converged_, [c.get_values().copy() for c in est.parameters_])
+    iv = pgmpy_dp.query_interval(est, "b", {"a": "x"}, n_samples=8, random_state=0, show_progress=False)
+    assert (est.n_iter_, est.converged_) == before[:2]
+    assert all(np.array_equal(c.get_values(), v) for c, v in zip(est.parameters_, before[2]))
+    assert iv.attrs["bootstrap"][:, 0].std() > 1e-3 and (iv.lower <= iv.upper).all()
