@@ -410,9 +410,7 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
     allocation the fit made rather than re-run on each sample (the default allocation
     is data-independent, so nothing changes there).
     """
-    from .estimators.bayesian import DEFAULT_MAX_ITER
     from .estimators.conditionals import cpd_values
-    from .estimators.likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
 
     families, theta_bn = _bn_families(est)
     domain = Domain(dict(est.state_names_))
@@ -421,9 +419,8 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
     # fit_release ignores pooled tables and tables over other attributes; a fit from records has its families
     kept = [[t for t in r if set(t.attrs) <= nodes and t.members is None] for r in releases]
     likelihood = est.consistency == "likelihood"
-    # the other consistency steps: the estimator's own, on a bare copy (the fit stays untouched)
-    step = DiscretePrivateMLE(consistency=est.consistency)
-    max_iter = DEFAULT_MAX_ITER if est.max_iter is None else int(est.max_iter)
+    # the estimator's own consistency step and settings, on a bare copy (the fit stays untouched)
+    step = DiscretePrivateMLE(consistency=est.consistency, max_iter=est.max_iter, show_progress=False)
     n = max(1, int(round(pooled_n_records(releases))))  # the declared count, else the pooled noisy totals
     sampler = JunctionTree(domain, families)
     rng = check_random_state(random_state) or np.random.default_rng()
@@ -443,11 +440,7 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
         with warnings.catch_warnings(), np.errstate(divide="ignore"):
             warnings.simplefilter("ignore")  # convergence chatter of simulated fits
             if likelihood:
-                fitted = fit_family_tables(
-                    domain, families, [measurement_for(t) for t in tables], n_fit,
-                    regularization=noise_regularization(tables, n_fit) / n_fit,
-                    naive_regularization=_noise_excess(tables, n_fit) / n_fit, max_iter=max_iter,
-                ).tables
+                fitted = step._likelihood_tables(domain, families, tables, n_fit)
             else:
                 fitted = step._consistent_tables(boot[0], domain, families)
             out.append([np.log(cpd_values(t)).reshape(t.shape) for t in fitted])
