@@ -179,7 +179,7 @@ def study(name, n, args, out_path):
                "query_l1_mle": 0.0, "fit_seconds": np.nan}
     _append(out_path, mle_row)
     for eps in args.epsilons:
-        for run in range(args.runs):
+        for run in range(args.first_run, args.runs):
             default_release = None
             for method in args.methods:
                 if method in LIKELIHOOD_VARIANTS and default_release is None:
@@ -253,6 +253,23 @@ def win_counts(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
                      "significantly_worse": int((p["diff"] > 2 * p["se"]).sum()),
                      "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
     return pd.DataFrame(rows)
+
+
+def variant_against_baseline(runs: pd.DataFrame, variant: str, baseline: str = "D-Ind") -> pd.DataFrame:
+    """Win counts against ``baseline`` of ``variant`` and of the default on the SAME (cell, run) pairs:
+    only the runs where ``variant`` ran (with the default on the same noisy tables) are counted for
+    both, so the two rows of each metric differ by the variant alone."""
+    keys = ["network", "records", "epsilon", "run"]
+    ran = runs[runs.method == variant].set_index(keys).index
+    both = ran.intersection(runs[runs.method == "default"].set_index(keys).index)
+    inside = runs.set_index(keys).index.isin(both)
+    sub = runs[inside & runs.method.isin([variant, "default", baseline])]
+    rows = [win_counts(sub, m, baseline).assign(method=m) for m in ("default", variant)]
+    table = pd.concat(rows, ignore_index=True)
+    order = {"joint_kl": 0, "cpd_l1": 1, "cpd_l1_weighted": 2, "query_l1": 3}
+    table = table.sort_values(["metric", "method"], key=lambda c: c.map(order) if c.name == "metric" else c,
+                              kind="stable")
+    return table[["metric", "method", "cells", "better", "significantly_better", "significantly_worse", "run_wins"]]
 
 
 def variant_table(runs: pd.DataFrame, baseline: str = "default") -> str:
@@ -364,6 +381,8 @@ def main(argv=None):
     parser.add_argument("--records", nargs="+", type=int, default=[10_000, 100_000])
     parser.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0, 2.0, 3.0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--first-run", type=int, default=0,
+                        help="start at this run (runs first-run .. runs-1: complete a cell that ran fewer runs)")
     parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + list(LIKELIHOOD_VARIANTS))
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
@@ -403,6 +422,12 @@ def main(argv=None):
         print("\n" + markdown_table(summary))
         if any(m in LIKELIHOOD_VARIANTS for m in set(runs.method)):
             print("\n" + variant_table(runs))
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+        if "D-Ind" in set(runs.method):
+            print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
+            print(variant_against_baseline(runs, variant).to_string(index=False))
+        print(f"\n{variant} against the default (paired):")
+        print(win_counts(runs, variant, "default").to_string(index=False))
 
 
 if __name__ == "__main__":
