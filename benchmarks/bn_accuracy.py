@@ -394,6 +394,9 @@ def main(argv=None):
     parser.add_argument("--previous", nargs="*", default=[], metavar="RUNS_CSV",
                         help="with --summarise: runs files whose 'default' rows came from an earlier default; "
                              "they are summarised as 'previous default'")
+    parser.add_argument("--as-default", choices=list(LIKELIHOOD_VARIANTS), metavar="VARIANT",
+                        help="with --summarise: report VARIANT as 'default' and the default's rows as "
+                             "'previous default' (what adopting VARIANT would change)")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     runs_path = RESULTS / f"{args.out}_runs.csv"
@@ -409,6 +412,11 @@ def main(argv=None):
         old = pd.read_csv(f)
         frames.append(old.assign(method=old["method"].replace({"default": "previous default"})))
     runs = pd.concat(frames, ignore_index=True)
+    if args.as_default:
+        # summarise a variant as if it were the default: its rows become "default", the default's
+        # rows (same noisy tables) "previous default"; the --previous files' defaults are dropped
+        runs = runs[runs.method != "previous default"]
+        runs = runs.assign(method=runs.method.replace({"default": "previous default", args.as_default: "default"}))
     # a (network, N, epsilon, method, run) run in several files (the non-private MLE row of every
     # file, D-Ind rerun beside a new default) is the same fit from the same seeds: keep one
     runs = runs.drop_duplicates(["network", "records", "epsilon", "method", "run"], ignore_index=True)
