@@ -58,6 +58,24 @@ first file listed wins.) The prior-centre and iteration-budget variants, refitte
         --methods default lik:marginal-prior --out bn_accuracy_p2
     (p3/p4: lik:converged on asia sachs / child alarm; p5/p6: lik:lower-order-prior; p7-p9: lik:iter50), then
     python benchmarks/bn_accuracy.py --out bn_prior_centres --markdown --summarise results/bn_accuracy_p*_runs.csv
+max_iter=50 on the rest of the grid (q1-q6, each line one process; the default refitted beside it):
+    python benchmarks/bn_accuracy.py --networks alarm --records 100000 --runs 5 --methods default lik:iter50 --out bn_accuracy_q1
+    python benchmarks/bn_accuracy.py --networks asia --records 10000 --runs 10 --methods default lik:iter50 --out bn_accuracy_q1
+    python benchmarks/bn_accuracy.py --networks insurance --records 100000 --runs 10 --methods default lik:iter50 --out bn_accuracy_q2
+    python benchmarks/bn_accuracy.py --networks hepar2 --records 100000 --runs 6 --methods default lik:iter50 --out bn_accuracy_q3
+    python benchmarks/bn_accuracy.py --networks sachs child alarm insurance hepar2 --records 10000 --epsilons 0.5 1 2 3 \
+        --first-run 6 --runs 10 --methods default lik:iter50 --out bn_accuracy_q4
+    python benchmarks/bn_accuracy.py --networks asia sachs child --records 100000 --epsilons 0.5 1 2 3 \
+        --first-run 6 --runs 10 --methods default lik:iter50 --out bn_accuracy_q4
+    python benchmarks/bn_accuracy.py --networks sachs child alarm insurance hepar2 --records 10000 --epsilons 0.1 \
+        --runs 10 --methods default lik:iter50 --out bn_accuracy_q5
+    python benchmarks/bn_accuracy.py --networks asia sachs child --records 100000 --epsilons 0.1 --runs 10 \
+        --methods default lik:iter50 --out bn_accuracy_q5
+    python benchmarks/bn_accuracy.py --networks hepar2 --records 100000 --first-run 6 --runs 10 \
+        --methods default lik:iter50 --out bn_accuracy_q6
+and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
+    cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
+        --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
 """
 
 from __future__ import annotations
