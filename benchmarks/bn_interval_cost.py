@@ -8,8 +8,10 @@ first query on asia (``--records`` sampled rows, epsilon 1) for each ``--max-ite
 interleaved (one round of every setting, then the next), best of ``--repeat``, each on a
 fresh fit so the cache never answers.
 
-Run:  python benchmarks/bn_interval_cost.py [--max-iter 20 50] [--repeat 2]
-Writes results/bn_interval_cost.csv.
+Run:  python benchmarks/bn_interval_cost.py [--max-iter 20 50] [--repeat 2] [--out NAME]
+(``bn_interval_cost_integ.csv``: the same script run against the refit path that re-runs only the
+likelihood step on the engine's arrays, integ at aa62b88.)
+Writes results/<out>.csv (default bn_interval_cost).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def main(argv=None) -> None:
     ap.add_argument("--max-iter", nargs="+", type=int, default=[20, 50])
     ap.add_argument("--n-samples", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--out", default="bn_interval_cost", help="results/<out>.csv")
     args = ap.parse_args(argv)
     net = load_network(args.network)
     df = sample_network(net, args.records, seed=1)
@@ -61,7 +64,7 @@ def main(argv=None) -> None:
              "seconds": s, "ratio": s / base} for m, s in best.items()]
     out = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
-    out.to_csv(RESULTS / "bn_interval_cost.csv", index=False)
+    out.to_csv(RESULTS / f"{args.out}.csv", index=False)
     print(out.to_string(index=False))
 
 
