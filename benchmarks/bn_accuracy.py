@@ -58,6 +58,24 @@ first file listed wins.) The prior-centre and iteration-budget variants, refitte
         --methods default lik:marginal-prior --out bn_accuracy_p2
     (p3/p4: lik:converged on asia sachs / child alarm; p5/p6: lik:lower-order-prior; p7-p9: lik:iter50), then
     python benchmarks/bn_accuracy.py --out bn_prior_centres --markdown --summarise results/bn_accuracy_p*_runs.csv
+max_iter=50 on the rest of the grid (q1-q6, each line one process; the default refitted beside it):
+    python benchmarks/bn_accuracy.py --networks alarm --records 100000 --runs 5 --methods default lik:iter50 --out bn_accuracy_q1
+    python benchmarks/bn_accuracy.py --networks asia --records 10000 --runs 10 --methods default lik:iter50 --out bn_accuracy_q1
+    python benchmarks/bn_accuracy.py --networks insurance --records 100000 --runs 10 --methods default lik:iter50 --out bn_accuracy_q2
+    python benchmarks/bn_accuracy.py --networks hepar2 --records 100000 --runs 6 --methods default lik:iter50 --out bn_accuracy_q3
+    python benchmarks/bn_accuracy.py --networks sachs child alarm insurance hepar2 --records 10000 --epsilons 0.5 1 2 3 \
+        --first-run 6 --runs 10 --methods default lik:iter50 --out bn_accuracy_q4
+    python benchmarks/bn_accuracy.py --networks asia sachs child --records 100000 --epsilons 0.5 1 2 3 \
+        --first-run 6 --runs 10 --methods default lik:iter50 --out bn_accuracy_q4
+    python benchmarks/bn_accuracy.py --networks sachs child alarm insurance hepar2 --records 10000 --epsilons 0.1 \
+        --runs 10 --methods default lik:iter50 --out bn_accuracy_q5
+    python benchmarks/bn_accuracy.py --networks asia sachs child --records 100000 --epsilons 0.1 --runs 10 \
+        --methods default lik:iter50 --out bn_accuracy_q5
+    python benchmarks/bn_accuracy.py --networks hepar2 --records 100000 --first-run 6 --runs 10 \
+        --methods default lik:iter50 --out bn_accuracy_q6
+and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
+    cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
+        --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
 """
 
 from __future__ import annotations
@@ -179,7 +197,7 @@ def study(name, n, args, out_path):
                "query_l1_mle": 0.0, "fit_seconds": np.nan}
     _append(out_path, mle_row)
     for eps in args.epsilons:
-        for run in range(args.runs):
+        for run in range(args.first_run, args.runs):
             default_release = None
             for method in args.methods:
                 if method in LIKELIHOOD_VARIANTS and default_release is None:
@@ -253,6 +271,23 @@ def win_counts(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
                      "significantly_worse": int((p["diff"] > 2 * p["se"]).sum()),
                      "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
     return pd.DataFrame(rows)
+
+
+def variant_against_baseline(runs: pd.DataFrame, variant: str, baseline: str = "D-Ind") -> pd.DataFrame:
+    """Win counts against ``baseline`` of ``variant`` and of the default on the SAME (cell, run) pairs:
+    only the runs where ``variant`` ran (with the default on the same noisy tables) are counted for
+    both, so the two rows of each metric differ by the variant alone."""
+    keys = ["network", "records", "epsilon", "run"]
+    ran = runs[runs.method == variant].set_index(keys).index
+    both = ran.intersection(runs[runs.method == "default"].set_index(keys).index)
+    inside = runs.set_index(keys).index.isin(both)
+    sub = runs[inside & runs.method.isin([variant, "default", baseline])]
+    rows = [win_counts(sub, m, baseline).assign(method=m) for m in ("default", variant)]
+    table = pd.concat(rows, ignore_index=True)
+    order = {"joint_kl": 0, "cpd_l1": 1, "cpd_l1_weighted": 2, "query_l1": 3}
+    table = table.sort_values(["metric", "method"], key=lambda c: c.map(order) if c.name == "metric" else c,
+                              kind="stable")
+    return table[["metric", "method", "cells", "better", "significantly_better", "significantly_worse", "run_wins"]]
 
 
 def variant_table(runs: pd.DataFrame, baseline: str = "default") -> str:
@@ -364,6 +399,8 @@ def main(argv=None):
     parser.add_argument("--records", nargs="+", type=int, default=[10_000, 100_000])
     parser.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0, 2.0, 3.0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--first-run", type=int, default=0,
+                        help="start at this run (runs first-run .. runs-1: complete a cell that ran fewer runs)")
     parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + list(LIKELIHOOD_VARIANTS))
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
@@ -375,6 +412,9 @@ def main(argv=None):
     parser.add_argument("--previous", nargs="*", default=[], metavar="RUNS_CSV",
                         help="with --summarise: runs files whose 'default' rows came from an earlier default; "
                              "they are summarised as 'previous default'")
+    parser.add_argument("--as-default", choices=list(LIKELIHOOD_VARIANTS), metavar="VARIANT",
+                        help="with --summarise: report VARIANT as 'default' and the default's rows as "
+                             "'previous default' (what adopting VARIANT would change)")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     runs_path = RESULTS / f"{args.out}_runs.csv"
@@ -390,6 +430,11 @@ def main(argv=None):
         old = pd.read_csv(f)
         frames.append(old.assign(method=old["method"].replace({"default": "previous default"})))
     runs = pd.concat(frames, ignore_index=True)
+    if args.as_default:
+        # summarise a variant as if it were the default: its rows become "default", the default's
+        # rows (same noisy tables) "previous default"; the --previous files' defaults are dropped
+        runs = runs[runs.method != "previous default"]
+        runs = runs.assign(method=runs.method.replace({"default": "previous default", args.as_default: "default"}))
     # a (network, N, epsilon, method, run) run in several files (the non-private MLE row of every
     # file, D-Ind rerun beside a new default) is the same fit from the same seeds: keep one
     runs = runs.drop_duplicates(["network", "records", "epsilon", "method", "run"], ignore_index=True)
@@ -403,6 +448,12 @@ def main(argv=None):
         print("\n" + markdown_table(summary))
         if any(m in LIKELIHOOD_VARIANTS for m in set(runs.method)):
             print("\n" + variant_table(runs))
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+        if "D-Ind" in set(runs.method):
+            print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
+            print(variant_against_baseline(runs, variant).to_string(index=False))
+        print(f"\n{variant} against the default (paired):")
+        print(win_counts(runs, variant, "default").to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -66,14 +66,12 @@ from .allocation import (
 )
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
-from .likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+from .likelihood import DEFAULT_MAX_ITER, _noise_excess, fit_family_tables, measurement_for, noise_regularization
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
 __all__ = ["DiscretePrivateMLE"]
 
 _ALLOCATIONS = ("optimal", "data-dependent", "uniform")
-#: CGM-EM iterations of the likelihood fit when ``max_iter`` is None (what docs/bayesian.md measures)
-DEFAULT_MAX_ITER = 20
 _CONSISTENCY = ("likelihood", "projection", "heuristic", None)
 
 
@@ -126,7 +124,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         ``release_`` (and ``stage1_release_``).
     max_iter : int, optional
         Largest number of CGM-EM iterations of the ``"likelihood"`` fit. ``None`` (default) runs
-        at most 20, the budget ``docs/bayesian.md`` measures, silently; a number is a request to
+        at most 50, the budget ``docs/bayesian.md`` measures, silently; a number is a request to
         converge: if CGM-EM stops there before its tolerance, a
         [`ConvergenceWarning`][pgmpy_dp.engine.ConvergenceWarning] names it.
     show_progress : bool
