@@ -16,8 +16,8 @@ nodes with edge probability 0.3, k = 3, Dirichlet(1) edge potentials, fresh per
 repetition; isolated nodes released as one-way tables) and ``asia`` (asia's moral
 graph, its CPDs multiplied into the moral cliques). Queries: x, y in one clique.
 
-Bayesian networks (``DiscretePrivateMLE``, its data-dependent allocation and
-likelihood consistency): ``asia-bn``, ``child-bn``, ``alarm-bn`` (bnlearn, shipped
+Bayesian networks (``DiscretePrivateMLE`` with its defaults: the optimal allocation,
+likelihood consistency, ``DEFAULT_MAX_ITER`` CGM-EM iterations): ``asia-bn``, ``child-bn``, ``alarm-bn`` (bnlearn, shipped
 with pgmpy). Queries on any node, evidence on any other node.
 
 Timing, measured side by side in the same repetition: ``point_s`` (the point
