@@ -68,7 +68,11 @@ def _overlaps(attrs: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[in
         for s, t in itertools.combinations(sets, 2)
         if s & t
     }
-    return {s: [i for i, t in enumerate(sets) if t.issuperset(s)] for s in sorted(shared, key=len)}
+    # sorted by size, then by the attributes' canonical positions: never by set iteration order, which
+    # follows string hashing and would make the projection (and every fit started from it) differ
+    # between Python processes for the same seed
+    ranked = sorted(shared, key=lambda s: (len(s), [order[a] for a in s]))
+    return {s: [i for i, t in enumerate(sets) if t.issuperset(s)] for s in ranked}
 
 
 def _spanning_constraints(attrs: Sequence[tuple[str, ...]]) -> list[tuple[tuple[str, ...], list[tuple[int, int]]]]:
@@ -281,8 +285,9 @@ def heuristic_consistent(
         closure |= new
         frontier = new
     order = {a: i for i, a in enumerate(dict.fromkeys(a for t in attrs for a in t))}
-    for subset in sorted(closure, key=len):
-        shared = tuple(sorted(subset, key=order.__getitem__))
+    ranked = sorted((tuple(sorted(c, key=order.__getitem__)) for c in closure), key=lambda t: (len(t), [order[a] for a in t]))
+    for shared in ranked:  # a canonical order (not set iteration order, which follows string hashing)
+        subset = frozenset(shared)
         members = [i for i, t in enumerate(attrs) if subset.issubset(t)]
         if len(members) < 2:
             continue
