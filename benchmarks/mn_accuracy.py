@@ -11,9 +11,11 @@ number of edges). Methods, each scored by the exact KL(true || learned):
 * ``non-private``: MLE on the exact tables (L2 weight 1, the unit prior);
 * ``naive-mle``: ``PrivateMarkovEstimator(method="naive-mle")`` with its defaults;
 * ``cgm-em``: ``PrivateMarkovEstimator(method="cgm-em")`` with its defaults;
-* ``cgm-em-old`` and ``cgm-em-fast`` (with ``--variants old fast``): CGM-EM with other settings
-  (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS iterations per M-step, and
-  that round's first candidate), fitted on the same release between the others, paired;
+* ``cgm-em-old``, ``cgm-em-fast``, ``cgm-em-rec`` and ``cgm-em-noisy`` (with ``--variants ...``):
+  CGM-EM with other settings (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS
+  iterations per M-step; that round's first candidate; the fourth round's warm start from
+  reconciled tables; the warm start from each noisy table on its own), fitted on the same release
+  between the others, paired;
 * ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference; it
   ignores the data, so one draw per population is reported for all its releases);
 * ``mbi-md`` and ``mbi-ig`` (with ``--mbi``, needs ``pip install -e ".[bench]"``): private-pgm's
@@ -59,13 +61,21 @@ from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
-METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "random", "mbi-md", "mbi-ig"]
+METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy", "random",
+           "mbi-md", "mbi-ig"]
 
 
-#: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations):
-#: "old" is the default before issue 13's third round (20 L-BFGS iterations per M-step whatever
-#: the noise), "fast" the first candidate of that round (5 per M-step, Fisher warm start <= 300).
-VARIANTS = {"cgm-em-old": ("lbfgs", None, 20), "cgm-em-fast": ("fisher", 300, 5)}
+#: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
+#: warm-start targets; None keeps the estimator's choice): "old" is the default before issue 13's
+#: third round (20 L-BFGS iterations per M-step whatever the noise), "fast" the first candidate of
+#: that round (5 per M-step, Fisher warm start <= 300), "rec" the fourth round's warm start from
+#: reconciled (consistent) tables, "noisy" the warm start from each table on its own.
+VARIANTS = {
+    "cgm-em-old": ("lbfgs", None, 20, "noisy"),
+    "cgm-em-fast": ("fisher", 300, 5, "noisy"),
+    "cgm-em-rec": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-noisy": ("lbfgs", None, None, "noisy"),
+}
 
 
 @contextlib.contextmanager
@@ -74,17 +84,19 @@ def cgm_settings(method: str):
     if method not in VARIANTS:
         yield
         return
-    solver, cap, m_iter = VARIANTS[method]
-    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em
-    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER = solver, cap
+    solver, cap, m_iter, targets = VARIANTS[method]
+    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS, markov_module.cgm_em
+    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS = solver, cap, targets
+
     def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
-        return saved[2](*a, **{**k, "m_step_iter": m_iter})
+        return saved[3](*a, **({**k, "m_step_iter": m_iter} if m_iter is not None else k))
 
     markov_module.cgm_em = cgm_em
     try:
         yield
     finally:
-        markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em = saved
+        (markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS,
+         markov_module.cgm_em) = saved
 
 
 def mbi_fitter(domain: Domain, name: str):
@@ -267,8 +279,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument(
-        "--variants", nargs="*", choices=["old", "fast"], default=[],
-        help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast (see VARIANTS)",
+        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy"], default=[],
+        help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
+        "rec (reconciled warm-start targets), noisy (per-table warm-start targets); see VARIANTS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(
