@@ -221,6 +221,14 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
             short = variant.removeprefix("cgm-em-")
             wide[f"cgm_over_{short}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{variant}"]
             wide[f"cgm_kl_over_{short}"] = wide["kl_cgm-em"] / wide[f"kl_{variant}"]
+    keys = ["model", "N", "epsilon", "population", "replication"]
+    base = df[df["method"] == "cgm-em"].set_index(keys)["kl"]
+    for variant in VARIANTS:
+        if f"kl_{variant}" in wide:  # paired on the same releases: the variant's KL minus the default's
+            diff = (df[df["method"] == variant].set_index(keys)["kl"] - base).groupby(level=[0, 1, 2])
+            short = variant.removeprefix("cgm-em-")
+            paired = pd.DataFrame({f"{short}_minus_cgm_kl": diff.mean(), f"{short}_minus_cgm_kl_se": diff.sem()})
+            wide = wide.merge(paired.reset_index(), on=["model", "N", "epsilon"], how="left")
     for name in ("mbi-md", "mbi-ig"):
         if f"kl_{name}" in wide:
             wide[f"cgm_over_{name}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{name}"]
