@@ -13,7 +13,8 @@ module makes the tables agree first, in closed form per separator:
    the L2 norm of that table's cells). Sweeps repeat until no separator disagrees;
 2. the few negative cells this leaves (cells smaller than the noise) are set to zero and the
    tables are made to agree again by proportional (IPF-like) rescaling onto the weighted
-   consensus, which keeps them non-negative.
+   consensus, which keeps them non-negative (cells behind a separator cell that are all zero
+   get the consensus spread evenly, as they cannot be rescaled).
 
 Tables that already agree and are non-negative come back unchanged.
 """
@@ -163,9 +164,11 @@ def reconcile_tables(
         return t + align((target - m) / spread, s, a)
 
     def proportional(t, a, s, m, target, spread):
+        # rescale the cells behind each separator cell; where they are all zero (clipped), fill them evenly
         with np.errstate(divide="ignore", invalid="ignore"):
             f = np.where(m > 0, target / m, 0.0)
-        return t * align(f, s, a)
+        fill = np.where(m > 0, 0.0, target / spread)
+        return t * align(f, s, a) + align(fill, s, a)
 
     for _ in range(max_sweeps):
         if sweep(additive) <= tol * scale:

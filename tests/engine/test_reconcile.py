@@ -103,6 +103,17 @@ def test_the_fit_reproduces_reconciled_targets(kind, loopy_model):
         np.testing.assert_allclose(f, t / t.sum(), rtol=0, atol=1e-8)
 
 
+def test_a_clipped_empty_row_is_filled_from_the_consensus():
+    """Consistent tables, but a's cells for y = 0 are all negative and b's are not: after clipping,
+    a has no mass at y = 0 to rescale while b has some; a's empty cells get the consensus."""
+    a = np.array([[-0.5, 10.0], [-0.5, 10.0]])  # axes (x, y): y-marginal (-1, 20)
+    b = np.array([[3.0, -4.0], [10.0, 10.0]])  # axes (y, z): y-marginal (-1, 20)
+    ra, rb = reconcile_tables([("x", "y"), ("y", "z")], [a, b], [1.0, 1.0])
+    assert np.all(ra >= 0) and np.all(rb >= 0)
+    assert max_disagreement([("x", "y"), ("y", "z")], [ra, rb]) < 1e-9
+    assert ra[:, 0].sum() > 0  # the consensus gives y = 0 some mass, a's emptied column gets it
+
+
 def test_bad_input_is_named():
     t = np.ones((2, 2))
     with pytest.raises(ValueError, match="one entry per table"):
