@@ -61,8 +61,8 @@ from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
-METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy", "random",
-           "mbi-md", "mbi-ig"]
+METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy",
+           "cgm-em-recgeo", "random", "mbi-md", "mbi-ig"]
 
 
 #: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
@@ -75,6 +75,15 @@ VARIANTS = {
     "cgm-em-fast": ("fisher", 300, 5, "noisy"),
     "cgm-em-rec": ("lbfgs", None, None, "reconciled"),
     "cgm-em-noisy": ("lbfgs", None, None, "noisy"),
+    "cgm-em-recgeo": ("lbfgs", None, None, "reconciled"),
+}
+#: Variants that also change the CGM-EM prior weight under regularization="auto": "recgeo" divides the
+#: naive weight by the square root of the mean noise scale instead of the scale (an exploratory
+#: pilot of issue 13's fourth round, not a derived rule; docs/markov.md)
+PRIORS = {
+    "cgm-em-recgeo": lambda naive, scales: float(
+        min(markov_module.PRIOR_PRECISION, naive / np.sqrt(max(1.0, float(np.mean(scales)))))
+    ),
 }
 
 
@@ -86,7 +95,9 @@ def cgm_settings(method: str):
         return
     solver, cap, m_iter, targets = VARIANTS[method]
     saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS, markov_module.cgm_em
+    saved_prior = markov_module.cgm_regularization
     markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS = solver, cap, targets
+    markov_module.cgm_regularization = PRIORS.get(method, saved_prior)
 
     def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
         return saved[3](*a, **({**k, "m_step_iter": m_iter} if m_iter is not None else k))
@@ -97,6 +108,7 @@ def cgm_settings(method: str):
     finally:
         (markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS,
          markov_module.cgm_em) = saved
+        markov_module.cgm_regularization = saved_prior
 
 
 def mbi_fitter(domain: Domain, name: str):
@@ -287,9 +299,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument(
-        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy"], default=[],
+        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo"], default=[],
         help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
-        "rec (reconciled warm-start targets), noisy (per-table warm-start targets); see VARIANTS",
+        "rec (reconciled warm-start targets), noisy (per-table warm-start targets), recgeo (rec with a "
+        "stronger prior, PRIORS); see VARIANTS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(

@@ -67,19 +67,17 @@ def test_reconciled_targets_are_consistent_and_pool_repeated_releases():
 
 
 def test_reconciled_warm_start_with_tied_potentials(monkeypatch):
-    rng = np.random.default_rng(4)
-    T, k = 5, 3
-    trans = np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k))
-    domain = Domain({f"x{t}": list(range(k)) for t in range(T)})
-    edges = [(f"x{t}", f"x{t + 1}") for t in range(T - 1)]
-    codes = JunctionTree(domain, edges).sample([trans] * len(edges), 5000, random_state=0)
-    df = pd.DataFrame({v: pd.Categorical.from_codes(codes[v], categories=domain[v]) for v in domain.attrs})
+    """A time-homogeneous chain released as one pooled table: the reconciled start keeps the tie."""
+    from tests.estimators.test_markov_tied import CLIQUES, EDGES as CHAIN, sample
+
+    df, domain, _, _ = sample(5000)
     monkeypatch.setattr(markov_module, "_WARM_TARGETS", "reconciled")
     est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fitted = est.fit(DiscreteMarkovNetwork(edges), df, epsilon=1.0, tied=[edges])
-    values = [f.values for f in fitted.get_factors()]
-    for v in values[1:]:
-        np.testing.assert_allclose(v, values[0])
-    assert all(np.all(np.isfinite(t)) for t in est.log_potentials_)
+        est.fit(DiscreteMarkovNetwork(CHAIN), df, epsilon=1.0, domain={v: domain[v] for v in domain.attrs},
+                cliques=CLIQUES, tied=[CHAIN])
+    theta = est.log_potentials_
+    for t in theta[2:]:
+        np.testing.assert_allclose(t, theta[1])
+    assert all(np.all(np.isfinite(t)) for t in theta)
