@@ -62,7 +62,7 @@ from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy",
-           "cgm-em-recgeo", "random", "mbi-md", "mbi-ig"]
+           "cgm-em-recgeo", "cgm-em-recunit", "random", "mbi-md", "mbi-ig"]
 
 
 #: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
@@ -76,14 +76,17 @@ VARIANTS = {
     "cgm-em-rec": ("lbfgs", None, None, "reconciled"),
     "cgm-em-noisy": ("lbfgs", None, None, "noisy"),
     "cgm-em-recgeo": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-recunit": ("lbfgs", None, None, "reconciled"),
 }
 #: Variants that also change the CGM-EM prior weight under regularization="auto": "recgeo" divides the
 #: naive weight by the square root of the mean noise scale instead of the scale (an exploratory
-#: pilot of issue 13's fourth round, not a derived rule; docs/markov.md)
+#: pilot of issue 13's fourth round, not a derived rule); "recunit" uses the unit prior itself
+#: (PRIOR_PRECISION: CGM-EM's likelihood already accounts for the noise). See docs/markov.md.
 PRIORS = {
     "cgm-em-recgeo": lambda naive, scales: float(
         min(markov_module.PRIOR_PRECISION, naive / np.sqrt(max(1.0, float(np.mean(scales)))))
     ),
+    "cgm-em-recunit": lambda naive, scales: float(markov_module.PRIOR_PRECISION),
 }
 
 
@@ -299,10 +302,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument(
-        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo"], default=[],
+        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo", "recunit"], default=[],
         help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
         "rec (reconciled warm-start targets), noisy (per-table warm-start targets), recgeo (rec with a "
-        "stronger prior, PRIORS); see VARIANTS",
+        "stronger prior), recunit (rec with the unit prior); see VARIANTS and PRIORS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(
