@@ -11,9 +11,11 @@ number of edges). Methods, each scored by the exact KL(true || learned):
 * ``non-private``: MLE on the exact tables (L2 weight 1, the unit prior);
 * ``naive-mle``: ``PrivateMarkovEstimator(method="naive-mle")`` with its defaults;
 * ``cgm-em``: ``PrivateMarkovEstimator(method="cgm-em")`` with its defaults;
-* ``cgm-em-old`` and ``cgm-em-fast`` (with ``--variants old fast``): CGM-EM with other settings
-  (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS iterations per M-step, and
-  that round's first candidate), fitted on the same release between the others, paired;
+* ``cgm-em-old``, ``cgm-em-fast``, ``cgm-em-rec`` and ``cgm-em-noisy`` (with ``--variants ...``):
+  CGM-EM with other settings (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS
+  iterations per M-step; that round's first candidate; the fourth round's warm start from
+  reconciled tables; the warm start from each noisy table on its own), fitted on the same release
+  between the others, paired;
 * ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference; it
   ignores the data, so one draw per population is reported for all its releases);
 * ``mbi-md`` and ``mbi-ig`` (with ``--mbi``, needs ``pip install -e ".[bench]"``): private-pgm's
@@ -59,13 +61,33 @@ from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
-METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "random", "mbi-md", "mbi-ig"]
+METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy",
+           "cgm-em-recgeo", "cgm-em-recunit", "random", "mbi-md", "mbi-ig"]
 
 
-#: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations):
-#: "old" is the default before issue 13's third round (20 L-BFGS iterations per M-step whatever
-#: the noise), "fast" the first candidate of that round (5 per M-step, Fisher warm start <= 300).
-VARIANTS = {"cgm-em-old": ("lbfgs", None, 20), "cgm-em-fast": ("fisher", 300, 5)}
+#: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
+#: warm-start targets; None keeps the estimator's choice): "old" is the default before issue 13's
+#: third round (20 L-BFGS iterations per M-step whatever the noise), "fast" the first candidate of
+#: that round (5 per M-step, Fisher warm start <= 300), "rec" the fourth round's warm start from
+#: reconciled (consistent) tables, "noisy" the warm start from each table on its own.
+VARIANTS = {
+    "cgm-em-old": ("lbfgs", None, 20, "noisy"),
+    "cgm-em-fast": ("fisher", 300, 5, "noisy"),
+    "cgm-em-rec": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-noisy": ("lbfgs", None, None, "noisy"),
+    "cgm-em-recgeo": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-recunit": ("lbfgs", None, None, "reconciled"),
+}
+#: Variants that also change the CGM-EM prior weight under regularization="auto": "recgeo" divides the
+#: naive weight by the square root of the mean noise scale instead of the scale (an exploratory
+#: pilot of issue 13's fourth round, not a derived rule); "recunit" uses the unit prior itself
+#: (PRIOR_PRECISION: CGM-EM's likelihood already accounts for the noise). See docs/markov.md.
+PRIORS = {
+    "cgm-em-recgeo": lambda naive, scales: float(
+        min(markov_module.PRIOR_PRECISION, naive / np.sqrt(max(1.0, float(np.mean(scales)))))
+    ),
+    "cgm-em-recunit": lambda naive, scales: float(markov_module.PRIOR_PRECISION),
+}
 
 
 @contextlib.contextmanager
@@ -74,17 +96,22 @@ def cgm_settings(method: str):
     if method not in VARIANTS:
         yield
         return
-    solver, cap, m_iter = VARIANTS[method]
-    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em
-    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER = solver, cap
+    solver, cap, m_iter, targets = VARIANTS[method]
+    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS, markov_module.cgm_em
+    saved_prior = markov_module.cgm_regularization
+    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS = solver, cap, targets
+    markov_module.cgm_regularization = PRIORS.get(method, saved_prior)
+
     def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
-        return saved[2](*a, **{**k, "m_step_iter": m_iter})
+        return saved[3](*a, **({**k, "m_step_iter": m_iter} if m_iter is not None else k))
 
     markov_module.cgm_em = cgm_em
     try:
         yield
     finally:
-        markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em = saved
+        (markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS,
+         markov_module.cgm_em) = saved
+        markov_module.cgm_regularization = saved_prior
 
 
 def mbi_fitter(domain: Domain, name: str):
@@ -209,6 +236,14 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
             short = variant.removeprefix("cgm-em-")
             wide[f"cgm_over_{short}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{variant}"]
             wide[f"cgm_kl_over_{short}"] = wide["kl_cgm-em"] / wide[f"kl_{variant}"]
+    keys = ["model", "N", "epsilon", "population", "replication"]
+    base = df[df["method"] == "cgm-em"].set_index(keys)["kl"]
+    for variant in VARIANTS:
+        if f"kl_{variant}" in wide:  # paired on the same releases: the variant's KL minus the default's
+            diff = (df[df["method"] == variant].set_index(keys)["kl"] - base).groupby(level=[0, 1, 2])
+            short = variant.removeprefix("cgm-em-")
+            paired = pd.DataFrame({f"{short}_minus_cgm_kl": diff.mean(), f"{short}_minus_cgm_kl_se": diff.sem()})
+            wide = wide.merge(paired.reset_index(), on=["model", "N", "epsilon"], how="left")
     for name in ("mbi-md", "mbi-ig"):
         if f"kl_{name}" in wide:
             wide[f"cgm_over_{name}_time"] = wide["seconds_cgm-em"] / wide[f"seconds_{name}"]
@@ -267,8 +302,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument(
-        "--variants", nargs="*", choices=["old", "fast"], default=[],
-        help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast (see VARIANTS)",
+        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo", "recunit"], default=[],
+        help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
+        "rec (reconciled warm-start targets), noisy (per-table warm-start targets), recgeo (rec with a "
+        "stronger prior), recunit (rec with the unit prior); see VARIANTS and PRIORS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(

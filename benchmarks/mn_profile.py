@@ -8,6 +8,7 @@ running it with ``PYTHONPATH`` pointing at an older checkout profiles that versi
 
     python benchmarks/mn_profile.py                           # this checkout
     PYTHONPATH=/path/to/old/checkout python benchmarks/mn_profile.py --label before
+    python benchmarks/mn_profile.py --warm-targets reconciled --label reconciled   # issue 13, round 4
 
 Prints one line per cell and appends them to ``results/mn_profile.csv``.
 """
@@ -127,7 +128,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="this checkout")
     parser.add_argument("--out", default="mn_profile")
+    parser.add_argument(
+        "--warm-targets", choices=["noisy", "reconciled"], default=None,
+        help="CGM-EM's warm-start targets (pgmpy_dp.estimators.markov._WARM_TARGETS; default: the estimator's)",
+    )
     args = parser.parse_args(argv)
+    if args.warm_targets is not None:
+        markov_module._WARM_TARGETS = args.warm_targets
     counter = Counter()
     rows = []
     for kind, n, eps in CELLS:

@@ -12,6 +12,7 @@ from .inference import DEFAULT_MAX_JT_CELLS, make_inference
 from .junction_tree import Calibration, JunctionTree, as_cliques, is_decomposable, triangulate
 from .loopy import LoopyBP
 from .mle import ConvergenceWarning, MLEResult, WarmMLE, fit_log_potentials, project_simplex, tie_groups
+from .reconcile import max_disagreement, reconcile_tables
 
 __all__ = [
     "CGMResult",
@@ -35,7 +36,9 @@ __all__ = [
     "log_marginal",
     "logsumexp",
     "make_inference",
+    "max_disagreement",
     "project_simplex",
+    "reconcile_tables",
     "tie_groups",
     "triangulate",
 ]
