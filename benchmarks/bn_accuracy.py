@@ -113,6 +113,7 @@ LIKELIHOOD_VARIANTS = {
     "lik:converged": dict(max_iter=100),
     "lik:iter50": dict(max_iter=50),
     "lik:lower-order-prior": dict(prior="lower-order"),
+    "lik:per-clique": dict(prior_weight="per-clique"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
@@ -168,15 +169,22 @@ def mbi_tables(release, iters):
 
 
 def likelihood_tables(release, options):
-    """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator)."""
-    from pgmpy_dp.estimators.likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+    """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator;
+    ``prior_weight="per-clique"`` among them: the estimator's per-family prior weights)."""
+    from pgmpy_dp.estimators.likelihood import (
+        _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for, noise_regularization,
+    )
     from pgmpy_dp.estimators.evidence import pooled_n_records
 
     tables = list(release)
     n = pooled_n_records([release])
+    options = dict(options)
+    if options.pop("prior_weight", "global") == "per-clique":
+        weights, naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
+    else:
+        weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
     fit = fit_family_tables(release.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
-                            regularization=noise_regularization(tables, n) / n,
-                            naive_regularization=_noise_excess(tables, n) / n, **options)
+                            regularization=weights, naive_regularization=naive, **options)
     return fit.tables
 
 

@@ -66,13 +66,22 @@ from .allocation import (
 )
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
-from .likelihood import DEFAULT_MAX_ITER, _noise_excess, fit_family_tables, measurement_for, noise_regularization
+from .likelihood import (
+    DEFAULT_MAX_ITER,
+    _noise_excess,
+    clique_noise_regularization,
+    fit_family_tables,
+    measurement_for,
+    model_cliques,
+    noise_regularization,
+)
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
 __all__ = ["DiscretePrivateMLE"]
 
 _ALLOCATIONS = ("optimal", "data-dependent", "uniform")
 _CONSISTENCY = ("likelihood", "projection", "heuristic", None)
+_PRIOR_WEIGHTS = ("global", "per-clique")
 
 
 
@@ -139,6 +148,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         data-dependent allocation's stage I then subsamples *individuals*
         (each kept with probability ``sample_rate``), so its amplification
         argument holds for the individual-level neighbouring relation.
+    prior_weight : {"global", "per-clique"}, keyword only
+        Weight of the ``"likelihood"`` fit's prior: one for all families
+        ([`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]), or one per
+        family from that family's own noise and size
+        ([`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]).
     contribution, max_records_per_user, skip_state : optional, keyword only
         See ``privacy_unit``. A ``skip_state`` is refused before anything is
         spent (as are releases made with one): skipped tables do not measure
@@ -219,6 +233,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         contribution: str = "normalize",
         max_records_per_user: int | None = None,
         skip_state=None,
+        prior_weight: str = "global",
     ) -> None:
         self.epsilon = epsilon
         self.rho = rho
@@ -226,6 +241,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.contribution = contribution
         self.max_records_per_user = max_records_per_user
         self.skip_state = skip_state
+        self.prior_weight = prior_weight
         self.allocation = allocation
         self.stage1_fraction = stage1_fraction
         self.sample_rate = sample_rate
@@ -277,6 +293,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
         if not (self.consistency is None or isinstance(self.consistency, str)) or self.consistency not in _CONSISTENCY:
             raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
+        if not isinstance(self.prior_weight, str) or self.prior_weight not in _PRIOR_WEIGHTS:
+            raise ValueError(f"prior_weight must be one of {_PRIOR_WEIGHTS}, got {self.prior_weight!r}")
         for name, value, closed in (("stage1_fraction", self.stage1_fraction, False), ("sample_rate", self.sample_rate, True)):
             number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
             if not number or not (0 < value and (value <= 1 if closed else value < 1)):
@@ -441,11 +459,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     def _likelihood_tables(self, domain, families, tables, n_records):
         max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
         bar = ProgressCallback(self.show_progress, max_iter, "CGM-EM (BN families)")
+        if self.prior_weight == "per-clique":
+            weights, naive = clique_noise_regularization(tables, n_records, model_cliques(families, [t.attrs for t in tables]))
+        else:
+            weights, naive = noise_regularization(tables, n_records) / n_records, _noise_excess(tables, n_records) / n_records
         try:
             fit = fit_family_tables(
                 domain, families, [measurement_for(t) for t in tables], n_records,
-                regularization=noise_regularization(tables, n_records) / n_records,
-                naive_regularization=_noise_excess(tables, n_records) / n_records, max_iter=max_iter, callback=bar.callback,
+                regularization=weights, naive_regularization=naive, max_iter=max_iter, callback=bar.callback,
             )
         finally:
             bar.close()

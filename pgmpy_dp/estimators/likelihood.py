@@ -40,7 +40,7 @@ from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
 
-__all__ = ["FamilyFit", "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization"]
+__all__ = ["FamilyFit", "clique_noise_regularization", "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization"]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
 MAX_CLIQUE_CELLS = 2_000_000
@@ -121,6 +121,53 @@ def noise_regularization(tables, n_records: float) -> float:
     from .markov import cgm_regularization
 
     return cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
+
+
+def clique_noise_regularization(tables, n_records: float, cliques: Sequence[Sequence[str]]) -> tuple[list[float], list[float]]:
+    """Per clique, the prior weights of [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization] and of its warm start, table by table.
+
+    The global rule averages ``v_i K_i / N`` (how much less a noisy table is worth than ``N``
+    exact records, [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization]) and the noise scale ``b_i`` over all
+    tables, so every clique is shrunk as hard as the average table. The same argument applies
+    to one clique ``c`` and the tables that measure exactly its attributes: its naive weight
+    ``v_c K_c / N`` and its CGM-EM weight ``min(1, (v_c K_c / N) / max(1, b_c))``, where several
+    tables on one clique pool their precision (``1 / v_c = sum_t 1 / v_t``, ``1 / b_c = sum_t 1 / b_t``).
+    Under the error-optimal split (``epsilon_i`` proportional to ``sqrt(K_i)``, so ``b_i`` to
+    ``1 / sqrt(K_i)``) the weight grows like ``sqrt(K_c)``: a root or a binary family, measured
+    precisely, is barely shrunk, a large noisy family more. When every table has the same noise
+    and size the weights equal the global ones. A clique no table measures exactly (for instance
+    a family whose table was not released) gets the global weights.
+    Returns ``(weights, naive_weights)``, one per clique, per ``N`` records as
+    [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] takes them (divided by ``n_records``).
+
+    Examples
+    --------
+    >>> from pgmpy_dp.tables import NoisyTable
+    >>> small = NoisyTable(("a",), np.zeros(2), epsilon=1.0, scale=2.0)
+    >>> big = NoisyTable(("b", "a"), np.zeros((10, 2)), epsilon=1.0, scale=2.0)
+    >>> w, _ = clique_noise_regularization([small, big], 1000.0, [("a",), ("b", "a")])
+    >>> [round(1000 * x, 3) for x in w]  # weight per N records: the small table is shrunk about 10x less
+    [0.008, 0.078]
+    >>> other = NoisyTable(("c", "a"), np.zeros((10, 2)), epsilon=1.0, scale=2.0)  # same size and noise as big
+    >>> w, _ = clique_noise_regularization([big, other], 1000.0, [("b", "a"), ("c", "a")])
+    >>> bool(np.allclose(1000 * np.array(w), noise_regularization([big, other], 1000.0), rtol=1e-12))
+    True
+    """
+    from .markov import PRIOR_PRECISION
+
+    weights, naive = [], []
+    for clique in cliques:
+        own = [t for t in tables if set(t.attrs) == set(clique)]
+        if not own:
+            weights.append(noise_regularization(tables, n_records) / n_records)
+            naive.append(_noise_excess(tables, n_records) / n_records)
+            continue
+        v = 1.0 / sum(1.0 / t.variance for t in own)
+        b = 1.0 / sum(1.0 / float(t.scale) for t in own)
+        excess = v * own[0].values.size / n_records
+        weights.append(min(PRIOR_PRECISION, excess / max(1.0, b)) / n_records)
+        naive.append(excess / n_records)
+    return weights, naive
 
 
 def _noise_excess(tables, n_records: float) -> float:
@@ -269,13 +316,29 @@ def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1
 DEFAULT_MAX_ITER = 50
 
 
+def model_cliques(families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    """The cliques [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits: the families, then each measured
+    attribute set no earlier clique contains (so per-clique weights can be computed before the fit).
+
+    Examples
+    --------
+    >>> model_cliques([("b", "a")], [("a",), ("b", "a"), ("c", "a")])
+    [('b', 'a'), ('c', 'a')]
+    """
+    cliques = [tuple(f) for f in families]
+    for attrs in measured:
+        if not any(set(attrs) <= set(c) for c in cliques):
+            cliques.append(tuple(attrs))
+    return cliques
+
+
 def fit_family_tables(
     domain: Domain,
     families: Sequence[Sequence[str]],
     measurements: Sequence[Measurement],
     n_records: float,
-    regularization: float = 0.0,
-    naive_regularization: float = 0.0,
+    regularization: float | Sequence[float] = 0.0,
+    naive_regularization: float | Sequence[float] = 0.0,
     max_iter: int = DEFAULT_MAX_ITER,
     tol: float = 1e-6,
     callback: Callable[[int, float, float], None] | None = None,
@@ -298,10 +361,12 @@ def fit_family_tables(
         scale and model (several per family, or over other attribute sets, are all evidence).
     n_records : float
         Record count the fitted tables sum to (e.g. a release's pooled noisy total).
-    regularization : float
+    regularization : float or sequence of float
         Per-record L2 penalty on the log-potentials (``lambda`` of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]);
-        0 fits the maximum likelihood itself.
-    naive_regularization : float
+        0 fits the maximum likelihood itself. A sequence gives one weight per clique of
+        [`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques] (e.g. from
+        [`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]).
+    naive_regularization : float or sequence of float
         The same for the warm start, a fit to the projected tables as if they were exact.
     max_iter, tol : int, float
         CGM-EM iteration limit (default ``DEFAULT_MAX_ITER``, 50) and relative tolerance on its objective.
@@ -348,11 +413,7 @@ def fit_family_tables(
     n_records = float(n_records)
     if not (math.isfinite(n_records) and n_records > 0):
         raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
-    extra: list[tuple[str, ...]] = []
-    for m in measurements:
-        if not any(set(m.attrs) <= set(c) for c in families + extra):
-            extra.append(tuple(m.attrs))
-    cliques = families + extra
+    cliques = model_cliques(families, [m.attrs for m in measurements])
     jt = JunctionTree(domain, cliques)
     if jt.max_cells > MAX_CLIQUE_CELLS:
         raise ValueError(
