@@ -121,7 +121,13 @@ _SETTINGS = {
     "data-dependent": {"allocation": "data-dependent", "consistency": "projection"},
     "optimal+projection": {"allocation": "optimal", "consistency": "projection"},
     "default": {},
+    # issue 12, fifth round: options of the default's estimator, each its own release from the same seeds
+    "maximal": {"tables": "maximal"},
+    "per-clique": {"prior_weight": "per-clique"},
+    "maximal+per-clique": {"tables": "maximal", "prior_weight": "per-clique"},
 }
+#: methods run only when --methods names them
+OPTIONS = ["maximal", "per-clique", "maximal+per-clique"]
 
 
 def _empty_model(net):
@@ -409,7 +415,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--first-run", type=int, default=0,
                         help="start at this run (runs first-run .. runs-1: complete a cell that ran fewer runs)")
-    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + list(LIKELIHOOD_VARIANTS))
+    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + OPTIONS + list(LIKELIHOOD_VARIANTS))
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)

@@ -58,6 +58,7 @@ from .allocation import (
     allocation_weights,
     amplified_epsilon,
     error_optimal_allocation,
+    maximal_families,
     node_heights,
     optimal_allocation,
     out_degrees,
@@ -153,6 +154,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         ([`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]), or one per
         family from that family's own noise and size
         ([`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]).
+    tables : {"all", "maximal"}, keyword only
+        Which family tables to release: all, or only those inside no other family
+        ([`maximal_families`][pgmpy_dp.estimators.allocation.maximal_families]; the budget is split
+        over them alone, and the likelihood fit reads the other families off them). Only with
+        ``consistency="likelihood"`` and ``allocation`` ``"uniform"`` or ``"optimal"``.
     contribution, max_records_per_user, skip_state : optional, keyword only
         See ``privacy_unit``. A ``skip_state`` is refused before anything is
         spent (as are releases made with one): skipped tables do not measure
@@ -234,6 +240,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         max_records_per_user: int | None = None,
         skip_state=None,
         prior_weight: str = "global",
+        tables: str = "all",
     ) -> None:
         self.epsilon = epsilon
         self.rho = rho
@@ -242,6 +249,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.max_records_per_user = max_records_per_user
         self.skip_state = skip_state
         self.prior_weight = prior_weight
+        self.tables = tables
         self.allocation = allocation
         self.stage1_fraction = stage1_fraction
         self.sample_rate = sample_rate
@@ -295,6 +303,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
         if not isinstance(self.prior_weight, str) or self.prior_weight not in _PRIOR_WEIGHTS:
             raise ValueError(f"prior_weight must be one of {_PRIOR_WEIGHTS}, got {self.prior_weight!r}")
+        if not isinstance(self.tables, str) or self.tables not in ("all", "maximal"):
+            raise ValueError(f"tables must be 'all' or 'maximal', got {self.tables!r}")
+        if self.tables == "maximal" and (self.consistency != "likelihood" or self.allocation == "data-dependent"):
+            raise ValueError(
+                "tables='maximal' needs consistency='likelihood' (only the likelihood fit reads a family's table off "
+                f"another's) and a data-independent allocation; got consistency={self.consistency!r}, "
+                f"allocation={self.allocation!r}"
+            )
         for name, value, closed in (("stage1_fraction", self.stage1_fraction, False), ("sample_rate", self.sample_rate, True)):
             number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
             if not number or not (0 < value and (value <= 1 if closed else value < 1)):
@@ -532,18 +548,19 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         a solver error) is a function of noisy output, so the charge must stay spent.
         """
         nodes = [f[0] for f in families]
-        n = len(families)
+        measured = families if self.tables == "all" else [families[i] for i in maximal_families(families)]
+        n = len(measured)
         if self.allocation in ("uniform", "optimal"):
             self.stage1_epsilon_ = 0.0
             self.stage1_release_ = None
-            cells = np.array([domain.cells(f) for f in families], dtype=np.float64)
+            cells = np.array([domain.cells(f) for f in measured], dtype=np.float64)
             noise = "gaussian" if self.rho is not None else "laplace"
             stage2 = (
                 [epsilon / n] * n
                 if self.allocation == "uniform"
                 else list(error_optimal_allocation(cells, epsilon, noise=noise))
             )
-            stats = pd.DataFrame({"cells": cells.astype(np.int64)}, index=pd.Index(nodes, name="node"))
+            stats = pd.DataFrame({"cells": [domain.cells(f) for f in families]}, index=pd.Index(nodes, name="node"))
         else:
             beta = float(self.sample_rate)
             self.stage1_epsilon_ = epsilon * float(self.stage1_fraction)
@@ -585,13 +602,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             ).loc[nodes].rename_axis("node")
         noise = {"rho": list(stage2)} if self.rho is not None else {"epsilon": list(stage2)}
         self.release_ = release_from_codes(
-            codes, domain, families, random_state=rng, show_progress=self.show_progress, **noise,
+            codes, domain, measured, random_state=rng, show_progress=self.show_progress, **noise,
             **self._unit_args(units),
         )
         noise_drawn()
         unit = "rho" if self.rho is not None else "epsilon"
+        spent = {t.attrs[0]: getattr(t, unit) for t in self.release_}  # a family not released spent nothing
         self.allocation_ = pd.Series(
-            [getattr(t, unit) for t in self.release_], index=pd.Index(nodes, name="node"), name=unit
+            [spent.get(v, 0.0) for v in nodes], index=pd.Index(nodes, name="node"), name=unit
         )
         stats[unit] = self.allocation_
         self.node_stats_ = stats

@@ -56,7 +56,8 @@ class FamilyFit:
     tables : list of numpy.ndarray
         Fitted expected counts of each family, axes in the family's order, summing to ``n_records``.
     cliques : list of tuple of str
-        The fitted model's cliques: the families, then any extra measured attribute sets.
+        The fitted model's cliques ([`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques]): the families
+        (but an unmeasured one inside another family), then any extra measured attribute sets.
     n_iter : int
         CGM-EM iterations run.
     converged : bool
@@ -317,19 +318,40 @@ DEFAULT_MAX_ITER = 50
 
 
 def model_cliques(families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
-    """The cliques [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits: the families, then each measured
-    attribute set no earlier clique contains (so per-clique weights can be computed before the fit).
+    """The cliques [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits (so per-clique weights can be computed before the fit).
+
+    The families, except those no table measures that lie inside another family (their table is
+    read off that family's fitted marginal: a clique of their own would add parameters and no
+    evidence), then each measured attribute set no earlier clique contains.
 
     Examples
     --------
-    >>> model_cliques([("b", "a")], [("a",), ("b", "a"), ("c", "a")])
-    [('b', 'a'), ('c', 'a')]
+    >>> model_cliques([("a",), ("b", "a")], [("a",), ("b", "a"), ("c", "a")])
+    [('a',), ('b', 'a'), ('c', 'a')]
+    >>> model_cliques([("a",), ("b", "a")], [("b", "a")])  # a's table not released: read off (b, a)
+    [('b', 'a')]
     """
-    cliques = [tuple(f) for f in families]
+    families = [tuple(f) for f in families]
+    exact = {frozenset(m) for m in measured}
+    cliques = [
+        f for f in families
+        if frozenset(f) in exact or not any(set(f) < set(g) for g in families)
+    ]
     for attrs in measured:
         if not any(set(attrs) <= set(c) for c in cliques):
             cliques.append(tuple(attrs))
     return cliques
+
+
+def _family_marginal(family: tuple[str, ...], cliques, mu) -> np.ndarray:
+    """A family's fitted marginal (axes in the family's order) from the clique holding it (itself if it is one)."""
+    i = next((k for k, c in enumerate(cliques) if set(c) == set(family)), None)
+    if i is None:
+        i = next(k for k, c in enumerate(cliques) if set(family) <= set(c))
+    c = cliques[i]
+    table = np.sum(mu[i], axis=tuple(k for k, a in enumerate(c) if a not in family))
+    rest = [a for a in c if a in family]
+    return np.transpose(table, [rest.index(a) for a in family])
 
 
 def fit_family_tables(
@@ -427,7 +449,8 @@ def fit_family_tables(
     # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
     # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
-    centre = _CENTRES[prior](domain, cliques, len(families), targets) if _CENTRES[prior] else None
+    n_families = sum(1 for c in cliques if c in families)  # the fitted families come first
+    centre = _CENTRES[prior](domain, cliques, n_families, targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.
@@ -441,5 +464,5 @@ def fit_family_tables(
         mu, _ = jt.marginals(result.log_potentials)
         if not all(np.all(np.isfinite(m)) for m in mu):
             mu, _ = jt.marginals(naive)
-    tables = [n_records * mu[i] for i in range(len(families))]
+    tables = [n_records * _family_marginal(f, cliques, mu) for f in families]
     return FamilyFit(tables, cliques, result.n_iter, result.converged, list(result.log_likelihood), float(result.tolerance))
