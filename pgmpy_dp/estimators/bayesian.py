@@ -476,13 +476,15 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
         bar = ProgressCallback(self.show_progress, max_iter, "CGM-EM (BN families)")
         if self.prior_weight == "per-clique":
-            weights, naive = clique_noise_regularization(tables, n_records, model_cliques(families, [t.attrs for t in tables]))
+            cliques = model_cliques(families, [t.attrs for t in tables], "free")
+            weights, naive = clique_noise_regularization(tables, n_records, cliques)
         else:
             weights, naive = noise_regularization(tables, n_records) / n_records, _noise_excess(tables, n_records) / n_records
         try:
             fit = fit_family_tables(
                 domain, families, [measurement_for(t) for t in tables], n_records,
                 regularization=weights, naive_regularization=naive, max_iter=max_iter, callback=bar.callback,
+                unmeasured="free",  # a family without a table (tables="maximal") is read off its host, unshrunk
             )
         finally:
             bar.close()

@@ -185,7 +185,8 @@ def _naive_targets(cliques, measurements):
     ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]), plus a little
     mass from the uniform distribution (whose marginals are consistent too):
     half a count on the cells of the largest table, never more than the noise
-    scale, so noiseless tables stay exact. ``None`` for a clique no table matches exactly.
+    scale, so noiseless tables stay exact. A clique no table matches exactly gets the sum of a
+    table containing it, ``None`` if none does.
     """
     variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
     projected = project_consistent([m.attrs for m in measurements], [m.values for m in measurements], variances)
@@ -193,11 +194,14 @@ def _naive_targets(cliques, measurements):
     targets = []
     for clique in cliques:
         same = [(m, p) for m, p in zip(measurements, projected) if set(m.attrs) == set(clique)]
+        same = same or [(m, p) for m, p in zip(measurements, projected) if set(clique) < set(m.attrs)]
         if not same:
             targets.append(None)
             continue
         m, p = same[0]
-        targets.append(np.transpose(p, [m.attrs.index(a) for a in clique]) + mass / p.size)
+        p = np.sum(p, axis=tuple(k for k, a in enumerate(m.attrs) if a not in clique))  # the projection is consistent
+        rest = [a for a in m.attrs if a in clique]
+        targets.append(np.transpose(p, [rest.index(a) for a in clique]) + mass / p.size)
     return targets
 
 
@@ -317,7 +321,9 @@ def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1
 DEFAULT_MAX_ITER = 50
 
 
-def model_cliques(families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+def model_cliques(
+    families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]], unmeasured: str = "host"
+) -> list[tuple[str, ...]]:
     """The cliques [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits (so per-clique weights can be computed before the fit).
 
     The families, except those no table measures that lie inside another family (their table is
@@ -330,12 +336,14 @@ def model_cliques(families: Sequence[Sequence[str]], measured: Sequence[Sequence
     [('a',), ('b', 'a'), ('c', 'a')]
     >>> model_cliques([("a",), ("b", "a")], [("b", "a")])  # a's table not released: read off (b, a)
     [('b', 'a')]
+    >>> model_cliques([("a",), ("b", "a")], [("b", "a")], unmeasured="free")  # kept, with a free potential
+    [('a',), ('b', 'a')]
     """
     families = [tuple(f) for f in families]
     exact = {frozenset(m) for m in measured}
     cliques = [
         f for f in families
-        if frozenset(f) in exact or not any(set(f) < set(g) for g in families)
+        if unmeasured == "free" or frozenset(f) in exact or not any(set(f) < set(g) for g in families)
     ]
     for attrs in measured:
         if not any(set(attrs) <= set(c) for c in cliques):
@@ -369,6 +377,7 @@ def fit_family_tables(
     nlbp_iter: int = 10,
     count_tol: float = 1e-3,
     prior: str = "uniform",
+    unmeasured: str = "host",
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -404,6 +413,11 @@ def fit_family_tables(
         which shrinks it towards the node's marginal; or each projected family table without its
         highest-order interaction ([`lower_order_centre`][pgmpy_dp.estimators.likelihood.lower_order_centre]),
         which shrinks it towards ``P(node | fewer parents)``. Either way the weight vanishes with the noise.
+    unmeasured : {"host", "free"}
+        A family no table measures but another family contains: ``"host"`` reads its table off
+        that family's fitted marginal (no clique of its own); ``"free"`` keeps it as a clique whose
+        potential has no prior (weight 0), so the prior on the host does not shrink its marginal
+        towards uniform (it is then determined by the host's expected counts alone).
     warm_start : {"mle", "cpds"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
@@ -435,7 +449,18 @@ def fit_family_tables(
     n_records = float(n_records)
     if not (math.isfinite(n_records) and n_records > 0):
         raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
-    cliques = model_cliques(families, [m.attrs for m in measurements])
+    if unmeasured not in ("host", "free"):
+        raise ValueError(f"unmeasured must be 'host' or 'free', got {unmeasured!r}")
+    cliques = model_cliques(families, [m.attrs for m in measurements], unmeasured)
+    if unmeasured == "free":
+        exact = {frozenset(m.attrs) for m in measurements}
+        free = [frozenset(c) not in exact and any(set(c) < set(g) for g in families) for c in cliques]
+
+        def unpenalised(weights):  # a float or one weight per clique; 0 on the free cliques
+            weights = [float(weights)] * len(cliques) if np.ndim(weights) == 0 else [float(w) for w in weights]
+            return [0.0 if f else w for f, w in zip(free, weights)]
+
+        regularization, naive_regularization = unpenalised(regularization), unpenalised(naive_regularization)
     jt = JunctionTree(domain, cliques)
     if jt.max_cells > MAX_CLIQUE_CELLS:
         raise ValueError(
