@@ -114,6 +114,9 @@ LIKELIHOOD_VARIANTS = {
     "lik:iter50": dict(max_iter=50),
     "lik:lower-order-prior": dict(prior="lower-order"),
     "lik:per-clique": dict(prior_weight="per-clique"),
+    # the per-clique weights' two halves: only those below the global weight, only those above it
+    "lik:per-clique-lower": dict(prior_weight="per-clique-lower"),
+    "lik:per-clique-raise": dict(prior_weight="per-clique-raise"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
@@ -185,10 +188,12 @@ def likelihood_tables(release, options):
     tables = list(release)
     n = pooled_n_records([release])
     options = dict(options)
-    if options.pop("prior_weight", "global") == "per-clique":
-        weights, naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
-    else:
-        weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
+    prior_weight = options.pop("prior_weight", "global")
+    weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
+    if prior_weight != "global":
+        per, per_naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
+        pick = {"per-clique": lambda c, g: c, "per-clique-lower": min, "per-clique-raise": max}[prior_weight]
+        weights, naive = [pick(c, weights) for c in per], [pick(c, naive) for c in per_naive]
     fit = fit_family_tables(release.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
                             regularization=weights, naive_regularization=naive, **options)
     return fit.tables
@@ -311,7 +316,7 @@ def variant_table(runs: pd.DataFrame, baseline: str = "default") -> str:
     metrics = ("joint_kl", "cpd_l1_weighted", "query_l1")
     lines = ["| variant | network | N | epsilons | " + " | ".join(f"{m}: median change, better/worse" for m in metrics) + " |",
              "|---|---|---:|---|" + "---|" * len(metrics)]
-    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
         parts = {m: paired(runs, variant, baseline, m) for m in metrics}
         for (name, n), cell in parts[metrics[0]].groupby(["network", "records"], sort=False):
             cells = []
@@ -460,9 +465,9 @@ def main(argv=None):
     print("\n".join(["", "targets:"] + targets(summary, runs)))
     if args.markdown:
         print("\n" + markdown_table(summary))
-        if any(m in LIKELIHOOD_VARIANTS for m in set(runs.method)):
+        if any(m in LIKELIHOOD_VARIANTS or m in OPTIONS for m in set(runs.method)):
             print("\n" + variant_table(runs))
-    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
         if "D-Ind" in set(runs.method):
             print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
             print(variant_against_baseline(runs, variant).to_string(index=False))

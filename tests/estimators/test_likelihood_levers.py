@@ -101,3 +101,25 @@ def test_the_estimator_releases_only_the_maximal_families_and_spends_the_whole_b
         model.copy().fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, budget=budget, tables="maximal",
                                                                   consistency="projection"))
     assert budget.spent == 0
+
+
+def test_a_free_unmeasured_family_is_exact_without_noise_and_escapes_the_hosts_shrinkage():
+    d = Domain({"x": [0, 1], "y": [0, 1, 2, 3]})
+    yx = np.array([[400.0, 10.0], [300.0, 20.0], [80.0, 60.0], [20.0, 110.0]])  # P(x) = (0.8, 0.2)
+    families = [("x",), ("y", "x")]
+    exact = [Measurement(("y", "x"), yx, 1e-3)]
+    fit = fit_family_tables(d, families, exact, n_records=1000.0, unmeasured="free")
+    assert fit.cliques == [("x",), ("y", "x")]
+    np.testing.assert_allclose(fit.tables[0], yx.sum(axis=0), atol=1e-2)
+    np.testing.assert_allclose(fit.tables[1], yx, atol=1e-2)
+    # a strong prior (as for a noisy host) pulls the host-read marginal towards uniform; the free one keeps
+    # it (Gaussian noise: the host's row sums then carry x's marginal, up to the E-step's smoothing; 39 vs 7 records)
+    noisy = [Measurement(("y", "x"), yx, 20.0, noise="gaussian")]
+    host = fit_family_tables(d, families, noisy, n_records=1000.0, regularization=5e-3, naive_regularization=5e-3)
+    free = fit_family_tables(d, families, noisy, n_records=1000.0, regularization=5e-3, naive_regularization=5e-3,
+                             unmeasured="free")
+    error_host = abs(host.tables[0][0] - 800.0)
+    error_free = abs(free.tables[0][0] - 800.0)
+    assert error_host > 20.0 and error_free < 0.25 * error_host
+    with pytest.raises(ValueError, match="unmeasured must be"):
+        fit_family_tables(d, families, exact, n_records=1000.0, unmeasured="none")
