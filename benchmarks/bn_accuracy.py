@@ -126,11 +126,12 @@ _SETTINGS = {
     "default": {},
     # issue 12, fifth round: options of the default's estimator, each its own release from the same seeds
     "maximal": {"tables": "maximal"},
+    "all-tables": {"tables": "all"},  # the default before tables="maximal": one table per family
     "per-clique": {"prior_weight": "per-clique"},
     "maximal+per-clique": {"tables": "maximal", "prior_weight": "per-clique"},
 }
 #: methods run only when --methods names them
-OPTIONS = ["maximal", "per-clique", "maximal+per-clique"]
+OPTIONS = ["maximal", "per-clique", "maximal+per-clique", "all-tables"]
 
 
 def _empty_model(net):
