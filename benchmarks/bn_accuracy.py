@@ -10,7 +10,13 @@ the non-private MLE (pgmpy ``DiscreteMLE``), then for each epsilon and run fit
   (the paper's method, the library default before this study);
 * ``optimal+projection``: ``allocation="optimal", consistency="projection"``;
 * ``default``: ``DiscretePrivateMLE(epsilon)`` as shipped
-  (``allocation="optimal", consistency="likelihood"``);
+  (``allocation="optimal", consistency="likelihood"``; since the fifth round of issue 12 it
+  releases only the maximal families, ``tables="auto"``: the runs before that, and ``all-tables``,
+  are one table per family);
+* options run only when named in ``--methods`` (their own releases from the same seeds):
+  ``maximal`` (``tables="maximal"``), ``all-tables`` (``tables="all"``), ``per-clique``
+  (``prior_weight="per-clique"``), ``maximal+per-clique``; ``benchmarks/bn_levers.py`` lists the
+  fifth round's commands and summarises its runs;
 * ``mbi``: private-pgm (``pip install mbi``, the ``bench`` extra) fitted to the
   SAME noisy family tables as ``default`` (Gaussian loss, each table weighted by
   its noise standard deviation, mirror descent), CPDs read off its family marginals.
