@@ -123,3 +123,34 @@ def test_a_free_unmeasured_family_is_exact_without_noise_and_escapes_the_hosts_s
     assert error_host > 20.0 and error_free < 0.25 * error_host
     with pytest.raises(ValueError, match="unmeasured must be"):
         fit_family_tables(d, families, exact, n_records=1000.0, unmeasured="none")
+
+
+@pytest.mark.parametrize(
+    "kwargs, released",
+    [({}, 6), ({"allocation": "uniform"}, 6), ({"consistency": "projection"}, 8), ({"tables": "all"}, 8),
+     ({"allocation": "data-dependent"}, 8), ({"prior_weight": "per-clique"}, 6)],
+)
+def test_tables_auto_releases_the_maximal_families_only_where_the_likelihood_fit_reads_the_rest(kwargs, released):
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import load_network, sample_network
+
+    net = load_network("asia")
+    model = DiscreteBayesianNetwork(net.edges())
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=2.0, random_state=0, **kwargs)
+    fitted = model.fit(sample_network(net, 2000, seed=1), estimator=est)
+    assert len(est.release_) == released and fitted.check_model()
+
+
+@pytest.mark.parametrize("bad", [{"tables": "some"}, {"prior_weight": "local"}, {"tables": ["all"]}])
+def test_bad_tables_or_prior_weight_is_refused_before_spending(bad):
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import load_network, sample_network
+
+    net = load_network("asia")
+    budget = PrivacyBudget(epsilon=1.0)
+    with pytest.raises(ValueError, match="tables must be|prior_weight must be"):
+        DiscreteBayesianNetwork(net.edges()).fit(sample_network(net, 500, seed=1),
+                                                 estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, budget=budget, **bad))
+    assert budget.spent == 0
