@@ -10,9 +10,7 @@ the non-private MLE (pgmpy ``DiscreteMLE``), then for each epsilon and run fit
   (the paper's method, the library default before this study);
 * ``optimal+projection``: ``allocation="optimal", consistency="projection"``;
 * ``default``: ``DiscretePrivateMLE(epsilon)`` as shipped
-  (``allocation="optimal", consistency="likelihood"``; since the fifth round of issue 12 it
-  releases only the maximal families, ``tables="auto"``: the runs before that, and ``all-tables``,
-  are one table per family);
+  (``allocation="optimal", consistency="likelihood"``, one table per family);
 * options run only when named in ``--methods`` (their own releases from the same seeds):
   ``maximal`` (``tables="maximal"``), ``all-tables`` (``tables="all"``), ``per-clique``
   (``prior_weight="per-clique"``), ``maximal+per-clique``; ``benchmarks/bn_levers.py`` lists the
@@ -132,7 +130,7 @@ _SETTINGS = {
     "default": {},
     # issue 12, fifth round: options of the default's estimator, each its own release from the same seeds
     "maximal": {"tables": "maximal"},
-    "all-tables": {"tables": "all"},  # the default before tables="maximal": one table per family
+    "all-tables": {"tables": "all"},  # the default, explicitly (runs r4 ran it while the default was tables="maximal")
     "per-clique": {"prior_weight": "per-clique"},
     "maximal+per-clique": {"tables": "maximal", "prior_weight": "per-clique"},
 }

@@ -127,10 +127,10 @@ def test_a_free_unmeasured_family_is_exact_without_noise_and_escapes_the_hosts_s
 
 @pytest.mark.parametrize(
     "kwargs, released",
-    [({}, 6), ({"allocation": "uniform"}, 6), ({"consistency": "projection"}, 8), ({"tables": "all"}, 8),
-     ({"allocation": "data-dependent"}, 8), ({"prior_weight": "per-clique"}, 6)],
+    [({}, 8), ({"tables": "maximal"}, 6), ({"tables": "maximal", "allocation": "uniform"}, 6),
+     ({"tables": "maximal", "prior_weight": "per-clique"}, 6), ({"consistency": "projection"}, 8)],
 )
-def test_tables_auto_releases_the_maximal_families_only_where_the_likelihood_fit_reads_the_rest(kwargs, released):
+def test_tables_maximal_releases_the_maximal_families_and_the_default_one_per_family(kwargs, released):
     from pgmpy.models import DiscreteBayesianNetwork
 
     from pgmpy_dp.datasets import load_network, sample_network
@@ -142,7 +142,8 @@ def test_tables_auto_releases_the_maximal_families_only_where_the_likelihood_fit
     assert len(est.release_) == released and fitted.check_model()
 
 
-@pytest.mark.parametrize("bad", [{"tables": "some"}, {"prior_weight": "local"}, {"tables": ["all"]}])
+@pytest.mark.parametrize("bad", [{"tables": "auto"}, {"prior_weight": "local"}, {"tables": ["all"]},
+                                 {"tables": "maximal", "allocation": "data-dependent"}])
 def test_bad_tables_or_prior_weight_is_refused_before_spending(bad):
     from pgmpy.models import DiscreteBayesianNetwork
 
@@ -150,7 +151,7 @@ def test_bad_tables_or_prior_weight_is_refused_before_spending(bad):
 
     net = load_network("asia")
     budget = PrivacyBudget(epsilon=1.0)
-    with pytest.raises(ValueError, match="tables must be|prior_weight must be"):
+    with pytest.raises(ValueError, match="tables must be|prior_weight must be|tables='maximal' needs"):
         DiscreteBayesianNetwork(net.edges()).fit(sample_network(net, 500, seed=1),
                                                  estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, budget=budget, **bad))
     assert budget.spent == 0

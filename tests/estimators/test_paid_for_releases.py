@@ -98,8 +98,6 @@ def test_bayesian_fit_that_fails_after_its_release_keeps_it(monkeypatch, allocat
     with pytest.raises(Injected):
         DiscreteBayesianNetwork(EDGES).fit(frame(), estimator=est)
     assert budget.spent == 1.0
-    # the likelihood fit with a data-independent allocation releases the maximal families only: (b, a) and (c, b)
-    maximal = consistency == "likelihood" and allocation != "data-dependent"
-    assert isinstance(est.release_, MarginalRelease) and len(est.release_) == (2 if maximal else 3)
+    assert isinstance(est.release_, MarginalRelease) and len(est.release_) == 3
     if allocation == "data-dependent":
         assert isinstance(est.stage1_release_, MarginalRelease)
