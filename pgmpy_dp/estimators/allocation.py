@@ -314,7 +314,7 @@ def maximal_families(families: Sequence[Sequence[str]]) -> list[int]:
       is a sum of ``m`` host cells of scale ``S' / (epsilon sqrt(c_h))``, expected absolute error
       about ``2 sqrt(m / pi) S' / (epsilon sqrt(c_h))``: in total ``S' (S' + (2 / sqrt(pi)) D) / epsilon``.
 
-    The difference, ``((2 + sqrt(2 / pi) - 2 / sqrt(pi)) S' D + sqrt(2 / pi) D^2) / epsilon``
+    The difference, ``((1 + sqrt(2 / pi) - 2 / sqrt(pi)) S' D + sqrt(2 / pi) D^2) / epsilon``
     (``0.67 S' D + 0.80 D^2``), is positive: for the absolute error of all family tables, the
     maximal tables are always the better measurement (``tests/estimators/test_allocation.py``
     checks it by simulation). The argument leaves out the prior of the likelihood fit and what
