@@ -10,7 +10,11 @@ the non-private MLE (pgmpy ``DiscreteMLE``), then for each epsilon and run fit
   (the paper's method, the library default before this study);
 * ``optimal+projection``: ``allocation="optimal", consistency="projection"``;
 * ``default``: ``DiscretePrivateMLE(epsilon)`` as shipped
-  (``allocation="optimal", consistency="likelihood"``);
+  (``allocation="optimal", consistency="likelihood"``, one table per family);
+* options run only when named in ``--methods`` (their own releases from the same seeds):
+  ``maximal`` (``tables="maximal"``), ``all-tables`` (``tables="all"``), ``per-clique``
+  (``prior_weight="per-clique"``), ``maximal+per-clique``; ``benchmarks/bn_levers.py`` lists the
+  fifth round's commands and summarises its runs;
 * ``mbi``: private-pgm (``pip install mbi``, the ``bench`` extra) fitted to the
   SAME noisy family tables as ``default`` (Gaussian loss, each table weighted by
   its noise standard deviation, mirror descent), CPDs read off its family marginals.
@@ -113,6 +117,10 @@ LIKELIHOOD_VARIANTS = {
     "lik:converged": dict(max_iter=100),
     "lik:iter50": dict(max_iter=50),
     "lik:lower-order-prior": dict(prior="lower-order"),
+    "lik:per-clique": dict(prior_weight="per-clique"),
+    # the per-clique weights' two halves: only those below the global weight, only those above it
+    "lik:per-clique-lower": dict(prior_weight="per-clique-lower"),
+    "lik:per-clique-raise": dict(prior_weight="per-clique-raise"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
@@ -120,7 +128,14 @@ _SETTINGS = {
     "data-dependent": {"allocation": "data-dependent", "consistency": "projection"},
     "optimal+projection": {"allocation": "optimal", "consistency": "projection"},
     "default": {},
+    # issue 12, fifth round: options of the default's estimator, each its own release from the same seeds
+    "maximal": {"tables": "maximal"},
+    "all-tables": {"tables": "all"},  # the default, explicitly (runs r4 ran it while the default was tables="maximal")
+    "per-clique": {"prior_weight": "per-clique"},
+    "maximal+per-clique": {"tables": "maximal", "prior_weight": "per-clique"},
 }
+#: methods run only when --methods names them
+OPTIONS = ["maximal", "per-clique", "maximal+per-clique", "all-tables"]
 
 
 def _empty_model(net):
@@ -168,15 +183,24 @@ def mbi_tables(release, iters):
 
 
 def likelihood_tables(release, options):
-    """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator)."""
-    from pgmpy_dp.estimators.likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+    """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator;
+    ``prior_weight="per-clique"`` among them: the estimator's per-family prior weights)."""
+    from pgmpy_dp.estimators.likelihood import (
+        _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for, noise_regularization,
+    )
     from pgmpy_dp.estimators.evidence import pooled_n_records
 
     tables = list(release)
     n = pooled_n_records([release])
+    options = dict(options)
+    prior_weight = options.pop("prior_weight", "global")
+    weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
+    if prior_weight != "global":
+        per, per_naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
+        pick = {"per-clique": lambda c, g: c, "per-clique-lower": min, "per-clique-raise": max}[prior_weight]
+        weights, naive = [pick(c, weights) for c in per], [pick(c, naive) for c in per_naive]
     fit = fit_family_tables(release.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
-                            regularization=noise_regularization(tables, n) / n,
-                            naive_regularization=_noise_excess(tables, n) / n, **options)
+                            regularization=weights, naive_regularization=naive, **options)
     return fit.tables
 
 
@@ -297,7 +321,7 @@ def variant_table(runs: pd.DataFrame, baseline: str = "default") -> str:
     metrics = ("joint_kl", "cpd_l1_weighted", "query_l1")
     lines = ["| variant | network | N | epsilons | " + " | ".join(f"{m}: median change, better/worse" for m in metrics) + " |",
              "|---|---|---:|---|" + "---|" * len(metrics)]
-    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
         parts = {m: paired(runs, variant, baseline, m) for m in metrics}
         for (name, n), cell in parts[metrics[0]].groupby(["network", "records"], sort=False):
             cells = []
@@ -401,7 +425,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--first-run", type=int, default=0,
                         help="start at this run (runs first-run .. runs-1: complete a cell that ran fewer runs)")
-    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + list(LIKELIHOOD_VARIANTS))
+    parser.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS + OPTIONS + list(LIKELIHOOD_VARIANTS))
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
@@ -446,9 +470,9 @@ def main(argv=None):
     print("\n".join(["", "targets:"] + targets(summary, runs)))
     if args.markdown:
         print("\n" + markdown_table(summary))
-        if any(m in LIKELIHOOD_VARIANTS for m in set(runs.method)):
+        if any(m in LIKELIHOOD_VARIANTS or m in OPTIONS for m in set(runs.method)):
             print("\n" + variant_table(runs))
-    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS]:
+    for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
         if "D-Ind" in set(runs.method):
             print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
             print(variant_against_baseline(runs, variant).to_string(index=False))

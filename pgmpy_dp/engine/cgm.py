@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .factor import align
-from .mle import ConvergenceWarning, WarmMLE, centred_targets, tie_groups
+from .mle import ConvergenceWarning, WarmMLE, centred_targets, clique_weights, tie_groups
 
 __all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
 
@@ -289,8 +289,8 @@ def cgm_em(
         Noisy tables; each must lie inside some model clique.
     n_records : float
         Number of records ``N`` the inferred counts sum to.
-    regularization : float
-        ``lambda`` of the per-record L2 penalty in the M-step.
+    regularization : float or sequence of float
+        ``lambda`` of the per-record L2 penalty in the M-step, or one per clique (tied cliques share theirs).
     tied : list of list of int, optional
         Groups of clique indices sharing one potential.
     init : sequence of numpy.ndarray, optional
@@ -360,7 +360,9 @@ def cgm_em(
                 raise ValueError(f"measurement over {attrs} has shape {m.values.shape}, expected {domain.shape(attrs)}")
     hosts = _host_cliques(cliques, measurements)
     groups = tie_groups(cliques, tied, domain)
-    lam = float(regularization)
+    lam = clique_weights(regularization, groups)  # a float, or one weight per clique
+    # per parameter group: the weight of its first clique (a tuple keeps the float code path untouched)
+    group_lam = None if isinstance(lam, float) else [lam[g[0]] for g in groups]
     if m_step_iter is None:
         m_step_iter = m_step_length(measurements, N, smoothing)
 
@@ -387,6 +389,8 @@ def cgm_em(
     centre = [0.0 if prior_mean is None else np.mean([prior_mean[i] for i in g], axis=0) for g in groups]
 
     def penalty(theta) -> float:
+        if group_lam is not None:
+            return 0.5 * N * sum(w * float(np.sum((theta[g[0]] - c) ** 2)) for w, g, c in zip(group_lam, groups, centre))
         return 0.5 * lam * N * sum(float(np.sum((theta[g[0]] - c) ** 2)) for g, c in zip(groups, centre))
 
     n_meas = [0] * len(cliques)
@@ -510,7 +514,7 @@ def cgm_em(
         entropy = N * (lz_phi - dot(phi, mu_phi))
         state = (phi, mu_phi, lz_phi)
         value = N * (dot(theta, mu_phi) - log_z) + entropy + ll_phi - penalty(theta)
-        if lam == 0 and tied is None:
+        if not any(np.atleast_1d(lam)) and tied is None:
             # phi is exactly the MLE of the counts N mu(phi): KL = 0
             return _EMStep(phi, state, value)
         # The M-step is badly conditioned (lambda is tiny against the Fisher information of the
@@ -522,7 +526,10 @@ def cgm_em(
         targets = centred_targets(mu_phi, prior_mean, lam, groups)  # a prior centre is a shift of the targets
         fit = m_solver.solve(targets, start, max_iter=m_step_iter, tol=m_tol)
         # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
-        current = -dot(theta, targets) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
+        if group_lam is None:
+            current = -dot(theta, targets) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
+        else:
+            current = -dot(theta, targets) + log_z + 0.5 * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(group_lam, groups))
         theta_m = fit.log_potentials if fit.objective <= current else theta
         shift["offset"] = [a - b for a, b in zip(theta_m, phi)]
         return _EMStep(theta_m, state, value)

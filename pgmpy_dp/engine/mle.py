@@ -25,7 +25,7 @@ from .._blas import single_threaded_blas
 from .factor import align
 from .junction_tree import JunctionTree
 
-__all__ = ["ConvergenceWarning", "MLEResult", "WarmMLE", "fit_log_potentials", "project_simplex", "tie_groups"]
+__all__ = ["ConvergenceWarning", "MLEResult", "WarmMLE", "clique_weights", "fit_log_potentials", "project_simplex", "tie_groups"]
 
 # Zero marginals have no finite MLE (Haberman 1973); without regularisation the
 # closed form floors them here so potentials stay finite (exp gives ~1e-300).
@@ -97,6 +97,32 @@ def tie_groups(cliques: Sequence[tuple[str, ...]], tied: Sequence[Sequence[int]]
     return sorted(groups, key=min)
 
 
+def clique_weights(regularization, groups) -> float | tuple[float, ...]:
+    """The penalty weight ``regularization`` validated: a float as given, or a tuple with one weight per clique.
+
+    A sequence gives clique ``i`` the penalty ``(lambda_i / 2) ||theta_i||^2``; the cliques of a
+    tied group share one parameter and must share its weight. A float keeps the single-weight code path.
+
+    Examples
+    --------
+    >>> clique_weights(0.5, [[0], [1]]), clique_weights([0.1, 0.2], [[0], [1]])
+    (0.5, (0.1, 0.2))
+    """
+    if np.ndim(regularization) == 0:
+        lam = float(regularization)
+        if not (math.isfinite(lam) and lam >= 0):
+            raise ValueError(f"regularization must be a non-negative number, got {regularization!r}")
+        return lam
+    weights = tuple(float(v) for v in regularization)
+    n = sum(len(g) for g in groups)
+    if len(weights) != n or not all(math.isfinite(v) and v >= 0 for v in weights):
+        raise ValueError(f"regularization as a sequence needs {n} non-negative weights (one per clique), got {regularization!r}")
+    for g in groups:
+        if len({weights[i] for i in g}) > 1:
+            raise ValueError(f"tied cliques {g} share one potential, so they need one weight; got {[weights[i] for i in g]}")
+    return weights
+
+
 def centred_targets(targets, prior_mean, regularization: float, groups) -> list:
     """Targets whose fit under the prior centred at 0 is the fit to ``targets`` under the prior centred at ``prior_mean``.
 
@@ -119,7 +145,8 @@ def centred_targets(targets, prior_mean, regularization: float, groups) -> list:
     if len(prior_mean) != len(targets):
         raise ValueError(f"prior_mean needs {len(targets)} arrays (one per clique), got {len(prior_mean)}")
     size = {i: len(g) for g in groups for i in g}
-    return [t + regularization * np.asarray(m, dtype=np.float64) / size[i] for i, (t, m) in enumerate(zip(targets, prior_mean))]
+    lam = [regularization] * len(targets) if np.ndim(regularization) == 0 else regularization  # one weight per clique
+    return [t + lam[i] * np.asarray(m, dtype=np.float64) / size[i] for i, (t, m) in enumerate(zip(targets, prior_mean))]
 
 
 @dataclass
@@ -179,9 +206,10 @@ def fit_log_potentials(
     marginals : sequence of numpy.ndarray
         Target marginals or (pseudo)counts per clique, non-negative; each is
         divided by its own total.
-    regularization : float
+    regularization : float or sequence of float
         ``lambda`` of the per-record penalty ``lambda/2 ||theta||^2``. Any
-        positive value keeps potentials finite when targets have zeros.
+        positive value keeps potentials finite when targets have zeros. A sequence gives one
+        weight per clique (tied cliques share theirs, [`clique_weights`][pgmpy_dp.engine.mle.clique_weights]).
     tied : list of list of int, optional
         Groups of clique indices sharing one potential (time-homogeneous chains).
     init : sequence of numpy.ndarray, optional
@@ -237,15 +265,13 @@ def fit_log_potentials(
         if total <= 0:
             raise ValueError(f"marginal of clique {c} sums to {total}; it needs positive mass")
         targets.append(m / total)
-    lam = float(regularization)
-    if not (math.isfinite(lam) and lam >= 0):
-        raise ValueError(f"regularization must be a non-negative number, got {regularization!r}")
     groups = tie_groups(cliques, tied, domain)
+    lam = clique_weights(regularization, groups)
     if solver not in ("lbfgs", "fisher"):
         raise ValueError(f"solver must be 'lbfgs' or 'fisher', got {solver!r}")
 
     targets = centred_targets(targets, prior_mean, lam, groups)
-    if lam == 0 and all(len(g) == 1 for g in groups) and init is None and isinstance(inference, JunctionTree):
+    if not any(np.atleast_1d(lam)) and all(len(g) == 1 for g in groups) and init is None and isinstance(inference, JunctionTree):
         theta = _closed_form(inference, targets)
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
@@ -349,8 +375,8 @@ class WarmMLE:
     ----------
     inference : JunctionTree or LoopyBP
         Engine for the model's cliques.
-    regularization : float
-        ``lambda`` of the per-record penalty.
+    regularization : float or sequence of float
+        ``lambda`` of the per-record penalty, or one per clique (``lambda_i / 2 ||theta_i||^2``).
     tied : list of list of int, optional
         Groups of clique indices sharing one potential.
     memory : int
@@ -376,10 +402,12 @@ class WarmMLE:
         fisher: bool = False,
     ) -> None:
         self.inference = inference
-        self.lam = float(regularization)
         self.groups = tie_groups(inference.cliques, tied, inference.domain)
         self.shapes = [inference.domain.shape(inference.cliques[g[0]]) for g in self.groups]
         self.offsets = np.concatenate([[0], np.cumsum([math.prod(s) for s in self.shapes])]).astype(int)
+        lam = clique_weights(regularization, self.groups)
+        # per-clique weights: one per parameter, so every use of lam below stays elementwise
+        self.lam = lam if isinstance(lam, float) else np.repeat([lam[g[0]] for g in self.groups], np.diff(self.offsets))
         self.memory = int(memory)
         self.fisher = bool(fisher)
         self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
@@ -404,7 +432,8 @@ class WarmMLE:
         self.calls += 1
         # an untied clique's marginal as it is: np.sum over a one-element list copies it for nothing
         mu_group = np.concatenate([(mu[g[0]] if len(g) == 1 else np.sum([mu[i] for i in g], axis=0)).ravel() for g in self.groups])
-        return -float(x @ target) + log_z + 0.5 * self.lam * float(x @ x), mu_group - target + self.lam * x
+        penalty = 0.5 * self.lam * float(x @ x) if isinstance(self.lam, float) else 0.5 * float(x @ (self.lam * x))
+        return -float(x @ target) + log_z + penalty, mu_group - target + self.lam * x
 
     def _direction(self, g: np.ndarray, x: np.ndarray, target: np.ndarray) -> np.ndarray:
         # L-BFGS two-loop recursion over the kept pairs (Nocedal and Wright, Algorithm 7.4)

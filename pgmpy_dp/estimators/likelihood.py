@@ -40,7 +40,7 @@ from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
 
-__all__ = ["FamilyFit", "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization"]
+__all__ = ["FamilyFit", "clique_noise_regularization", "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization"]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
 MAX_CLIQUE_CELLS = 2_000_000
@@ -56,7 +56,8 @@ class FamilyFit:
     tables : list of numpy.ndarray
         Fitted expected counts of each family, axes in the family's order, summing to ``n_records``.
     cliques : list of tuple of str
-        The fitted model's cliques: the families, then any extra measured attribute sets.
+        The fitted model's cliques ([`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques]): the families
+        (but an unmeasured one inside another family), then any extra measured attribute sets.
     n_iter : int
         CGM-EM iterations run.
     converged : bool
@@ -123,6 +124,53 @@ def noise_regularization(tables, n_records: float) -> float:
     return cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
 
 
+def clique_noise_regularization(tables, n_records: float, cliques: Sequence[Sequence[str]]) -> tuple[list[float], list[float]]:
+    """Per clique, the prior weights of [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization] and of its warm start, table by table.
+
+    The global rule averages ``v_i K_i / N`` (how much less a noisy table is worth than ``N``
+    exact records, [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization]) and the noise scale ``b_i`` over all
+    tables, so every clique is shrunk as hard as the average table. The same argument applies
+    to one clique ``c`` and the tables that measure exactly its attributes: its naive weight
+    ``v_c K_c / N`` and its CGM-EM weight ``min(1, (v_c K_c / N) / max(1, b_c))``, where several
+    tables on one clique pool their precision (``1 / v_c = sum_t 1 / v_t``, ``1 / b_c = sum_t 1 / b_t``).
+    Under the error-optimal split (``epsilon_i`` proportional to ``sqrt(K_i)``, so ``b_i`` to
+    ``1 / sqrt(K_i)``) the weight grows like ``sqrt(K_c)``: a root or a binary family, measured
+    precisely, is barely shrunk, a large noisy family more. When every table has the same noise
+    and size the weights equal the global ones. A clique no table measures exactly (for instance
+    a family whose table was not released) gets the global weights.
+    Returns ``(weights, naive_weights)``, one per clique, per ``N`` records as
+    [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] takes them (divided by ``n_records``).
+
+    Examples
+    --------
+    >>> from pgmpy_dp.tables import NoisyTable
+    >>> small = NoisyTable(("a",), np.zeros(2), epsilon=1.0, scale=2.0)
+    >>> big = NoisyTable(("b", "a"), np.zeros((10, 2)), epsilon=1.0, scale=2.0)
+    >>> w, _ = clique_noise_regularization([small, big], 1000.0, [("a",), ("b", "a")])
+    >>> [round(1000 * x, 3) for x in w]  # weight per N records: the small table is shrunk about 10x less
+    [0.008, 0.078]
+    >>> other = NoisyTable(("c", "a"), np.zeros((10, 2)), epsilon=1.0, scale=2.0)  # same size and noise as big
+    >>> w, _ = clique_noise_regularization([big, other], 1000.0, [("b", "a"), ("c", "a")])
+    >>> bool(np.allclose(1000 * np.array(w), noise_regularization([big, other], 1000.0), rtol=1e-12))
+    True
+    """
+    from .markov import PRIOR_PRECISION
+
+    weights, naive = [], []
+    for clique in cliques:
+        own = [t for t in tables if set(t.attrs) == set(clique)]
+        if not own:
+            weights.append(noise_regularization(tables, n_records) / n_records)
+            naive.append(_noise_excess(tables, n_records) / n_records)
+            continue
+        v = 1.0 / sum(1.0 / t.variance for t in own)
+        b = 1.0 / sum(1.0 / float(t.scale) for t in own)
+        excess = v * own[0].values.size / n_records
+        weights.append(min(PRIOR_PRECISION, excess / max(1.0, b)) / n_records)
+        naive.append(excess / n_records)
+    return weights, naive
+
+
 def _noise_excess(tables, n_records: float) -> float:
     """``mean_i v_i K_i / N``: the noise's share of the naive-MLE prior weight of the Markov estimator."""
     from .markov import PRIOR_PRECISION, auto_regularization
@@ -137,7 +185,8 @@ def _naive_targets(cliques, measurements):
     ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]), plus a little
     mass from the uniform distribution (whose marginals are consistent too):
     half a count on the cells of the largest table, never more than the noise
-    scale, so noiseless tables stay exact. ``None`` for a clique no table matches exactly.
+    scale, so noiseless tables stay exact. A clique no table matches exactly gets the sum of a
+    table containing it, ``None`` if none does.
     """
     variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
     projected = project_consistent([m.attrs for m in measurements], [m.values for m in measurements], variances)
@@ -145,11 +194,14 @@ def _naive_targets(cliques, measurements):
     targets = []
     for clique in cliques:
         same = [(m, p) for m, p in zip(measurements, projected) if set(m.attrs) == set(clique)]
+        same = same or [(m, p) for m, p in zip(measurements, projected) if set(clique) < set(m.attrs)]
         if not same:
             targets.append(None)
             continue
         m, p = same[0]
-        targets.append(np.transpose(p, [m.attrs.index(a) for a in clique]) + mass / p.size)
+        p = np.sum(p, axis=tuple(k for k, a in enumerate(m.attrs) if a not in clique))  # the projection is consistent
+        rest = [a for a in m.attrs if a in clique]
+        targets.append(np.transpose(p, [rest.index(a) for a in clique]) + mass / p.size)
     return targets
 
 
@@ -269,13 +321,54 @@ def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1
 DEFAULT_MAX_ITER = 50
 
 
+def model_cliques(
+    families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]], unmeasured: str = "host"
+) -> list[tuple[str, ...]]:
+    """The cliques [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits (so per-clique weights can be computed before the fit).
+
+    The families, except those no table measures that lie inside another family (their table is
+    read off that family's fitted marginal: a clique of their own would add parameters and no
+    evidence), then each measured attribute set no earlier clique contains.
+
+    Examples
+    --------
+    >>> model_cliques([("a",), ("b", "a")], [("a",), ("b", "a"), ("c", "a")])
+    [('a',), ('b', 'a'), ('c', 'a')]
+    >>> model_cliques([("a",), ("b", "a")], [("b", "a")])  # a's table not released: read off (b, a)
+    [('b', 'a')]
+    >>> model_cliques([("a",), ("b", "a")], [("b", "a")], unmeasured="free")  # kept, with a free potential
+    [('a',), ('b', 'a')]
+    """
+    families = [tuple(f) for f in families]
+    exact = {frozenset(m) for m in measured}
+    cliques = [
+        f for f in families
+        if unmeasured == "free" or frozenset(f) in exact or not any(set(f) < set(g) for g in families)
+    ]
+    for attrs in measured:
+        if not any(set(attrs) <= set(c) for c in cliques):
+            cliques.append(tuple(attrs))
+    return cliques
+
+
+def _family_marginal(family: tuple[str, ...], cliques, mu) -> np.ndarray:
+    """A family's fitted marginal (axes in the family's order) from the clique holding it (itself if it is one)."""
+    i = next((k for k, c in enumerate(cliques) if set(c) == set(family)), None)
+    if i is None:
+        i = next(k for k, c in enumerate(cliques) if set(family) <= set(c))
+    c = cliques[i]
+    table = np.sum(mu[i], axis=tuple(k for k, a in enumerate(c) if a not in family))
+    rest = [a for a in c if a in family]
+    return np.transpose(table, [rest.index(a) for a in family])
+
+
 def fit_family_tables(
     domain: Domain,
     families: Sequence[Sequence[str]],
     measurements: Sequence[Measurement],
     n_records: float,
-    regularization: float = 0.0,
-    naive_regularization: float = 0.0,
+    regularization: float | Sequence[float] = 0.0,
+    naive_regularization: float | Sequence[float] = 0.0,
     max_iter: int = DEFAULT_MAX_ITER,
     tol: float = 1e-6,
     callback: Callable[[int, float, float], None] | None = None,
@@ -284,6 +377,7 @@ def fit_family_tables(
     nlbp_iter: int = 10,
     count_tol: float = 1e-3,
     prior: str = "uniform",
+    unmeasured: str = "host",
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -298,10 +392,12 @@ def fit_family_tables(
         scale and model (several per family, or over other attribute sets, are all evidence).
     n_records : float
         Record count the fitted tables sum to (e.g. a release's pooled noisy total).
-    regularization : float
+    regularization : float or sequence of float
         Per-record L2 penalty on the log-potentials (``lambda`` of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]);
-        0 fits the maximum likelihood itself.
-    naive_regularization : float
+        0 fits the maximum likelihood itself. A sequence gives one weight per clique of
+        [`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques] (e.g. from
+        [`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]).
+    naive_regularization : float or sequence of float
         The same for the warm start, a fit to the projected tables as if they were exact.
     max_iter, tol : int, float
         CGM-EM iteration limit (default ``DEFAULT_MAX_ITER``, 50) and relative tolerance on its objective.
@@ -317,6 +413,11 @@ def fit_family_tables(
         which shrinks it towards the node's marginal; or each projected family table without its
         highest-order interaction ([`lower_order_centre`][pgmpy_dp.estimators.likelihood.lower_order_centre]),
         which shrinks it towards ``P(node | fewer parents)``. Either way the weight vanishes with the noise.
+    unmeasured : {"host", "free"}
+        A family no table measures but another family contains: ``"host"`` reads its table off
+        that family's fitted marginal (no clique of its own); ``"free"`` keeps it as a clique whose
+        potential has no prior (weight 0), so the prior on the host does not shrink its marginal
+        towards uniform (it is then determined by the host's expected counts alone).
     warm_start : {"mle", "cpds"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
@@ -348,11 +449,18 @@ def fit_family_tables(
     n_records = float(n_records)
     if not (math.isfinite(n_records) and n_records > 0):
         raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
-    extra: list[tuple[str, ...]] = []
-    for m in measurements:
-        if not any(set(m.attrs) <= set(c) for c in families + extra):
-            extra.append(tuple(m.attrs))
-    cliques = families + extra
+    if unmeasured not in ("host", "free"):
+        raise ValueError(f"unmeasured must be 'host' or 'free', got {unmeasured!r}")
+    cliques = model_cliques(families, [m.attrs for m in measurements], unmeasured)
+    if unmeasured == "free":
+        exact = {frozenset(m.attrs) for m in measurements}
+        free = [frozenset(c) not in exact and any(set(c) < set(g) for g in families) for c in cliques]
+
+        def unpenalised(weights):  # a float or one weight per clique; 0 on the free cliques
+            weights = [float(weights)] * len(cliques) if np.ndim(weights) == 0 else [float(w) for w in weights]
+            return [0.0 if f else w for f, w in zip(free, weights)]
+
+        regularization, naive_regularization = unpenalised(regularization), unpenalised(naive_regularization)
     jt = JunctionTree(domain, cliques)
     if jt.max_cells > MAX_CLIQUE_CELLS:
         raise ValueError(
@@ -366,7 +474,8 @@ def fit_family_tables(
     # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
     # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
-    centre = _CENTRES[prior](domain, cliques, len(families), targets) if _CENTRES[prior] else None
+    n_families = sum(1 for c in cliques if c in families)  # the fitted families come first
+    centre = _CENTRES[prior](domain, cliques, n_families, targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.
@@ -380,5 +489,5 @@ def fit_family_tables(
         mu, _ = jt.marginals(result.log_potentials)
         if not all(np.all(np.isfinite(m)) for m in mu):
             mu, _ = jt.marginals(naive)
-    tables = [n_records * mu[i] for i in range(len(families))]
+    tables = [n_records * _family_marginal(f, cliques, mu) for f in families]
     return FamilyFit(tables, cliques, result.n_iter, result.converged, list(result.log_likelihood), float(result.tolerance))
