@@ -44,9 +44,9 @@ def test_a_family_without_a_table_is_read_off_its_host_exactly():
     ba = bac.sum(axis=2)
     ca = bac.sum(axis=0).T  # (c, a)
     families = [("a",), ("b", "a"), ("c", "a")]
-    assert model_cliques(families, [("b", "a"), ("c", "a")]) == [("b", "a"), ("c", "a")]
+    assert model_cliques(families, [("b", "a"), ("c", "a")], unmeasured="host") == [("b", "a"), ("c", "a")]
     ms = [Measurement(("b", "a"), ba, 1e-3), Measurement(("c", "a"), ca, 1e-3)]
-    fit = fit_family_tables(d, families, ms, n_records=float(bac.sum()))
+    fit = fit_family_tables(d, families, ms, n_records=float(bac.sum()), unmeasured="host")
     assert fit.cliques == [("b", "a"), ("c", "a")]
     np.testing.assert_allclose(fit.tables[0], ba.sum(axis=0), atol=1e-3)
     np.testing.assert_allclose(fit.tables[1], ba, atol=1e-3)
@@ -115,7 +115,8 @@ def test_a_free_unmeasured_family_is_exact_without_noise_and_escapes_the_hosts_s
     # a strong prior (as for a noisy host) pulls the host-read marginal towards uniform; the free one keeps
     # it (Gaussian noise: the host's row sums then carry x's marginal, up to the E-step's smoothing; 39 vs 7 records)
     noisy = [Measurement(("y", "x"), yx, 20.0, noise="gaussian")]
-    host = fit_family_tables(d, families, noisy, n_records=1000.0, regularization=5e-3, naive_regularization=5e-3)
+    host = fit_family_tables(d, families, noisy, n_records=1000.0, regularization=5e-3, naive_regularization=5e-3,
+                             unmeasured="host")
     free = fit_family_tables(d, families, noisy, n_records=1000.0, regularization=5e-3, naive_regularization=5e-3,
                              unmeasured="free")
     error_host = abs(host.tables[0][0] - 800.0)
