@@ -69,7 +69,8 @@ METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "c
 #: warm-start targets; None keeps the estimator's choice): "old" is the default before issue 13's
 #: third round (20 L-BFGS iterations per M-step whatever the noise), "fast" the first candidate of
 #: that round (5 per M-step, Fisher warm start <= 300), "rec" the fourth round's warm start from
-#: reconciled (consistent) tables, "noisy" the warm start from each table on its own.
+#: reconciled (consistent) tables, "noisy" the warm start from each table on its own; "recgeo",
+#: "recunit" and "recpi" are "rec" with another prior weight (PRIORS).
 VARIANTS = {
     "cgm-em-old": ("lbfgs", None, 20, "noisy"),
     "cgm-em-fast": ("fisher", 300, 5, "noisy"),

@@ -72,7 +72,10 @@ PRIOR_PRECISION = 1.0
 #: ``N / N_eff`` factor. See docs/markov.md ("fifth round") and `_CGM_PRIOR`.
 UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
 #: CGM-EM's prior weight under ``regularization="auto"``: "scaled" (`cgm_regularization`, shared
-#: with the BN path) or "unresolved" (`UNRESOLVED_PRIOR_PRECISION`, the MN path only).
+#: with the BN path) or "unresolved" (`UNRESOLVED_PRIOR_PRECISION`, the MN path only). With
+#: ``_WARM_TARGETS = "reconciled"``, "unresolved" lowered the grid's mean KL but was significantly
+#: worse in one cell and 1.15-1.19x mbi's time on ER at N = 1e6 (docs/markov.md, fifth round), so
+#: it is a switch for benchmarks, not the default.
 _CGM_PRIOR = "scaled"
 
 

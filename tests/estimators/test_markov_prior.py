@@ -31,8 +31,9 @@ def test_unresolved_log_count_spread_is_scale_free(sigma):
     # standard error of a sample variance: sqrt((mu4 - var^2) / n); the log of an exponential
     # (a reflected Gumbel) has excess kurtosis 12/5, so mu4 = 5.4 var^2
     se = np.pi**2 / 6 * np.sqrt(4.4 / n)
-    assert abs(1.0 / var - UNRESOLVED_PRIOR_PRECISION) * var * var < 4 * se  # |var - pi^2/6| < 4 SE
     assert abs(var - np.pi**2 / 6) < 4 * se
+    # the prior precision is the inverse spread (delta method: SE of 1/var is SE(var) / var^2)
+    assert abs(1.0 / var - UNRESOLVED_PRIOR_PRECISION) < 4 * se / (np.pi**2 / 6) ** 2
 
 
 def _fit(release, monkeypatch, prior):
@@ -55,8 +56,11 @@ def test_mn_prior_switch_leaves_the_shared_weight_and_the_warm_start_alone(monke
     assert unresolved.regularization_["cgm-em"] == UNRESOLVED_PRIOR_PRECISION
     assert unresolved.regularization_["naive-mle"] == scaled.regularization_["naive-mle"] == pytest.approx(lam_naive)
     assert scaled.regularization_["cgm-em"] != pytest.approx(UNRESOLVED_PRIOR_PRECISION, rel=1e-3)
+
     # a stronger prior pulls the fitted log-potentials towards 0 (smaller norm, centred per clique)
     def norm(est):
         return sum(float(np.sum((t - t.mean()) ** 2)) for t in est.log_potentials_)
 
-    assert (unresolved.regularization_["cgm-em"] > scaled.regularization_["cgm-em"]) == (norm(unresolved) < norm(scaled))
+    assert (unresolved.regularization_["cgm-em"] > scaled.regularization_["cgm-em"]) == (
+        norm(unresolved) < norm(scaled)
+    )
