@@ -1,19 +1,15 @@
 """CGM-EM's derived prior for a converged fit (issue 13, fifth round): ``UNRESOLVED_PRIOR_PRECISION``."""
 
-import warnings
-
 import numpy as np
 import pytest
-from pgmpy.models import DiscreteMarkovNetwork
 from scipy.special import polygamma
 
 import pgmpy_dp.estimators.markov as markov_module
-from pgmpy_dp import PrivateMarkovEstimator
-from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.estimators.markov import UNRESOLVED_PRIOR_PRECISION, auto_regularization, cgm_regularization
 from pgmpy_dp.tables import release_marginals
 
 from tests.estimators.test_markov_reconciled import EDGES, _frame
+from tests.estimators.test_markov_reconciled import _fit as fit_with_targets
 
 
 def test_unresolved_prior_is_the_inverse_trigamma_at_one():
@@ -38,11 +34,7 @@ def test_unresolved_log_count_spread_is_scale_free(sigma):
 
 def _fit(release, monkeypatch, prior):
     monkeypatch.setattr(markov_module, "_CGM_PRIOR", prior)
-    est = PrivateMarkovEstimator(method="cgm-em", show_progress=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(DiscreteMarkovNetwork(EDGES), release)
-    return est
+    return fit_with_targets(release, markov_module._WARM_TARGETS, monkeypatch)
 
 
 def test_mn_prior_switch_leaves_the_shared_weight_and_the_warm_start_alone(monkeypatch):
