@@ -62,14 +62,15 @@ from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy",
-           "cgm-em-recgeo", "cgm-em-recunit", "random", "mbi-md", "mbi-ig"]
+           "cgm-em-recgeo", "cgm-em-recunit", "cgm-em-recpi", "random", "mbi-md", "mbi-ig"]
 
 
 #: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
 #: warm-start targets; None keeps the estimator's choice): "old" is the default before issue 13's
 #: third round (20 L-BFGS iterations per M-step whatever the noise), "fast" the first candidate of
 #: that round (5 per M-step, Fisher warm start <= 300), "rec" the fourth round's warm start from
-#: reconciled (consistent) tables, "noisy" the warm start from each table on its own.
+#: reconciled (consistent) tables, "noisy" the warm start from each table on its own; "recgeo",
+#: "recunit" and "recpi" are "rec" with another prior weight (PRIORS).
 VARIANTS = {
     "cgm-em-old": ("lbfgs", None, 20, "noisy"),
     "cgm-em-fast": ("fisher", 300, 5, "noisy"),
@@ -77,6 +78,7 @@ VARIANTS = {
     "cgm-em-noisy": ("lbfgs", None, None, "noisy"),
     "cgm-em-recgeo": ("lbfgs", None, None, "reconciled"),
     "cgm-em-recunit": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-recpi": ("lbfgs", None, None, "reconciled"),
 }
 #: Variants that also change the CGM-EM prior weight under regularization="auto": "recgeo" divides the
 #: naive weight by the square root of the mean noise scale instead of the scale (an exploratory
@@ -87,6 +89,8 @@ PRIORS = {
         min(markov_module.PRIOR_PRECISION, naive / np.sqrt(max(1.0, float(np.mean(scales)))))
     ),
     "cgm-em-recunit": lambda naive, scales: float(markov_module.PRIOR_PRECISION),
+    # issue 13's fifth round: the derived prior for a converged fit (markov.UNRESOLVED_PRIOR_PRECISION)
+    "cgm-em-recpi": lambda naive, scales: float(markov_module.UNRESOLVED_PRIOR_PRECISION),
 }
 
 
@@ -302,10 +306,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument(
-        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo", "recunit"], default=[],
+        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo", "recunit", "recpi"], default=[],
         help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
         "rec (reconciled warm-start targets), noisy (per-table warm-start targets), recgeo (rec with a "
-        "stronger prior), recunit (rec with the unit prior); see VARIANTS and PRIORS",
+        "stronger prior), recunit (rec with the unit prior), recpi (rec with the derived 6/pi^2 prior); see VARIANTS and PRIORS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(

@@ -9,6 +9,7 @@ running it with ``PYTHONPATH`` pointing at an older checkout profiles that versi
     python benchmarks/mn_profile.py                           # this checkout
     PYTHONPATH=/path/to/old/checkout python benchmarks/mn_profile.py --label before
     python benchmarks/mn_profile.py --warm-targets reconciled --label reconciled   # issue 13, round 4
+    python benchmarks/mn_profile.py --warm-targets reconciled --prior unit --cells er:1e6:1   # round 5
 
 Prints one line per cell and appends them to ``results/mn_profile.csv``.
 """
@@ -132,12 +133,28 @@ def main(argv=None) -> None:
         "--warm-targets", choices=["noisy", "reconciled"], default=None,
         help="CGM-EM's warm-start targets (pgmpy_dp.estimators.markov._WARM_TARGETS; default: the estimator's)",
     )
+    parser.add_argument(
+        "--prior", choices=["scaled", "unit", "unresolved"], default=None,
+        help="CGM-EM's prior weight under regularization='auto': scaled (cgm_regularization), unit "
+        "(PRIOR_PRECISION, mn_accuracy's recunit) or unresolved (UNRESOLVED_PRIOR_PRECISION; issue 13, round 5)",
+    )
+    parser.add_argument(
+        "--cells", nargs="+", default=None, metavar="MODEL:N:EPS",
+        help="cells to profile instead of CELLS, e.g. er:1e6:1 (population 0, one release each)",
+    )
     args = parser.parse_args(argv)
     if args.warm_targets is not None:
         markov_module._WARM_TARGETS = args.warm_targets
+    if args.prior == "unit":
+        markov_module.cgm_regularization = lambda naive, scales: float(markov_module.PRIOR_PRECISION)
+    elif args.prior is not None:
+        markov_module._CGM_PRIOR = args.prior
+    cells = CELLS if args.cells is None else [
+        (m, int(float(n)), float(e)) for m, n, e in (c.split(":") for c in args.cells)
+    ]
     counter = Counter()
     rows = []
-    for kind, n, eps in CELLS:
+    for kind, n, eps in cells:
         domain, edges, theta, jt, codes = population(kind, n)
         release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
         counter.reset()
@@ -150,7 +167,7 @@ def main(argv=None) -> None:
         calls, inf_s = counter.calls, counter.seconds
         em_iter = max(1, est.n_iter_)
         row = dict(
-            version=args.label, model=kind, N=n, epsilon=eps, seconds=round(secs, 3),
+            version=args.label, lam_cgm=round(est.regularization_["cgm-em"], 4), model=kind, N=n, epsilon=eps, seconds=round(secs, 3),
             kl=kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
             seconds_warm_start=round(secs - sum(counter.wall.values()), 3),
             seconds_e_step=round(counter.wall.get("E-step", 0.0), 3),

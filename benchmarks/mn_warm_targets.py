@@ -9,6 +9,7 @@ objective ``F`` (the approximate log marginal likelihood minus the penalty, high
 at the first and last iteration, and the seconds. Writes ``results/mn_warm_targets.csv``.
 
 Run:  python benchmarks/mn_warm_targets.py
+      python benchmarks/mn_warm_targets.py --targets reconciled --prior unresolved --out mn_warm_targets_cgm13e
 """
 
 from __future__ import annotations
@@ -40,14 +41,28 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iters", type=int, nargs="+", default=[1, 30, 150])
     parser.add_argument("--out", default="mn_warm_targets")
+    parser.add_argument(
+        "--targets", nargs="+", choices=["noisy", "reconciled"], default=["noisy", "reconciled"],
+        help="warm-start targets to compare (markov._WARM_TARGETS)",
+    )
+    parser.add_argument(
+        "--prior", choices=["scaled", "unresolved"], default=None,
+        help="CGM-EM's prior under regularization='auto' (markov._CGM_PRIOR; issue 13, round 5)",
+    )
+    parser.add_argument("--cells", nargs="+", default=None, metavar="MODEL:N:EPS", help="cells instead of CELLS")
     args = parser.parse_args(argv)
     rows = []
-    default = markov_module._WARM_TARGETS
-    for kind, n, eps in CELLS:
+    default, default_prior = markov_module._WARM_TARGETS, markov_module._CGM_PRIOR
+    if args.prior is not None:
+        markov_module._CGM_PRIOR = args.prior
+    cells = CELLS if args.cells is None else [
+        (m, int(float(n)), float(e)) for m, n, e in (c.split(":") for c in args.cells)
+    ]
+    for kind, n, eps in cells:
         domain, edges, theta, _, codes = population(kind, n)
         release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
         for it in args.iters:
-            for targets in ("noisy", "reconciled"):  # alternating: the seconds compare under the same load
+            for targets in args.targets:  # alternating: the seconds compare under the same load
                 markov_module._WARM_TARGETS = targets
                 est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=it)
                 with warnings.catch_warnings():
@@ -56,14 +71,14 @@ def main(argv=None) -> None:
                     est.fit(DiscreteMarkovNetwork(edges), release)
                     secs = time.perf_counter() - t0
                 row = dict(
-                    model=kind, N=n, epsilon=eps, warm_targets=targets, max_iter=it, em_iterations=est.n_iter_,
+                    prior=markov_module._CGM_PRIOR, lam_cgm=round(est.regularization_["cgm-em"], 4), model=kind, N=n, epsilon=eps, warm_targets=targets, max_iter=it, em_iterations=est.n_iter_,
                     kl=kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
                     objective_first=est.log_likelihood_[0], objective_last=est.log_likelihood_[-1],
                     warm_start_iterations=est.mle_n_iter_, seconds=round(secs, 3),
                 )
                 rows.append(row)
                 print(row, flush=True)
-    markov_module._WARM_TARGETS = default
+    markov_module._WARM_TARGETS, markov_module._CGM_PRIOR = default, default_prior
     RESULTS.mkdir(exist_ok=True)
     pd.DataFrame(rows).to_csv(RESULTS / f"{args.out}.csv", index=False)
 

@@ -63,6 +63,21 @@ _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 #: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
 PRIOR_PRECISION = 1.0
 
+#: Prior precision of CGM-EM's log-potentials for a converged fit, ``6 / pi**2`` (issue 13, fifth
+#: round). A cell count the noise cannot resolve is only known to be non-negative and of the order
+#: of the noise; the maximum-entropy law for that is an exponential of mean ``sigma``, and the log of
+#: an exponential variable has variance ``pi**2 / 6`` (the trigamma function at 1) whatever
+#: ``sigma`` is: the spread of unresolved log-potentials is scale-free, so the prior precision is a
+#: derived constant of order one. CGM-EM's likelihood already models the noise, so it takes no
+#: ``N / N_eff`` factor. See docs/markov.md ("fifth round") and `_CGM_PRIOR`.
+UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
+#: CGM-EM's prior weight under ``regularization="auto"``: "scaled" (`cgm_regularization`, shared
+#: with the BN path) or "unresolved" (`UNRESOLVED_PRIOR_PRECISION`, the MN path only). With
+#: ``_WARM_TARGETS = "reconciled"``, "unresolved" lowered the grid's mean KL but was significantly
+#: worse in one cell and 1.15-1.19x mbi's time on ER at N = 1e6 (docs/markov.md, fifth round), so
+#: it is a switch for benchmarks, not the default.
+_CGM_PRIOR = "scaled"
+
 
 def auto_regularization(tables, n_records: float) -> float:
     """The L2 weight naive MLE uses under ``regularization="auto"``.
@@ -419,7 +434,10 @@ class PrivateMarkovEstimator:
             naive_targets = _naive_targets(model_cliques, clique_tables, n_records)
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
-            lam_cgm = cgm_regularization(lam_naive, [m.scale for m in measurements])
+            lam_cgm = (
+                cgm_regularization(lam_naive, [m.scale for m in measurements])
+                if _CGM_PRIOR == "scaled" else UNRESOLVED_PRIOR_PRECISION
+            )
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
