@@ -56,7 +56,7 @@ from pgmpy_dp.tables import contingency_table, release_from_codes
 from pgmpy_dp.uncertainty import _answerer, band_limits
 
 RESULTS = Path(__file__).parent / "results"
-RULES = ("normal", "logit", "bc", "percentile", "basic")
+RULES = ("normal", "logit", "bc", "percentile", "basic", "arcsine")
 DEFAULT = RULES[0]  # query_interval's default band
 BN_MODELS = {"asia-bn": "asia", "child-bn": "child", "alarm-bn": "alarm"}
 

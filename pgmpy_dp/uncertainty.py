@@ -78,7 +78,7 @@ from .tables.release import MarginalRelease
 
 __all__ = ["band_limits", "bootstrap_log_potentials", "query_interval"]
 
-_INTERVALS = ("normal", "logit", "bc", "percentile", "basic")
+_INTERVALS = ("normal", "logit", "arcsine", "bc", "percentile", "basic")
 
 
 def query_interval(
@@ -276,7 +276,10 @@ def band_limits(estimate, answers, level: float, interval: str = "normal") -> tu
         # refits' mean and sd, which settle with far fewer refits than 2.5% quantiles.
         # "normal": the same on the probability scale, where noise and prior add mass to a cell
         # (a bias about the same at the truth as at the fit); "logit" measures it where it grows like 1/p
-        scale = (lambda p: np.asarray(p, dtype=np.float64)) if interval == "normal" else _logit
+        # "arcsine": the same on g(p) = arcsin(sqrt(p)), where a proportion's sampling spread does not
+        # depend on p: a fit that came out low has refits that spread less than the estimator does at
+        # a larger truth, and on the probability scale that band is too short on the side of the truth
+        scale = {"normal": lambda p: np.asarray(p, dtype=np.float64), "logit": _logit, "arcsine": _arcsine}[interval]
         g_hat = scale(estimate)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
@@ -289,6 +292,8 @@ def band_limits(estimate, answers, level: float, interval: str = "normal") -> tu
         centre = g_hat - bias
         if interval == "normal":
             return np.clip(centre - z * sd, 0.0, 1.0), np.clip(centre + z * sd, 0.0, 1.0)
+        if interval == "arcsine":
+            return _arcsine_inverse(centre - z * sd), _arcsine_inverse(centre + z * sd)
         return special.expit(centre - z * sd), special.expit(centre + z * sd)
     if interval == "bc":
         # Efron (1981): if some monotone g makes g(estimate) - g(truth) ~ N(-z0, 1) (in units of its
@@ -319,6 +324,16 @@ def _logit(p) -> np.ndarray:
     # refits are positive models, so answers are inside (0, 1); the clip only guards rounding
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1.0 - 1e-12)
     return np.log(p) - np.log1p(-p)
+
+
+def _arcsine(p) -> np.ndarray:
+    """The variance-stabilising scale of a proportion, ``arcsin(sqrt(p))`` (0 at p = 0, pi/2 at p = 1)."""
+    return np.arcsin(np.sqrt(np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)))
+
+
+def _arcsine_inverse(g) -> np.ndarray:
+    """``sin(g)**2`` with ``g`` clipped to ``[0, pi/2]`` (a limit beyond the scale's ends is that end)."""
+    return np.sin(np.clip(np.asarray(g, dtype=np.float64), 0.0, np.pi / 2)) ** 2
 
 
 def _quantile(x: np.ndarray, p: float) -> float:
