@@ -17,27 +17,24 @@ four simulations that differ in one thing at a time:
   exactly as the real one, every data-derived setting re-derived) on records drawn from
   the fit, averaged over the same ``M`` fits: (iv) against (ii) checks that the refit
   procedure reproduces the estimator.
-- ``sd_gen_<name>`` (extra generators, ``--generators``): ``bootstrap_log_potentials``
-  with the refits' records drawn from another model derived from the same fit
-  (``query_interval(..., generator=...)``), averaged over the same fits.
-
 Also per state: the truth, the estimator's mean bias over the R fits (``bias_true``) and
 the refits' mean shift (``bias_boot``). Ratios below 1 mean the bootstrap under-spreads.
 
 Run:  python benchmarks/interval_spread.py --model asia --reps 100 --fits 6 --refits 30 --out interval_spread_asia
+      python benchmarks/interval_spread.py --selection --reps 100 --out interval_spread_asia_selection
       python benchmarks/interval_spread.py --model er-8 --n 1000 --truths 3 --reps 60 --fits 4 --out interval_spread_er1k
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 import pgmpy_dp
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
@@ -90,15 +87,11 @@ def answers(answerers, thetas) -> np.ndarray:
     return np.array([np.concatenate([a(th).ravel() for a in answerers]) for th in thetas])
 
 
-def refits_from(est, theta_gen, b, rng, generator=None):
-    """bootstrap_log_potentials with the records drawn from ``theta_gen`` (the estimator's settings otherwise)."""
-    g = copy.copy(est)
-    g.log_potentials_ = theta_gen
+def refits_from(est, theta_gen, b, rng):
+    """bootstrap_log_potentials with the records drawn from ``theta_gen`` (the fit's settings and warm start)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if generator is None:
-            return bootstrap_log_potentials(g, b, random_state=rng, show_progress=False)
-        return bootstrap_log_potentials(g, b, random_state=rng, show_progress=False, generator=generator)
+        return bootstrap_log_potentials(est, b, random_state=rng, show_progress=False, generator=theta_gen)
 
 
 def run_truth(args, t: int) -> pd.DataFrame:
@@ -115,16 +108,13 @@ def run_truth(args, t: int) -> pd.DataFrame:
     print(f"truth {t}: {args.reps} fits {time.perf_counter() - t0:.0f}s", flush=True)
     # the refit procedure with the records drawn from the TRUE model (settings of the first fit)
     a_bt = answers(ans, refits_from(fits[0], theta, args.truth_refits, rng))
-    sd_boot, bias_boot, sd_full, sd_gen = [], [], [], {g: [] for g in args.generators}
+    sd_boot, bias_boot, sd_full = [], [], []
     for m in range(args.fits):
         est = fits[m]
         a_hat = answers(ans, [est.log_potentials_])[0]
         a_b = answers(ans, refits_from(est, est.log_potentials_, args.refits, rng))
         sd_boot.append(np.nanstd(a_b, axis=0, ddof=1))
         bias_boot.append(np.nanmean(a_b, axis=0) - a_hat)
-        for g in args.generators:
-            a_g = answers(ans, refits_from(est, est.log_potentials_, args.refits, rng, generator=g))
-            sd_gen[g].append(np.nanstd(a_g, axis=0, ddof=1))
         if args.full:
             full = [fit(domain, cliques, est.log_potentials_, args.n, args.eps, rng) for _ in range(args.refits)]
             sd_full.append(np.nanstd(answers(ans, [f.log_potentials_ for f in full]), axis=0, ddof=1))
@@ -141,9 +131,41 @@ def run_truth(args, t: int) -> pd.DataFrame:
     frame["sd_boot_truth"] = np.nanstd(a_bt, axis=0, ddof=1)
     if args.full:
         frame["sd_full"] = np.nanmean(sd_full, axis=0)
-    for g in args.generators:
-        frame[f"sd_gen_{g}"] = np.nanmean(sd_gen[g], axis=0)
     return frame
+
+
+def selection_check(args) -> None:
+    """Each asia marginal's estimator spread over coverage.py's repetitions ``start..reps-1``: all of them
+    against those that asked that marginal (what the coverage table's misses are measured on).
+
+    The repetitions are re-fitted from coverage.py's seeds (its CSV's estimates are checked to match).
+    """
+    from coverage import fitted_mn
+
+    cov = pd.read_csv(RESULTS / "coverage.csv")
+    cov = cov[(cov.model == "asia") & (cov.rule == "normal") & (cov.kind == "marginal") & (cov.rep >= args.start)
+              & (cov.rep < args.reps)]
+    rows = []
+    for rep in range(args.start, args.reps):
+        rng = np.random.default_rng([args.seed, 0, args.n, int(args.eps * 1000), rep])  # coverage.py --models asia
+        domain, cliques, theta, _, _, est = fitted_mn("asia", args.n, args.eps, rng)
+        for x in domain.attrs:
+            p = _answerer(domain, cliques, "junction-tree", [x], {})(est.log_potentials_).ravel()
+            rows += [{"rep": rep, "query": f"P({x})", "state": str(s), "estimate": v} for s, v in zip(domain[x], p)]
+    fits = pd.DataFrame(rows)
+    key = ["rep", "query", "state"]
+    asked = cov.merge(fits, on=key, suffixes=("", "_refit"))
+    assert np.allclose(asked.estimate, asked.estimate_refit), "the refits do not reproduce coverage.csv"
+    t = float(special.stdtrit(29, 0.975))
+    asked["s_hat"] = (asked.upper - asked.lower) / (2 * t)
+    out = []
+    for (q, s), g in fits.groupby(["query", "state"]):
+        a = asked[(asked["query"] == q) & (asked.state == s)]
+        out.append({"query": q, "state": s, "reps": len(g), "asked": len(a), "sd_all": g.estimate.std(),
+                    "sd_asked": a.estimate.std(), "mean_s_hat_asked": a.s_hat.mean(), "coverage_asked": a.covered.mean()})
+    frame = pd.DataFrame(out)
+    frame.to_csv(RESULTS / f"{args.out}.csv", index=False)
+    print(frame.round(5).to_string(index=False))
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -170,10 +192,16 @@ def main(argv=None) -> None:
     ap.add_argument("--refits", type=int, default=30, help="B: refits per fit")
     ap.add_argument("--truth-refits", type=int, default=60, help="refits from the TRUE model")
     ap.add_argument("--no-full", dest="full", action="store_false", help="skip (iv), the full estimator on the fit")
-    ap.add_argument("--generators", nargs="*", default=[], help="extra refit generators (query_interval's generator=)")
+    ap.add_argument("--selection", action="store_true",
+                    help="asia only: refit coverage.py's repetitions and compare each marginal's spread over all of "
+                         "them with its spread over the repetitions that asked it (results/coverage.csv)")
+    ap.add_argument("--start", type=int, default=26, help="with --selection: first coverage.py repetition")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--out", default="interval_spread")
     args = ap.parse_args(argv)
+    if args.selection:
+        selection_check(args)
+        return
     df = pd.concat([run_truth(args, t) for t in range(args.truths)], ignore_index=True)
     RESULTS.mkdir(exist_ok=True)
     df.to_csv(RESULTS / f"{args.out}.csv", index=False)

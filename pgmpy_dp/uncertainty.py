@@ -267,7 +267,7 @@ def band_limits(estimate, answers, level: float, interval: str = "normal") -> tu
     estimate = np.asarray(estimate, dtype=np.float64).ravel()
     answers = np.asarray(answers, dtype=np.float64).reshape(-1, estimate.size)
     alpha = (1.0 - level) / 2.0
-    if interval in ("normal", "logit"):
+    if interval in ("normal", "logit", "arcsine"):
         # The refits' answers are the estimator's law under the fitted model. Regularisation
         # shrinks towards uniform, so that law is centred on a twice-shrunk answer: its mean
         # shift from the estimate estimates the estimator's own bias (to first order), which we
@@ -463,7 +463,12 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
 
 
 def bootstrap_log_potentials(
-    estimator, n_samples: int = 100, random_state=None, sampling: bool = True, show_progress: bool = True
+    estimator,
+    n_samples: int = 100,
+    random_state=None,
+    sampling: bool = True,
+    show_progress: bool = True,
+    generator: list | None = None,
 ) -> list[list[np.ndarray]]:
     """Refits of a fitted ``PrivateMarkovEstimator`` on tables simulated from its own fit.
 
@@ -474,6 +479,24 @@ def bootstrap_log_potentials(
     CGM-EM iterations) on them. With loopy inference records cannot be sampled
     exactly, so each table is drawn from its own multinomial (right marginal
     variance, independent across tables). Post-processing only: no budget.
+
+    Parameters
+    ----------
+    estimator : PrivateMarkovEstimator
+        A fitted estimator.
+    n_samples : int
+        Number of refits (at least 2).
+    random_state : int or numpy.random.Generator, optional
+        Seed of the simulation.
+    sampling : bool
+        Draw the records (``True``) or keep the expected counts (noise only).
+    show_progress : bool
+        A progress bar over the refits.
+    generator : list of numpy.ndarray, optional
+        Log-potentials (one array per ``estimator.cliques_``) of the model the records
+        are drawn from; default the fit itself. Only the data-generating model changes:
+        every refit still runs the estimator's settings, warm-started from the fit.
+        For diagnosis (benchmarks/interval_spread.py draws from the TRUE model).
 
     Returns
     -------
@@ -499,10 +522,16 @@ def bootstrap_log_potentials(
     domain, cliques = estimator.domain_, list(estimator.cliques_)
     engine = make_inference(domain, cliques, estimator.inference_)
     theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
+    theta_gen = theta_hat if generator is None else [np.asarray(t, dtype=np.float64) for t in generator]
+    if [t.shape for t in theta_gen] != [t.shape for t in theta_hat]:
+        raise ValueError(
+            f"generator must hold one log-potential array per clique of the fit, shaped "
+            f"{[t.shape for t in theta_hat]}, got {[t.shape for t in theta_gen]}"
+        )
     n = float(estimator.n_records_)
     _check_record_level(estimator.releases_)
     tables = [t for r in estimator.releases_ for t in r.tables if any(set(t.attrs) <= set(c) for c in cliques)]
-    marginals, _ = engine.marginals(theta_hat)
+    marginals, _ = engine.marginals(theta_gen)
     # a pooled table is the sum of its members' tables (one record adds to each member)
     probs = [sum(_table_marginal(marginals, cliques, m) for m in _members(t)) for t in tables]
     n_draw = max(1, int(round(n)))
@@ -511,7 +540,7 @@ def bootstrap_log_potentials(
         if not sampling:
             counts = [n * p for p in probs]
         elif isinstance(engine, JunctionTree):
-            codes = engine.sample(theta_hat, n_draw, random_state=rng)
+            codes = engine.sample(theta_gen, n_draw, random_state=rng)
             counts = [sum(contingency_table(codes, domain, m) for m in _members(t)) for t in tables]
         else:
             counts = [
