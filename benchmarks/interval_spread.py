@@ -22,6 +22,7 @@ the refits' mean shift (``bias_boot``). Ratios below 1 mean the bootstrap under-
 
 Run:  python benchmarks/interval_spread.py --model asia --reps 100 --fits 6 --refits 30 --out interval_spread_asia
       python benchmarks/interval_spread.py --selection --reps 100 --out interval_spread_asia_selection
+      python benchmarks/interval_spread.py --clip --out interval_spread_clip     # from results/coverage.csv
       python benchmarks/interval_spread.py --model er-8 --n 1000 --truths 3 --reps 60 --fits 4 --out interval_spread_er1k
 """
 
@@ -168,6 +169,28 @@ def selection_check(args) -> None:
     print(frame.round(5).to_string(index=False))
 
 
+def clip_check(args) -> None:
+    """Coverage of the Markov-network bands of results/<csv>.csv by where the band ends: at 0, at 1 or inside,
+    with the side the truth lies on when missed, per rule (``--rules``)."""
+    cov = pd.read_csv(RESULTS / f"{args.csv}.csv")
+    cov = cov[(cov.kind != "cell") & ~cov.model.str.endswith("-bn") & cov.rule.isin(args.rules)].copy()
+    key = ["model", "N", "epsilon", "rep", "kind", "query", "state"]
+    cov["ask"] = cov.groupby(key + ["rule"]).cumcount()  # a repetition can ask the same query twice
+    key.append("ask")
+    ref = cov[cov.rule == args.rules[0]].set_index(key)
+    where = np.where(ref.lower <= 0, "lower = 0", np.where(ref.upper >= 1, "upper = 1", "inside"))
+    cov = cov.join(pd.Series(where, index=ref.index, name=f"{args.rules[0]} band"), on=key)
+    cov["above"] = (cov.covered == 0) & (cov.truth > cov.upper)
+    cov["below"] = (cov.covered == 0) & (cov.truth < cov.lower)
+    frame = (cov.groupby(["model", "N", "epsilon", "kind", f"{args.rules[0]} band", "rule"])
+             .agg(states=("covered", "size"), coverage=("covered", "mean"), truth_above=("above", "sum"),
+                  truth_below=("below", "sum"), median_truth=("truth", "median"))
+             .reset_index())
+    frame.to_csv(RESULTS / f"{args.out}.csv", index=False)
+    with pd.option_context("display.width", 250, "display.max_rows", 500):
+        print(frame.round(3).to_string(index=False))
+
+
 def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Root-mean-square spread of each simulation relative to the true one, per kind (states with sd_true > 0)."""
     cols = [c for c in df.columns if c.startswith("sd_") and c != "sd_true"]
@@ -196,11 +219,18 @@ def main(argv=None) -> None:
                     help="asia only: refit coverage.py's repetitions and compare each marginal's spread over all of "
                          "them with its spread over the repetitions that asked it (results/coverage.csv)")
     ap.add_argument("--start", type=int, default=26, help="with --selection: first coverage.py repetition")
+    ap.add_argument("--clip", action="store_true",
+                    help="coverage of results/<--csv>.csv's bands by where the first --rules band ends (0, 1, inside)")
+    ap.add_argument("--csv", default="coverage")
+    ap.add_argument("--rules", nargs="+", default=["normal", "arcsine", "logit"])
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--out", default="interval_spread")
     args = ap.parse_args(argv)
     if args.selection:
         selection_check(args)
+        return
+    if args.clip:
+        clip_check(args)
         return
     df = pd.concat([run_truth(args, t) for t in range(args.truths)], ignore_index=True)
     RESULTS.mkdir(exist_ok=True)

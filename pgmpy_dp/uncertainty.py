@@ -122,13 +122,15 @@ def query_interval(
         or more for 95%.
     random_state : int or numpy.random.Generator, optional
         Seed of the simulation (public post-processing: seeding it is harmless).
-    interval : {"normal", "logit", "bc", "percentile", "basic"}
+    interval : {"normal", "logit", "arcsine", "bc", "percentile", "basic"}
         How the refits' answers become a band (see [`band_limits`][pgmpy_dp.uncertainty.band_limits]).
         ``"normal"`` (default): bias-corrected normal band on the probability scale; it
         removes the shrinkage bias the regularised estimator repeats on its own
         simulated data, which the plain ``"percentile"`` band doubles (centred on a
         twice-shrunk answer). ``"logit"``: the same on the log-odds scale (strictly
-        inside ``(0, 1)``, but it under-corrects the bias of small probabilities). ``"bc"``: Efron's bias-corrected percentile band.
+        inside ``(0, 1)``, but it under-corrects the bias of small probabilities). ``"arcsine"``:
+        the same on ``arcsin(sqrt(p))``, where a proportion's sampling spread does not depend on
+        ``p`` (docs/intervals.md compares it). ``"bc"``: Efron's bias-corrected percentile band.
         ``"percentile"``: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
         refits' answers. ``"basic"``: those quantiles reflected about the estimate.
     sampling : bool
@@ -220,7 +222,7 @@ def _bands(estimate, answers, states: dict, level: float, interval: str) -> pd.D
 
 
 def band_limits(estimate, answers, level: float, interval: str = "normal") -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of four rules.
+    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of six rules.
 
     Parameters
     ----------
@@ -230,14 +232,15 @@ def band_limits(estimate, answers, level: float, interval: str = "normal") -> tu
         The refits' answers, shape ``(n_refits, k)``.
     level : float
         Wanted coverage per state.
-    interval : {"normal", "logit", "bc", "percentile", "basic"}
+    interval : {"normal", "logit", "arcsine", "bc", "percentile", "basic"}
         ``"normal"``: bias-corrected normal band on the probability scale,
         ``estimate - bias ± t sd`` clipped to ``[0, 1]``, with ``bias`` and ``sd`` the
         mean shift and spread of the refits and ``t`` Student's quantile for
         ``n_refits - 1`` degrees of freedom. ``"logit"``: the same band on the log-odds scale,
         ``g(estimate) - bias ± z sd`` with ``g = logit``, ``bias`` and ``sd`` the
         mean shift and spread of ``g`` over the refits, mapped back by the inverse
-        logit. ``"bc"``: Efron's bias-corrected percentile band, the
+        logit. ``"arcsine"``: the same with ``g(p) = arcsin(sqrt(p))``, mapped back by
+        ``sin(g)**2`` (limits beyond ``[0, pi/2]`` end at 0 or 1). ``"bc"``: Efron's bias-corrected percentile band, the
         ``Φ(2 z0 ± z)`` quantiles of the refits with ``z0 = Φ⁻¹(share of refits
         below the estimate)``. ``"percentile"``: the ``(1 ± level) / 2`` quantiles.
         ``"basic"``: those quantiles reflected about the estimate.
