@@ -76,9 +76,10 @@ from .tables.counting import contingency_table
 from .tables.intervals import check_level
 from .tables.release import MarginalRelease
 
-__all__ = ["band_limits", "bootstrap_log_potentials", "query_interval"]
+__all__ = ["band_limits", "bootstrap_log_potentials", "prior_free_log_potentials", "query_interval"]
 
 _INTERVALS = ("normal", "logit", "arcsine", "bc", "percentile", "basic")
+_GENERATORS = ("fit", "prior-free")
 
 
 def query_interval(
@@ -92,6 +93,7 @@ def query_interval(
     sampling: bool = True,
     refits: list | None = None,
     show_progress: bool = True,
+    generator: str = "fit",
 ) -> pd.DataFrame:
     """``P(variables | evidence)`` from a fitted private model, with a bootstrap interval per state.
 
@@ -150,6 +152,10 @@ def query_interval(
         seed always draws fresh refits; refitting the estimator drops them).
     show_progress : bool
         A progress bar over the refits, drawn once they take more than 2 seconds.
+    generator : {"fit", "prior-free"}
+        The model the refits' records are drawn from (Markov networks; see
+        [`bootstrap_log_potentials`][pgmpy_dp.uncertainty.bootstrap_log_potentials]).
+        ``"prior-free"`` is an option measured in docs/intervals.md, not the default.
 
     Returns
     -------
@@ -175,7 +181,11 @@ def query_interval(
     (['estimate', 'lower', 'upper'], True)
     """
     level = check_level(level)
+    if generator not in _GENERATORS:
+        raise ValueError(f"generator must be one of {_GENERATORS}, got {generator!r}")
     if isinstance(estimator, DiscretePrivateMLE):
+        if generator != "fit":
+            raise ValueError("generator='prior-free' is only supported for PrivateMarkovEstimator; use 'fit'")
         return _bayesian_interval(
             estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress
         )
@@ -195,9 +205,10 @@ def query_interval(
         raise ValueError(f"the fitted model gives the evidence {evidence} probability zero; no answer to bound")
     if refits is None:
         refits = _cached(
-            estimator, "log_potentials_", (n_samples, sampling), random_state,
+            estimator, "log_potentials_", (n_samples, sampling, generator), random_state,
             lambda: bootstrap_log_potentials(
-                estimator, n_samples, random_state=random_state, sampling=sampling, show_progress=show_progress
+                estimator, n_samples, random_state=random_state, sampling=sampling, show_progress=show_progress,
+                generator=generator,
             ),
         )
     answers = np.array([answer(theta).ravel() for theta in refits])
@@ -471,7 +482,7 @@ def bootstrap_log_potentials(
     random_state=None,
     sampling: bool = True,
     show_progress: bool = True,
-    generator: list | None = None,
+    generator: str | list = "fit",
 ) -> list[list[np.ndarray]]:
     """Refits of a fitted ``PrivateMarkovEstimator`` on tables simulated from its own fit.
 
@@ -495,11 +506,15 @@ def bootstrap_log_potentials(
         Draw the records (``True``) or keep the expected counts (noise only).
     show_progress : bool
         A progress bar over the refits.
-    generator : list of numpy.ndarray, optional
-        Log-potentials (one array per ``estimator.cliques_``) of the model the records
-        are drawn from; default the fit itself. Only the data-generating model changes:
-        every refit still runs the estimator's settings, warm-started from the fit.
-        For diagnosis (benchmarks/interval_spread.py draws from the TRUE model).
+    generator : "fit", "prior-free" or list of numpy.ndarray
+        The model the records are drawn from. ``"fit"`` (default): the fit itself.
+        ``"prior-free"``: the fit's CGM-EM re-run from the fit without its L2 prior
+        (the estimator's iterations and tolerance), a less-shrunk model
+        ([`prior_free_log_potentials`][pgmpy_dp.uncertainty.prior_free_log_potentials]).
+        A list: log-potentials, one array per ``estimator.cliques_`` (for diagnosis:
+        benchmarks/interval_spread.py draws from the TRUE model). Only the
+        data-generating model changes: every refit still runs the estimator's
+        settings, warm-started from the fit.
 
     Returns
     -------
@@ -525,7 +540,12 @@ def bootstrap_log_potentials(
     domain, cliques = estimator.domain_, list(estimator.cliques_)
     engine = make_inference(domain, cliques, estimator.inference_)
     theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
-    theta_gen = theta_hat if generator is None else [np.asarray(t, dtype=np.float64) for t in generator]
+    if isinstance(generator, str):
+        if generator not in _GENERATORS:
+            raise ValueError(f"generator must be one of {_GENERATORS} or a list of log-potentials, got {generator!r}")
+        theta_gen = theta_hat if generator == "fit" else prior_free_log_potentials(estimator)
+    else:
+        theta_gen = [np.asarray(t, dtype=np.float64) for t in generator]
     if [t.shape for t in theta_gen] != [t.shape for t in theta_hat]:
         raise ValueError(
             f"generator must hold one log-potential array per clique of the fit, shaped "
@@ -554,6 +574,46 @@ def bootstrap_log_potentials(
         boot = MarginalRelease(domain, noisy, estimator.releases_[0].mechanism, "seeded", n)
         out.append(_refit(estimator, engine, boot, theta_hat, n))
     return out
+
+
+def prior_free_log_potentials(estimator) -> list[np.ndarray]:
+    """A fitted ``PrivateMarkovEstimator``'s CGM-EM re-run from its fit without the L2 prior.
+
+    The estimator is regularised towards the uniform model, so data simulated from
+    the fit come from a smoother model than the truth (rare states more common,
+    dependence weaker). This model keeps the fit's start, measurements, record count,
+    iterations and tolerance and drops only the prior: a less-shrunk generator for the
+    refits (``generator="prior-free"``). A ``method="naive-mle"`` fit gets the
+    unpenalised naive MLE from the fit instead.
+
+    Examples
+    --------
+    >>> import pgmpy_dp
+    >>> from pgmpy.models import DiscreteMarkovNetwork
+    >>> df = pd.DataFrame({"a": [0, 1] * 500, "b": [0, 0, 1, 1] * 250})
+    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, random_state=0, domain={"a": [0, 1], "b": [0, 1]})
+    >>> est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
+    >>> _ = est.fit(DiscreteMarkovNetwork([("a", "b")]), rel)
+    >>> [t.shape for t in prior_free_log_potentials(est)]
+    [(2, 2)]
+    """
+    _check_estimator(estimator)
+    cliques, tied = list(estimator.cliques_), estimator.tied_
+    engine = make_inference(estimator.domain_, cliques, estimator.inference_)
+    theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
+    n = float(estimator.n_records_)
+    measurements, clique_tables = _measurements(estimator.releases_, cliques, tied)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if estimator.method == "naive-mle":
+            return fit_log_potentials(
+                engine, _naive_targets(cliques, clique_tables, n), 0.0, tied, init=theta_hat,
+                max_iter=max(1000, estimator.max_iter), tol=estimator.tol * 1e-2, warn=False,
+            ).log_potentials
+        return cgm_em(
+            engine, measurements, n, 0.0, tied, init=theta_hat, max_iter=estimator.max_iter, tol=estimator.tol,
+            warn=False,
+        ).log_potentials
 
 
 # -- helpers -------------------------------------------------------------------------------

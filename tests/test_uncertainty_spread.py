@@ -71,3 +71,51 @@ def test_arcsine_band_is_the_bias_corrected_normal_band_on_arcsin_sqrt():
     # a band that would reach below 0 on the arcsine scale starts at 0
     lo0, _ = band_limits(np.array([0.001]), np.full((30, 1), 0.004) + 0.002 * rng.random((30, 1)), 0.95, "arcsine")
     assert lo0[0] == 0.0
+
+
+def strong_fit(regularization):
+    """P(a = 1) = 0.9, b = a with probability 0.9: a strong model, fitted with the given L2 weight."""
+    rng = np.random.default_rng(2)
+    theta = [np.log(np.array([[0.09, 0.01], [0.09, 0.81]]))]
+    codes = JunctionTree(DOMAIN, EDGE).sample(theta, 2000, random_state=rng)
+    release = release_from_codes(codes, DOMAIN, EDGE, 1.0, random_state=rng)
+    est = pgmpy_dp.PrivateMarkovEstimator(regularization=regularization, show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(DiscreteMarkovNetwork(EDGE), release)
+    return est
+
+
+def test_prior_free_generator_is_the_fits_em_without_its_prior():
+    from pgmpy_dp.engine import cgm_em, make_inference
+    from pgmpy_dp.estimators.markov import _measurements
+    from pgmpy_dp.uncertainty import prior_free_log_potentials
+
+    est = strong_fit(200.0)  # a heavy prior: the fit is pulled far towards the uniform model
+    pf = prior_free_log_potentials(est)
+    engine = make_inference(est.domain_, list(est.cliques_), est.inference_)
+    measurements, _ = _measurements(est.releases_, est.cliques_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = cgm_em(engine, measurements, est.n_records_, 0.0, init=est.log_potentials_,
+                        max_iter=est.max_iter, tol=est.tol, warn=False).log_potentials
+    np.testing.assert_allclose(pf[0], direct[0])
+    p_a = _answerer(DOMAIN, EDGE, "junction-tree", ["a"], {})
+    fit_a, pf_a = p_a(est.log_potentials_)[1], p_a(pf)[1]
+    # the prior shrank P(a = 1) = 0.9 towards 1/2; without it the model is back near the data
+    assert fit_a < 0.85 and abs(pf_a - 0.9) < 0.03, (fit_a, pf_a)
+
+
+def test_query_interval_takes_the_generator_and_keeps_its_refits_apart():
+    est = strong_fit("auto")
+    a = pgmpy_dp.query_interval(est, "a", n_samples=5, random_state=0, show_progress=False)
+    b = pgmpy_dp.query_interval(est, "a", n_samples=5, random_state=0, show_progress=False, generator="prior-free")
+    assert not np.array_equal(a.attrs["bootstrap"], b.attrs["bootstrap"])
+    again = pgmpy_dp.query_interval(est, "b", n_samples=5, random_state=0, show_progress=False, generator="prior-free")
+    assert again.attrs["n_samples"] == 5
+    with pytest.raises(ValueError, match="generator must be one of"):
+        pgmpy_dp.query_interval(est, "a", n_samples=5, generator="truth")
+    with pytest.raises(ValueError, match="generator must be one of"):
+        bootstrap_log_potentials(est, 2, generator="smooth")
+    with pytest.raises(ValueError, match="only supported for PrivateMarkovEstimator"):
+        pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a", generator="prior-free")
