@@ -319,6 +319,31 @@ def combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
+def rule_table(df: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
+    """Coverage of ``rules`` on the query states that have all of them (the same refits), per kind and
+    per bin of the true answer (conditionals), with the number of states and the mean width."""
+    q = df[(df.kind != "cell") & df.rule.isin(rules)].copy()
+    key = ["model", "N", "epsilon", "rep", "kind", "query", "state"]
+    q["ask"] = q.groupby(key + ["rule"]).cumcount()  # a repetition can ask the same query twice
+    key.append("ask")
+    have = q.groupby(key).rule.transform("nunique") == len(rules)
+    q = q[have]
+    q["truth bin"] = pd.cut(q.truth, [-1e-12, 0.02, 0.1, 0.3, 0.7, 1.0],
+                            labels=["<= 0.02", "0.02-0.1", "0.1-0.3", "0.3-0.7", "> 0.7"])
+    out = []
+    for rule in rules:
+        r = q[q.rule == rule]
+        row = {"rule": rule}
+        for kind, g in r.groupby("kind"):
+            row[kind] = g.covered.mean()
+            row[f"{kind} states"] = len(g)
+            row[f"{kind} width"] = (g.upper - g.lower).mean()
+        for b, g in r[r.kind == "conditional"].groupby("truth bin", observed=True):
+            row[f"conditional, truth {b}"] = g.covered.mean()
+        out.append(row)
+    return pd.DataFrame(out)
+
+
 def clopper_pearson(k: float, n: int, conf: float = 0.95) -> tuple[float, float]:
     a = (1 - conf) / 2
     lo = stats.beta.ppf(a, k, n - k + 1) if k > 0 else 0.0
@@ -439,6 +464,9 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
     ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
+    ap.add_argument("--compare", nargs="+", default=[], help="with --summarise: coverage of these rules on the states "
+                    "that have all of them, per kind and bin of the true conditional (results/<out>_rules.csv)")
+    ap.add_argument("--compare-models", nargs="+", default=[], help="with --compare: only these models")
     ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out; a repetition in a later CSV "
                     "replaces the same repetition in earlier ones")
     args = ap.parse_args(argv)
@@ -456,6 +484,12 @@ def main(argv=None) -> None:
     with pd.option_context("display.width", 250, "display.max_rows", 400, "display.max_columns", 30):
         print(summary.round(4).to_string(index=False))
     print(markdown(summary))
+    if args.compare:
+        sel = df if not args.compare_models else df[df.model.isin(args.compare_models)]
+        rules = rule_table(sel, args.compare)
+        rules.to_csv(RESULTS / f"{args.out}_rules.csv", index=False)
+        with pd.option_context("display.width", 250, "display.max_columns", 30):
+            print(rules.round(3).to_string(index=False))
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 
