@@ -602,12 +602,13 @@ def prior_free_log_potentials(estimator) -> list[np.ndarray]:
     --------
     >>> import pgmpy_dp
     >>> from pgmpy.models import DiscreteMarkovNetwork
-    >>> df = pd.DataFrame({"a": [0, 1] * 500, "b": [0, 0, 1, 1] * 250})
-    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, random_state=0, domain={"a": [0, 1], "b": [0, 1]})
-    >>> est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
-    >>> _ = est.fit(DiscreteMarkovNetwork([("a", "b")]), rel)
-    >>> [t.shape for t in prior_free_log_potentials(est)]
-    [(2, 2)]
+    >>> pairs = pd.DataFrame({"x": [0, 0, 1] * 400, "y": [0, 1, 1] * 400})
+    >>> est = pgmpy_dp.PrivateMarkovEstimator(random_state=0, show_progress=False)
+    >>> _ = est.fit(DiscreteMarkovNetwork([("x", "y")]), pairs, epsilon=1.0, domain={"x": [0, 1], "y": [0, 1]})
+    >>> theta = prior_free_log_potentials(est)   # the same EM without the prior: close to the fit here
+    >>> probs = lambda t: np.exp(t - np.logaddexp.reduce(t, axis=None))
+    >>> theta[0].shape, bool(np.allclose(probs(theta[0]), probs(est.log_potentials_[0]), atol=0.01))
+    ((2, 2), True)
     """
     _check_estimator(estimator)
     cliques, tied = list(estimator.cliques_), estimator.tied_
