@@ -175,20 +175,22 @@ def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
         if got:
             asked.append((kind, x, evidence, truth, answer))
     if args.generator != "fit" and asked:
-        rows += other_generator_rows(base, est, asked, args, seed)
+        rows += other_refit_rows(base, est, asked, args, seed, args.generator, generator=args.generator)
+    if args.refit != "warm" and asked:
+        rows += other_refit_rows(base, est, asked, args, seed, args.refit, refit=args.refit)
     return rows
 
 
-def other_generator_rows(base, est, asked, args, seed) -> list[dict]:
-    """The normal and arcsine bands of the same queries from refits drawn from ``--generator`` (rule ``rule@gen``).
+def other_refit_rows(base, est, asked, args, seed, tag, **variant) -> list[dict]:
+    """The normal and arcsine bands of the same queries from refits made another way (rules ``rule@tag``):
+    ``--generator`` (the model the records are drawn from) or ``--refit`` (how each refit is fitted).
 
-    Same seed as the default refits (common random numbers): only the generating model differs.
+    Same seed as the default refits (common random numbers): only the variant differs.
     """
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        refits = bootstrap_log_potentials(est, args.samples, random_state=seed, show_progress=False,
-                                          generator=args.generator)
+        refits = bootstrap_log_potentials(est, args.samples, random_state=seed, show_progress=False, **variant)
     cold = time.perf_counter() - t0
     rows = []
     for kind, x, evidence, truth, answer in asked:
@@ -198,7 +200,7 @@ def other_generator_rows(base, est, asked, args, seed) -> list[dict]:
         for rule in ("normal", "arcsine"):
             lo, hi = band_limits(estimate, boot, args.level, rule)
             for j in range(estimate.size):
-                rows.append({**base, "kind": kind, "rule": f"{rule}@{args.generator}", "query": q,
+                rows.append({**base, "kind": kind, "rule": f"{rule}@{tag}", "query": q,
                              "state": str(est.domain_[x][j]), "truth": truth[j], "estimate": estimate[j],
                              "lower": lo[j], "upper": hi[j],
                              "covered": float(lo[j] - 1e-12 <= truth[j] <= hi[j] + 1e-12),
@@ -460,6 +462,9 @@ def main(argv=None) -> None:
     ap.add_argument("--generator", default="fit", choices=["fit", "prior-free"],
                     help="Markov networks: also score normal and arcsine bands from refits drawn from this model "
                          "(rules 'normal@prior-free', 'arcsine@prior-free'; the default refits are unchanged)")
+    ap.add_argument("--refit", default="warm", choices=["warm", "estimator"],
+                    help="Markov networks: also score normal and arcsine bands from refits fitted this way "
+                         "(rules 'normal@estimator', 'arcsine@estimator': the estimator's own fit per refit)")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")

@@ -119,3 +119,17 @@ def test_query_interval_takes_the_generator_and_keeps_its_refits_apart():
         bootstrap_log_potentials(est, 2, generator="smooth")
     with pytest.raises(ValueError, match="only supported for PrivateMarkovEstimator"):
         pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a", generator="prior-free")
+
+
+def test_estimator_refit_is_the_estimators_own_fit():
+    """refit='estimator' runs fit itself: on the real release it gives back the point fit exactly."""
+    from pgmpy_dp.uncertainty import _refit_as_estimator
+
+    est = strong_fit("auto")
+    again = _refit_as_estimator(est, est.releases_[0])
+    np.testing.assert_array_equal(again[0], est.log_potentials_[0])
+    p_a = _answerer(DOMAIN, EDGE, "junction-tree", ["a"], {})
+    refits = bootstrap_log_potentials(est, 4, random_state=0, show_progress=False, refit="estimator")
+    assert len(refits) == 4 and all(abs(p_a(t)[1] - p_a(est.log_potentials_)[1]) < 0.05 for t in refits)
+    with pytest.raises(ValueError, match="refit must be"):
+        bootstrap_log_potentials(est, 2, refit="cold")
