@@ -106,6 +106,7 @@ def query_interval(
     refits: list | None = None,
     show_progress: bool = True,
     generator: str = "fit",
+    refit: str = "warm",
 ) -> pd.DataFrame:
     """``P(variables | evidence)`` from a fitted private model, with a bootstrap interval per state.
 
@@ -168,6 +169,9 @@ def query_interval(
         The model the refits' records are drawn from (Markov networks; see
         [`bootstrap_log_potentials`][pgmpy_dp.uncertainty.bootstrap_log_potentials]).
         ``"prior-free"`` is an option measured in docs/intervals.md, not the default.
+    refit : {"warm", "estimator"}
+        How each Markov-network refit is fitted (see ``bootstrap_log_potentials``):
+        ``"estimator"`` runs the estimator's own ``fit``; an option measured in docs/intervals.md.
 
     Returns
     -------
@@ -196,8 +200,10 @@ def query_interval(
     if generator not in _GENERATORS:
         raise ValueError(f"generator must be one of {_GENERATORS}, got {generator!r}")
     if isinstance(estimator, DiscretePrivateMLE):
-        if generator != "fit":
-            raise ValueError("generator='prior-free' is only supported for PrivateMarkovEstimator; use 'fit'")
+        if generator != "fit" or refit != "warm":
+            raise ValueError(
+                "generator= and refit= are only supported for PrivateMarkovEstimator; leave them at 'fit' and 'warm'"
+            )
         return _bayesian_interval(
             estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress
         )
@@ -217,10 +223,10 @@ def query_interval(
         raise ValueError(f"the fitted model gives the evidence {evidence} probability zero; no answer to bound")
     if refits is None:
         refits = _cached(
-            estimator, "log_potentials_", (n_samples, sampling, generator), random_state,
+            estimator, "log_potentials_", (n_samples, sampling, generator, refit), random_state,
             lambda: bootstrap_log_potentials(
                 estimator, n_samples, random_state=random_state, sampling=sampling, show_progress=show_progress,
-                generator=generator,
+                generator=generator, refit=refit,
             ),
         )
     answers = np.array([answer(theta).ravel() for theta in refits])

@@ -112,11 +112,15 @@ def test_query_interval_takes_the_generator_and_keeps_its_refits_apart():
     b = pgmpy_dp.query_interval(est, "a", n_samples=5, random_state=0, show_progress=False, generator="prior-free")
     assert not np.array_equal(a.attrs["bootstrap"], b.attrs["bootstrap"])
     again = pgmpy_dp.query_interval(est, "b", n_samples=5, random_state=0, show_progress=False, generator="prior-free")
+    own = pgmpy_dp.query_interval(est, "a", n_samples=5, random_state=0, show_progress=False, refit="estimator")
+    assert not np.array_equal(a.attrs["bootstrap"], own.attrs["bootstrap"])
     assert again.attrs["n_samples"] == 5
     with pytest.raises(ValueError, match="generator must be one of"):
         pgmpy_dp.query_interval(est, "a", n_samples=5, generator="truth")
     with pytest.raises(ValueError, match="generator must be one of"):
         bootstrap_log_potentials(est, 2, generator="smooth")
+    with pytest.raises(ValueError, match="only supported for PrivateMarkovEstimator"):
+        pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a", refit="estimator")
     with pytest.raises(ValueError, match="only supported for PrivateMarkovEstimator"):
         pgmpy_dp.query_interval(pgmpy_dp.DiscretePrivateMLE(epsilon=1.0), "a", generator="prior-free")
 
