@@ -59,9 +59,11 @@ fits the refits spread as the estimator does at the truth. The misses are bands
 clipped at 0 or 1 after a fit far from the truth: refits drawn from a fit that
 came out low spread less than the estimator does at the (larger) truth, the
 Wald-interval failure of a proportion. Neither the variance-stabilising
-``"arcsine"`` scale nor refits drawn from a less-shrunk model
+``"arcsine"`` scale, nor refits drawn from a less-shrunk model
 (``generator="prior-free"``: CGM-EM's prior is weak, so this model is almost the
-fit) closed it; both are kept as options with their measurements.
+fit), nor refits that run the estimator's own ``fit`` (``refit="estimator"``: its
+cold naive start and data-derived tolerance; bands 1-5% wider) closed it; all
+three are kept as options with their measurements.
 """
 
 from __future__ import annotations
