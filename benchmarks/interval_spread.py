@@ -20,7 +20,11 @@ four simulations that differ in one thing at a time:
 Also per state: the truth, the estimator's mean bias over the R fits (``bias_true``) and
 the refits' mean shift (``bias_boot``). Ratios below 1 mean the bootstrap under-spreads.
 
+(results/interval_spread_asia.csv was made before ``generator=`` existed: its (iii) refits were also
+warm-started from the TRUE model; interval_spread_asia_truthgen.csv is (iii) as described.)
+
 Run:  python benchmarks/interval_spread.py --model asia --reps 100 --fits 6 --refits 30 --out interval_spread_asia
+      python benchmarks/interval_spread.py --model asia --reps 100 --fits 0 --no-full --truth-refits 120 --out interval_spread_asia_truthgen
       python benchmarks/interval_spread.py --selection --reps 100 --out interval_spread_asia_selection
       python benchmarks/interval_spread.py --clip --out interval_spread_clip     # from results/coverage.csv
       python benchmarks/interval_spread.py --model er-8 --n 1000 --truths 3 --reps 60 --fits 4 --out interval_spread_er1k
