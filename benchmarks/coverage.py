@@ -5,9 +5,13 @@ model, (2) releases its tables, (3) checks the exact 95% cell intervals of
 ``MarginalRelease.interval`` against the true counts, (4) fits the private
 estimator and (5) asks random marginal queries ``P(x)`` and conditional queries
 ``P(x | y = s)`` with ``pgmpy_dp.query_interval``, scoring each state's band
-against the TRUE model's answer. All five band rules (``normal``, the default;
-``logit``; ``bc``; ``percentile``; ``basic``) are computed from the same refits
-(rows written before ``normal`` existed lack it: the summary counts repetitions per rule).
+against the TRUE model's answer. All six band rules (``normal``, the default;
+``logit``; ``bc``; ``percentile``; ``basic``; ``arcsine``) are computed from the same refits
+(rows written before a rule existed lack it: the summary counts repetitions per rule).
+``--generator prior-free`` and ``--refit estimator`` (Markov networks) also score the normal and
+arcsine bands from a second set of refits made that way, with the same seed (rules
+``normal@prior-free``, ``normal@estimator``, ...); ``--summarise --compare RULE ...`` sets rules side
+by side on the states that have all of them.
 
 Markov networks (``PrivateMarkovEstimator``, CGM-EM, every clique table released
 with discrete Laplace noise): ``chain-5`` (5-node chain, k = 3 states, Dirichlet(1)
@@ -35,6 +39,7 @@ Run:  python benchmarks/coverage.py                           # the default grid
       python benchmarks/coverage.py --models chain-5 --reps 2 --samples 20 --out smoke   # smoke run
       python benchmarks/coverage.py --summarise               # summary + plot from results/coverage.csv
       python benchmarks/coverage.py --summarise --combine a b # merge results/a.csv, b.csv into coverage.csv
+      python benchmarks/coverage.py --summarise --compare normal normal@estimator --compare-models asia er-8
 """
 
 from __future__ import annotations
@@ -53,10 +58,10 @@ import pgmpy_dp
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
-from pgmpy_dp.uncertainty import _answerer, band_limits
+from pgmpy_dp.uncertainty import _answerer, band_limits, bootstrap_log_potentials
 
 RESULTS = Path(__file__).parent / "results"
-RULES = ("normal", "logit", "bc", "percentile", "basic")
+RULES = ("normal", "logit", "bc", "percentile", "basic", "arcsine")
 DEFAULT = RULES[0]  # query_interval's default band
 BN_MODELS = {"asia-bn": "asia", "child-bn": "child", "alarm-bn": "alarm"}
 
@@ -164,6 +169,7 @@ def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
     rows = cell_rows(base, release, codes, domain, list(cliques), args.level)
     seed = int(rng.integers(2**31))
     first = True
+    asked = []
     for kind, x, evidence in random_mn_queries(domain, cliques, rng, args.queries):
         truth = _answerer(domain, cliques, "junction-tree", [x], evidence)(theta).ravel()
         answer = _answerer(domain, est.cliques_, est.inference_, [x], evidence)
@@ -171,6 +177,39 @@ def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
                            args.samples, seed, first)
         first = first and not got
         rows += got
+        if got:
+            asked.append((kind, x, evidence, truth, answer))
+    if args.generator != "fit" and asked:
+        rows += other_refit_rows(base, est, asked, args, seed, args.generator, generator=args.generator)
+    if args.refit != "warm" and asked:
+        rows += other_refit_rows(base, est, asked, args, seed, args.refit, refit=args.refit)
+    return rows
+
+
+def other_refit_rows(base, est, asked, args, seed, tag, **variant) -> list[dict]:
+    """The normal and arcsine bands of the same queries from refits made another way (rules ``rule@tag``):
+    ``--generator`` (the model the records are drawn from) or ``--refit`` (how each refit is fitted).
+
+    Same seed as the default refits (common random numbers): only the variant differs.
+    """
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        refits = bootstrap_log_potentials(est, args.samples, random_state=seed, show_progress=False, **variant)
+    cold = time.perf_counter() - t0
+    rows = []
+    for kind, x, evidence, truth, answer in asked:
+        estimate = answer(est.log_potentials_).ravel()
+        boot = np.array([answer(th).ravel() for th in refits])
+        q = f"P({x}|{evidence})" if evidence else f"P({x})"
+        for rule in ("normal", "arcsine"):
+            lo, hi = band_limits(estimate, boot, args.level, rule)
+            for j in range(estimate.size):
+                rows.append({**base, "kind": kind, "rule": f"{rule}@{tag}", "query": q,
+                             "state": str(est.domain_[x][j]), "truth": truth[j], "estimate": estimate[j],
+                             "lower": lo[j], "upper": hi[j],
+                             "covered": float(lo[j] - 1e-12 <= truth[j] <= hi[j] + 1e-12),
+                             "point_s": np.nan, "cold_s": cold, "warm_s": np.nan, "nominal": args.level})
     return rows
 
 
@@ -287,6 +326,31 @@ def combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
+def rule_table(df: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
+    """Coverage of ``rules`` on the query states that have all of them (the same refits), per kind and
+    per bin of the true answer (conditionals), with the number of states and the mean width."""
+    q = df[(df.kind != "cell") & df.rule.isin(rules)].copy()
+    key = ["model", "N", "epsilon", "rep", "kind", "query", "state"]
+    q["ask"] = q.groupby(key + ["rule"]).cumcount()  # a repetition can ask the same query twice
+    key.append("ask")
+    have = q.groupby(key).rule.transform("nunique") == len(rules)
+    q = q[have]
+    q["truth bin"] = pd.cut(q.truth, [-1e-12, 0.02, 0.1, 0.3, 0.7, 1.0],
+                            labels=["<= 0.02", "0.02-0.1", "0.1-0.3", "0.3-0.7", "> 0.7"])
+    out = []
+    for rule in rules:
+        r = q[q.rule == rule]
+        row = {"rule": rule}
+        for kind, g in r.groupby("kind"):
+            row[kind] = g.covered.mean()
+            row[f"{kind} states"] = len(g)
+            row[f"{kind} width"] = (g.upper - g.lower).mean()
+        for b, g in r[r.kind == "conditional"].groupby("truth bin", observed=True):
+            row[f"conditional, truth {b}"] = g.covered.mean()
+        out.append(row)
+    return pd.DataFrame(out)
+
+
 def clopper_pearson(k: float, n: int, conf: float = 0.95) -> tuple[float, float]:
     a = (1 - conf) / 2
     lo = stats.beta.ppf(a, k, n - k + 1) if k > 0 else 0.0
@@ -324,13 +388,14 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
 def markdown(summary: pd.DataFrame) -> str:
     """The docs table: per cell, released cells, then the default (normal) bands and the other rules."""
     head = ("| model | N | eps | reps | released cells: coverage (exact level) | kind | queries | normal: coverage "
-            "[95% band] | width | logit / bc / percentile / basic | point query (ms) | first interval query (s) | "
+            "[95% band] | width | logit / bc / percentile / basic / arcsine | point query (ms) | first interval query (s) | "
             "later query (ms) | first / point |\n|" + "---|" * 14)
     lines = [head]
     for (model, n, eps), g in summary.groupby(["model", "N", "epsilon"], sort=False):
         cell = g[g.kind == "cell"]
         cells = f"{cell.coverage.iloc[0]:.3f} ({cell.nominal.iloc[0]:.3f})" if len(cell) else ""
-        cold = float(np.nanmean(g.cold_s)) if g.cold_s.notna().any() else np.nan  # the first query of a fit
+        own = g[g.rule.isin(RULES)]  # rows of other refits (rule@variant) time those refits, not query_interval
+        cold = float(np.nanmean(own.cold_s)) if own.cold_s.notna().any() else np.nan  # the first query of a fit
         for kind in ("marginal", "conditional"):
             k = g[g.kind == kind].set_index("rule")
             main = DEFAULT if DEFAULT in k.index else "logit"  # older rows: the default of their day
@@ -400,10 +465,19 @@ def main(argv=None) -> None:
     ap.add_argument("--bn-samples", type=int, default=20, help="bootstrap refits per Bayesian-network fit (2-4 s each for child, alarm)")
     ap.add_argument("--queries", type=int, default=4, help="marginal + conditional query pairs per repetition")
     ap.add_argument("--level", type=float, default=0.95)
+    ap.add_argument("--generator", default="fit", choices=["fit", "prior-free"],
+                    help="Markov networks: also score normal and arcsine bands from refits drawn from this model "
+                         "(rules 'normal@prior-free', 'arcsine@prior-free'; the default refits are unchanged)")
+    ap.add_argument("--refit", default="warm", choices=["warm", "estimator"],
+                    help="Markov networks: also score normal and arcsine bands from refits fitted this way "
+                         "(rules 'normal@estimator', 'arcsine@estimator': the estimator's own fit per refit)")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
     ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
+    ap.add_argument("--compare", nargs="+", default=[], help="with --summarise: coverage of these rules on the states "
+                    "that have all of them, per kind and bin of the true conditional (results/<out>_rules.csv)")
+    ap.add_argument("--compare-models", nargs="+", default=[], help="with --compare: only these models")
     ap.add_argument("--combine", nargs="+", default=[], help="with --summarise: CSVs (by --out name) to merge into --out; a repetition in a later CSV "
                     "replaces the same repetition in earlier ones")
     args = ap.parse_args(argv)
@@ -421,6 +495,12 @@ def main(argv=None) -> None:
     with pd.option_context("display.width", 250, "display.max_rows", 400, "display.max_columns", 30):
         print(summary.round(4).to_string(index=False))
     print(markdown(summary))
+    if args.compare:
+        sel = df if not args.compare_models else df[df.model.isin(args.compare_models)]
+        rules = rule_table(sel, args.compare)
+        rules.to_csv(RESULTS / f"{args.out}_rules.csv", index=False)
+        with pd.option_context("display.width", 250, "display.max_columns", 30):
+            print(rules.round(3).to_string(index=False))
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 

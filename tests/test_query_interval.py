@@ -205,7 +205,7 @@ def test_refits_are_kept_per_fit_and_seed():
     again = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=3)
     assert again.attrs["bootstrap"] is a.attrs["bootstrap"] or np.array_equal(again.attrs["bootstrap"], a.attrs["bootstrap"])
     store = est.__dict__["_bootstrap_refits"]
-    assert store[0] is est.log_potentials_ and list(store[1]) == [(4, True, 3)]
+    assert store[0] is est.log_potentials_ and list(store[1]) == [(4, True, "fit", "warm", 3)]
     assert b.attrs["n_samples"] == 4
     other = pgmpy_dp.query_interval(est, "a", n_samples=4, random_state=4)
     assert not np.array_equal(other.attrs["bootstrap"], a.attrs["bootstrap"])
