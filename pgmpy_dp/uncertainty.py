@@ -469,7 +469,10 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
     kept = [[t for t in r if set(t.attrs) <= nodes and t.members is None] for r in releases]
     likelihood = est.consistency == "likelihood"
     # the estimator's own consistency step and settings, on a bare copy (the fit stays untouched)
-    step = DiscretePrivateMLE(consistency=est.consistency, max_iter=est.max_iter, show_progress=False)
+    step = DiscretePrivateMLE(
+        consistency=est.consistency, max_iter=est.max_iter, show_progress=False,
+        prior_weight=getattr(est, "prior_weight", "global"),
+    )
     n = max(1, int(round(pooled_n_records(releases))))  # the declared count, else the pooled noisy totals
     sampler = JunctionTree(domain, families)
     rng = check_random_state(random_state) or np.random.default_rng()

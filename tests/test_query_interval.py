@@ -281,3 +281,26 @@ def test_bayesian_refits_with_the_projection_leave_the_fit_alone():
     assert (est.n_iter_, est.converged_) == before[:2]
     assert all(np.array_equal(c.get_values(), v) for c, v in zip(est.parameters_, before[2]))
     assert iv.attrs["bootstrap"][:, 0].std() > 1e-3 and (iv.lower <= iv.upper).all()
+
+
+@pytest.mark.parametrize("prior_weight", ["global", "per-clique"])
+def test_bayesian_refits_fit_with_the_estimators_prior_weight(prior_weight, monkeypatch):
+    """The refits re-run the estimator's own likelihood fit, its prior weighting included."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import sample_network
+    from pgmpy_dp.estimators.bayesian import DiscretePrivateMLE
+
+    df = sample_network(bn_truth(), 1000, seed=2)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=2, prior_weight=prior_weight)
+    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    seen = []
+    original = DiscretePrivateMLE._likelihood_tables
+
+    def spy(self, *args, **kwargs):
+        seen.append(self.prior_weight)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(DiscretePrivateMLE, "_likelihood_tables", spy)
+    pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=0, show_progress=False)
+    assert seen == [prior_weight] * 2
