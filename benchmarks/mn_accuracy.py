@@ -56,13 +56,14 @@ from pgmpy.models import DiscreteMarkovNetwork
 import pgmpy_dp.estimators.markov as markov_module
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
+from pgmpy_dp.estimators.markov import cgm_regularization
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
 
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "cgm-em-rec", "cgm-em-noisy",
-           "cgm-em-recgeo", "cgm-em-recunit", "cgm-em-recpi", "random", "mbi-md", "mbi-ig"]
+           "cgm-em-recgeo", "cgm-em-recunit", "cgm-em-recpi", "cgm-em-recpiw", "cgm-em-recmax", "random", "mbi-md", "mbi-ig"]
 
 
 #: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
@@ -79,6 +80,8 @@ VARIANTS = {
     "cgm-em-recgeo": ("lbfgs", None, None, "reconciled"),
     "cgm-em-recunit": ("lbfgs", None, None, "reconciled"),
     "cgm-em-recpi": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-recpiw": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-recmax": ("lbfgs", None, None, "reconciled"),
 }
 #: Variants that also change the CGM-EM prior weight under regularization="auto": "recgeo" divides the
 #: naive weight by the square root of the mean noise scale instead of the scale (an exploratory
@@ -91,7 +94,17 @@ PRIORS = {
     "cgm-em-recunit": lambda naive, scales: float(markov_module.PRIOR_PRECISION),
     # issue 13's fifth round: the derived prior for a converged fit (markov.UNRESOLVED_PRIOR_PRECISION)
     "cgm-em-recpi": lambda naive, scales: float(markov_module.UNRESOLVED_PRIOR_PRECISION),
+    # issue 13's sixth round: recpi with the warm start under EM's own prior (WARM_PRIORS)
+    "cgm-em-recpiw": lambda naive, scales: float(markov_module.UNRESOLVED_PRIOR_PRECISION),
+    # issue 13's sixth round, exploratory (not a derived rule, docs/markov.md): the larger of the
+    # scaled weight and the derived 6/pi^2
+    # (the estimator's own rule, not markov_module.cgm_regularization, which cgm_settings patches)
+    "cgm-em-recmax": lambda naive, scales: max(
+        cgm_regularization(naive, scales), float(markov_module.UNRESOLVED_PRIOR_PRECISION)
+    ),
 }
+#: Variants whose warm start uses CGM-EM's prior weight instead of naive MLE's (markov._WARM_PRIOR).
+WARM_PRIORS = {"cgm-em-recpiw": "em"}
 
 
 @contextlib.contextmanager
@@ -102,9 +115,10 @@ def cgm_settings(method: str):
         return
     solver, cap, m_iter, targets = VARIANTS[method]
     saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS, markov_module.cgm_em
-    saved_prior = markov_module.cgm_regularization
+    saved_prior, saved_warm_prior = markov_module.cgm_regularization, markov_module._WARM_PRIOR
     markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS = solver, cap, targets
     markov_module.cgm_regularization = PRIORS.get(method, saved_prior)
+    markov_module._WARM_PRIOR = WARM_PRIORS.get(method, saved_warm_prior)
 
     def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
         return saved[3](*a, **({**k, "m_step_iter": m_iter} if m_iter is not None else k))
@@ -115,7 +129,7 @@ def cgm_settings(method: str):
     finally:
         (markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS,
          markov_module.cgm_em) = saved
-        markov_module.cgm_regularization = saved_prior
+        markov_module.cgm_regularization, markov_module._WARM_PRIOR = saved_prior, saved_warm_prior
 
 
 def mbi_fitter(domain: Domain, name: str):
@@ -306,10 +320,11 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="mn_accuracy")
     parser.add_argument(
-        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo", "recunit", "recpi"], default=[],
+        "--variants", nargs="*", choices=["old", "fast", "rec", "noisy", "recgeo", "recunit", "recpi", "recpiw", "recmax"], default=[],
         help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
         "rec (reconciled warm-start targets), noisy (per-table warm-start targets), recgeo (rec with a "
-        "stronger prior), recunit (rec with the unit prior), recpi (rec with the derived 6/pi^2 prior); see VARIANTS and PRIORS",
+        "stronger prior), recunit (rec with the unit prior), recpi (rec with the derived 6/pi^2 prior), recpiw (recpi with the warm start under EM's prior), "
+        "recmax (rec with max(scaled, 6/pi^2), exploratory); see VARIANTS, PRIORS and WARM_PRIORS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(

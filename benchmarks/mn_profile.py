@@ -10,6 +10,7 @@ running it with ``PYTHONPATH`` pointing at an older checkout profiles that versi
     PYTHONPATH=/path/to/old/checkout python benchmarks/mn_profile.py --label before
     python benchmarks/mn_profile.py --warm-targets reconciled --label reconciled   # issue 13, round 4
     python benchmarks/mn_profile.py --warm-targets reconciled --prior unit --cells er:1e6:1   # round 5
+    python benchmarks/mn_profile.py --warm-targets reconciled --prior unresolved --warm-prior em   # round 6
 
 Prints one line per cell and appends them to ``results/mn_profile.csv``.
 """
@@ -139,6 +140,10 @@ def main(argv=None) -> None:
         "(PRIOR_PRECISION, mn_accuracy's recunit) or unresolved (UNRESOLVED_PRIOR_PRECISION; issue 13, round 5)",
     )
     parser.add_argument(
+        "--warm-prior", choices=["naive", "em"], default=None,
+        help="prior weight of CGM-EM's warm start (markov._WARM_PRIOR; issue 13, round 6)",
+    )
+    parser.add_argument(
         "--cells", nargs="+", default=None, metavar="MODEL:N:EPS",
         help="cells to profile instead of CELLS, e.g. er:1e6:1 (population 0, one release each)",
     )
@@ -149,6 +154,8 @@ def main(argv=None) -> None:
         markov_module.cgm_regularization = lambda naive, scales: float(markov_module.PRIOR_PRECISION)
     elif args.prior is not None:
         markov_module._CGM_PRIOR = args.prior
+    if args.warm_prior is not None:
+        markov_module._WARM_PRIOR = args.warm_prior
     cells = CELLS if args.cells is None else [
         (m, int(float(n)), float(e)) for m, n, e in (c.split(":") for c in args.cells)
     ]
@@ -167,7 +174,8 @@ def main(argv=None) -> None:
         calls, inf_s = counter.calls, counter.seconds
         em_iter = max(1, est.n_iter_)
         row = dict(
-            version=args.label, lam_cgm=round(est.regularization_["cgm-em"], 4), model=kind, N=n, epsilon=eps, seconds=round(secs, 3),
+            version=args.label, lam_cgm=round(est.regularization_["cgm-em"], 4),
+            lam_warm=round(est.regularization_["warm-start"], 4), warm_start_iterations=est.mle_n_iter_, model=kind, N=n, epsilon=eps, seconds=round(secs, 3),
             kl=kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
             seconds_warm_start=round(secs - sum(counter.wall.values()), 3),
             seconds_e_step=round(counter.wall.get("E-step", 0.0), 3),

@@ -77,6 +77,11 @@ UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
 #: worse in one cell and 1.15-1.19x mbi's time on ER at N = 1e6 (docs/markov.md, fifth round), so
 #: it is a switch for benchmarks, not the default.
 _CGM_PRIOR = "scaled"
+#: Prior weight of CGM-EM's naive warm start: "naive" (`auto_regularization`, the weight naive MLE
+#: uses, made stronger because it ignores the noise) or "em" (CGM-EM's own weight, the same prior
+#: centred at 0 as EM's M-step, so the warm start is the penalised fit EM would make to exact
+#: targets; issue 13, sixth round). A switch for benchmarks, see docs/markov.md.
+_WARM_PRIOR = "naive"
 
 
 def auto_regularization(tables, n_records: float) -> float:
@@ -441,12 +446,15 @@ class PrivateMarkovEstimator:
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
+        # CGM-EM's warm start under EM's own prior (sixth round): it starts EM at the penalised
+        # optimum of the same objective's prior, not of naive MLE's stronger one
+        lam_warm = lam_cgm if self.method == "cgm-em" and _WARM_PRIOR == "em" else lam_naive
         with warnings.catch_warnings():
             if self.method == "cgm-em":
                 warnings.simplefilter("ignore", ConvergenceWarning)  # only a warm start
             warm = self.method == "cgm-em"
             naive = fit_log_potentials(
-                engine, naive_targets, lam_naive / n_records, tied_idx,
+                engine, naive_targets, lam_warm / n_records, tied_idx,
                 max_iter=_WARM_MAX_ITER if warm and _WARM_MAX_ITER else max(1000, self.max_iter),
                 tol=self._naive_tol(measurements, n_records), solver=_WARM_SOLVER if warm else _NAIVE_SOLVER,
             )
@@ -457,6 +465,7 @@ class PrivateMarkovEstimator:
             self.tolerance_ = naive.gradient_norm
             self.log_likelihood_ = []
         else:
+            self.regularization_["warm-start"] = lam_warm
             self.regularization_["cgm-em"] = lam_cgm
             bar = ProgressCallback(self.show_progress, self.max_iter, "CGM-EM")
             try:
