@@ -80,7 +80,9 @@ _CGM_PRIOR = "scaled"
 #: Prior weight of CGM-EM's naive warm start: "naive" (`auto_regularization`, the weight naive MLE
 #: uses, made stronger because it ignores the noise) or "em" (CGM-EM's own weight, the same prior
 #: centred at 0 as EM's M-step, so the warm start is the penalised fit EM would make to exact
-#: targets; issue 13, sixth round). A switch for benchmarks, see docs/markov.md.
+#: targets). Issue 13, sixth round: with the reconciled start and the derived prior, "em" did not
+#: cut EM's E-step calls at N = 1e6 and raised the KL at N = 1e4, where naive MLE's weight (tens)
+#: keeps the warm start off the noise (docs/markov.md), so it is a switch for benchmarks.
 _WARM_PRIOR = "naive"
 
 
@@ -182,7 +184,8 @@ class PrivateMarkovEstimator:
     n_records_ : float
         Record count used (declared, or estimated from the noisy tables).
     regularization_ : dict
-        The L2 weights actually used, per stage.
+        The L2 weights actually used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
+        ``"cgm-em"`` also ``"warm-start"`` (the weight of its naive warm start) and ``"cgm-em"``.
     n_iter_, converged_, tolerance_ : int, bool, float
         Iterations of the chosen ``method``'s own loop, whether its ``tol`` was
         reached, and its last change: EM iterations and the relative change of
