@@ -14,8 +14,9 @@ number of edges). Methods, each scored by the exact KL(true || learned):
 * ``cgm-em-old``, ``cgm-em-fast``, ``cgm-em-rec`` and ``cgm-em-noisy`` (with ``--variants ...``):
   CGM-EM with other settings (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS
   iterations per M-step; that round's first candidate; the fourth round's warm start from
-  reconciled tables; the warm start from each noisy table on its own), fitted on the same release
-  between the others, paired;
+  reconciled tables; the warm start from each noisy table on its own; and, with other prior
+  weights, ``recgeo``, ``recunit``, ``recpi``, ``recpiw`` and ``recmax``, see ``PRIORS`` and
+  ``WARM_PRIORS``), fitted on the same release between the others, paired;
 * ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference; it
   ignores the data, so one draw per population is reported for all its releases);
 * ``mbi-md`` and ``mbi-ig`` (with ``--mbi``, needs ``pip install -e ".[bench]"``): private-pgm's
