@@ -7,7 +7,7 @@ array per clique, shaped ``domain.shape(clique)``.
 """
 
 from .cgm import NOISE_MODELS, CGMResult, Measurement, cgm_em, gaussian_log_likelihood, laplace_log_likelihood
-from .factor import Factor, align, log_marginal, logsumexp
+from .factor import Factor, align, log_marginal, logsumexp, marginal
 from .inference import DEFAULT_MAX_JT_CELLS, make_inference
 from .junction_tree import Calibration, JunctionTree, as_cliques, is_decomposable, triangulate
 from .loopy import LoopyBP
@@ -34,6 +34,7 @@ __all__ = [
     "is_decomposable",
     "laplace_log_likelihood",
     "log_marginal",
+    "marginal",
     "logsumexp",
     "make_inference",
     "max_disagreement",

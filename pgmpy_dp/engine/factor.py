@@ -16,7 +16,7 @@ import numpy as np
 
 from ..privacy.domain import Domain
 
-__all__ = ["Factor", "align", "logsumexp", "log_marginal"]
+__all__ = ["Factor", "align", "logsumexp", "log_marginal", "marginal"]
 
 
 def logsumexp(values: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
@@ -87,6 +87,27 @@ def log_marginal(values: np.ndarray, attrs: Sequence[str], keep: Sequence[str]) 
     out = logsumexp(values, axis=drop) if drop else values
     rest = [a for a in attrs if a in keep]
     return np.transpose(out, [rest.index(a) for a in keep])
+
+
+def marginal(values: np.ndarray, attrs: Sequence[str], keep: Sequence[str]) -> np.ndarray:
+    """Sum of ``values`` (axes ``attrs``) over everything but ``keep``, axes in ``keep`` order.
+
+    The probability-space (or count-space) twin of [`log_marginal`][pgmpy_dp.engine.factor.log_marginal].
+
+    Examples
+    --------
+    >>> counts = np.arange(6.0).reshape(2, 3)          # axes ("a", "b")
+    >>> marginal(counts, ("a", "b"), ("b",))
+    array([3., 5., 7.])
+    >>> marginal(counts, ("a", "b"), ("b", "a")).shape  # kept axes follow ``keep``
+    (3, 2)
+    """
+    attrs = tuple(attrs)
+    keep = tuple(keep)
+    drop = tuple(i for i, a in enumerate(attrs) if a not in keep)
+    out = np.add.reduce(values, axis=drop) if drop else values
+    rest = [a for a in attrs if a in keep]
+    return out if rest == list(keep) else np.transpose(out, [rest.index(a) for a in keep])
 
 
 @dataclass(frozen=True, eq=False)

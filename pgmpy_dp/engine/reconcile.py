@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .factor import align
+from .factor import align, marginal
 
 __all__ = ["reconcile_tables", "separators", "max_disagreement"]
 
@@ -40,20 +40,15 @@ def separators(attrs: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     >>> separators([("a", "b"), ("b", "c"), ("c", "d", "b")])
     [(), ('b',), ('b', 'c')]
     """
+    # each separator in one orientation (attributes in order of first appearance): two pairs of
+    # scopes listing the same shared attributes in different orders give one separator, not two
+    order = {x: i for i, x in enumerate(dict.fromkeys(x for a in attrs for x in a))}
     seps = {()}
     for a, b in itertools.combinations(attrs, 2):
-        s = tuple(x for x in a if x in b)
+        s = tuple(sorted(set(a) & set(b), key=order.__getitem__))
         if s:
             seps.add(s)
     return sorted(seps, key=lambda s: (len(s), s))
-
-
-def _marginal(values: np.ndarray, attrs: Sequence[str], onto: Sequence[str]) -> np.ndarray:
-    """Sum ``values`` (axes ``attrs``) onto ``onto``, axes in ``onto``'s order."""
-    axes = tuple(i for i, a in enumerate(attrs) if a not in onto)
-    m = np.add.reduce(values, axis=axes) if axes else values
-    kept = [a for a in attrs if a in onto]
-    return m if kept == list(onto) else np.transpose(m, [kept.index(a) for a in onto])
 
 
 def max_disagreement(attrs: Sequence[Sequence[str]], tables: Sequence[np.ndarray]) -> float:
@@ -69,7 +64,7 @@ def max_disagreement(attrs: Sequence[Sequence[str]], tables: Sequence[np.ndarray
     attrs = [tuple(a) for a in attrs]
     worst = 0.0
     for s in separators(attrs):
-        ms = [_marginal(t, a, s) for a, t in zip(attrs, tables) if set(s) <= set(a)]
+        ms = [marginal(t, a, s) for a, t in zip(attrs, tables) if set(s) <= set(a)]
         for m in ms[1:]:
             worst = max(worst, float(np.max(np.abs(m - ms[0]))))
     return worst
@@ -152,7 +147,7 @@ def reconcile_tables(
     def sweep(update) -> float:
         moved = 0.0
         for s, idx, spread, w in plan:
-            ms = [_marginal(y[i], attrs[i], s) for i in idx]
+            ms = [marginal(y[i], attrs[i], s) for i in idx]
             target = sum(wi * m for wi, m in zip(w, ms)) / w.sum()
             for k, (i, m) in enumerate(zip(idx, ms)):
                 moved = max(moved, float(np.max(np.abs(target - m))))

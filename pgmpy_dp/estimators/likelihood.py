@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._blas import single_threaded_blas
-from ..engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_log_potentials
+from ..engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_log_potentials, marginal
 from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
@@ -157,11 +157,14 @@ def clique_noise_regularization(tables, n_records: float, cliques: Sequence[Sequ
     from .markov import PRIOR_PRECISION
 
     weights, naive = [], []
+    overall = None  # the global weights, for cliques no table measures exactly (computed once, if needed)
     for clique in cliques:
         own = [t for t in tables if set(t.attrs) == set(clique)]
         if not own:
-            weights.append(noise_regularization(tables, n_records) / n_records)
-            naive.append(_noise_excess(tables, n_records) / n_records)
+            if overall is None:
+                overall = (noise_regularization(tables, n_records) / n_records, _noise_excess(tables, n_records) / n_records)
+            weights.append(overall[0])
+            naive.append(overall[1])
             continue
         v = 1.0 / sum(1.0 / t.variance for t in own)
         b = 1.0 / sum(1.0 / float(t.scale) for t in own)
@@ -199,9 +202,8 @@ def _naive_targets(cliques, measurements):
             targets.append(None)
             continue
         m, p = same[0]
-        p = np.sum(p, axis=tuple(k for k, a in enumerate(m.attrs) if a not in clique))  # the projection is consistent
-        rest = [a for a in m.attrs if a in clique]
-        targets.append(np.transpose(p, [rest.index(a) for a in clique]) + mass / p.size)
+        p = marginal(p, m.attrs, clique)  # the projection is consistent: any table containing the clique will do
+        targets.append(p + mass / p.size)
     return targets
 
 
@@ -356,10 +358,7 @@ def _family_marginal(family: tuple[str, ...], cliques, mu) -> np.ndarray:
     i = next((k for k, c in enumerate(cliques) if set(c) == set(family)), None)
     if i is None:
         i = next(k for k, c in enumerate(cliques) if set(family) <= set(c))
-    c = cliques[i]
-    table = np.sum(mu[i], axis=tuple(k for k, a in enumerate(c) if a not in family))
-    rest = [a for a in c if a in family]
-    return np.transpose(table, [rest.index(a) for a in family])
+    return marginal(mu[i], cliques[i], family)
 
 
 def fit_family_tables(

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from pgmpy_dp.engine import JunctionTree, fit_log_potentials, max_disagreement, reconcile_tables
-from pgmpy_dp.engine.reconcile import _marginal, separators
+from pgmpy_dp.engine.factor import marginal
+from pgmpy_dp.engine.reconcile import separators
 from pgmpy_dp.privacy.domain import Domain
 
 
@@ -35,7 +36,7 @@ def test_reconciled_tables_agree_on_every_separator(kind, scale, loopy_model):
     assert max_disagreement(cliques, out) <= 1e-9 * max(totals)
     # every separator, checked directly (max_disagreement's own loop is what is under test above)
     for s in separators(cliques):
-        ms = [_marginal(t, c, s) for c, t in zip(cliques, out) if set(s) <= set(c)]
+        ms = [marginal(t, c, s) for c, t in zip(cliques, out) if set(s) <= set(c)]
         for m in ms[1:]:
             np.testing.assert_allclose(m, ms[0], rtol=0, atol=1e-9 * max(totals))
     # close to the data: no cell moved by more than a few noise scales of its table
@@ -124,3 +125,9 @@ def test_bad_input_is_named():
         reconcile_tables([("a", "b")], [np.full((2, 2), np.nan)], [1.0])
     with pytest.raises(ValueError, match="variances"):
         reconcile_tables([("a", "b")], [t], [-1.0])
+
+
+def test_separators_name_each_shared_set_once_whatever_the_scopes_order():
+    # pairs (1, 2) and (2, 3) share {b, c}, listed as (b, c) in scope 1 and (c, b) in scope 2
+    seps = separators([("b", "c", "x"), ("c", "b", "y"), ("c", "b", "z")])
+    assert seps == [(), ("b", "c")]
