@@ -37,8 +37,8 @@ of QUERIES (the states of one query are not independent, so this is conservative
 
 Run:  python benchmarks/coverage.py                           # the default grid, 100 repetitions (hours here)
       python benchmarks/coverage.py --models chain-5 --reps 2 --samples 20 --out smoke   # smoke run
-      python benchmarks/coverage.py --summarise               # summary + plot from results/coverage.csv
-      python benchmarks/coverage.py --summarise --combine a b # merge results/a.csv, b.csv into coverage.csv
+      python benchmarks/coverage.py --summarise               # summary + plot from results/coverage.csv.gz
+      python benchmarks/coverage.py --summarise --combine a b # merge results/a.csv, b.csv into coverage.csv.gz
       python benchmarks/coverage.py --summarise --compare normal normal@estimator --compare-models asia er-8
 """
 
@@ -293,6 +293,12 @@ def grid(args):
                 yield spec, n, eps
 
 
+def results_csv(name: str) -> Path:
+    """The CSV of run ``name`` in results/: the gzipped one (what ``--combine`` writes) if it exists, else plain."""
+    gz = RESULTS / f"{name}.csv.gz"
+    return gz if gz.exists() else RESULTS / f"{name}.csv"
+
+
 def run(args) -> None:
     path = RESULTS / f"{args.out}.csv"
     if path.exists() and not args.append:
@@ -486,9 +492,12 @@ def main(argv=None) -> None:
     if not args.summarise:
         run(args)
     if args.combine:  # runs made in parallel (--out a, --out b, ...): one CSV, summary and plot
-        combine([pd.read_csv(RESULTS / f"{name}.csv") for name in args.combine]).to_csv(
-            RESULTS / f"{args.out}.csv", index=False)
-    df = pd.read_csv(RESULTS / f"{args.out}.csv")
+        # merged runs are kept gzipped (the full benchmark is ~20 MB of text); a plain CSV of the
+        # same name is replaced by it
+        merged = combine([pd.read_csv(results_csv(name)) for name in args.combine])
+        merged.to_csv(RESULTS / f"{args.out}.csv.gz", index=False)
+        (RESULTS / f"{args.out}.csv").unlink(missing_ok=True)
+    df = pd.read_csv(results_csv(args.out))
     plot(df, RESULTS / f"{args.out}.png")
     summary = summarise(df)
     summary.to_csv(RESULTS / f"{args.out}_summary.csv", index=False)

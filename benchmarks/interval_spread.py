@@ -26,7 +26,7 @@ warm-started from the TRUE model; interval_spread_asia_truthgen.csv is (iii) as 
 Run:  python benchmarks/interval_spread.py --model asia --reps 100 --fits 6 --refits 30 --out interval_spread_asia
       python benchmarks/interval_spread.py --model asia --reps 100 --fits 0 --no-full --truth-refits 120 --out interval_spread_asia_truthgen
       python benchmarks/interval_spread.py --selection --reps 100 --out interval_spread_asia_selection
-      python benchmarks/interval_spread.py --clip --out interval_spread_clip     # from results/coverage.csv
+      python benchmarks/interval_spread.py --clip --out interval_spread_clip     # from results/coverage.csv.gz
       python benchmarks/interval_spread.py --model er-8 --n 1000 --truths 3 --reps 60 --fits 4 --out interval_spread_er1k
 """
 
@@ -145,9 +145,9 @@ def selection_check(args) -> None:
 
     The repetitions are re-fitted from coverage.py's seeds (its CSV's estimates are checked to match).
     """
-    from coverage import fitted_mn
+    from coverage import fitted_mn, results_csv
 
-    cov = pd.read_csv(RESULTS / "coverage.csv")
+    cov = pd.read_csv(results_csv("coverage"))
     cov = cov[(cov.model == "asia") & (cov.rule == "normal") & (cov.kind == "marginal") & (cov.rep >= args.start)
               & (cov.rep < args.reps)]
     rows = []
@@ -160,7 +160,7 @@ def selection_check(args) -> None:
     fits = pd.DataFrame(rows)
     key = ["rep", "query", "state"]
     asked = cov.merge(fits, on=key, suffixes=("", "_refit"))
-    assert np.allclose(asked.estimate, asked.estimate_refit), "the refits do not reproduce coverage.csv"
+    assert np.allclose(asked.estimate, asked.estimate_refit), "the refits do not reproduce results/coverage.csv.gz"
     t = float(special.stdtrit(29, 0.975))
     asked["s_hat"] = (asked.upper - asked.lower) / (2 * t)
     out = []
@@ -176,7 +176,9 @@ def selection_check(args) -> None:
 def clip_check(args) -> None:
     """Coverage of the Markov-network bands of results/<csv>.csv by where the band ends: at 0, at 1 or inside,
     with the side the truth lies on when missed, per rule (``--rules``)."""
-    cov = pd.read_csv(RESULTS / f"{args.csv}.csv")
+    from coverage import results_csv
+
+    cov = pd.read_csv(results_csv(args.csv))
     cov = cov[(cov.kind != "cell") & ~cov.model.str.endswith("-bn") & cov.rule.isin(args.rules)].copy()
     key = ["model", "N", "epsilon", "rep", "kind", "query", "state"]
     cov["ask"] = cov.groupby(key + ["rule"]).cumcount()  # a repetition can ask the same query twice
@@ -221,7 +223,7 @@ def main(argv=None) -> None:
     ap.add_argument("--no-full", dest="full", action="store_false", help="skip (iv), the full estimator on the fit")
     ap.add_argument("--selection", action="store_true",
                     help="asia only: refit coverage.py's repetitions and compare each marginal's spread over all of "
-                         "them with its spread over the repetitions that asked it (results/coverage.csv)")
+                         "them with its spread over the repetitions that asked it (results/coverage.csv.gz)")
     ap.add_argument("--start", type=int, default=26, help="with --selection: first coverage.py repetition")
     ap.add_argument("--clip", action="store_true",
                     help="coverage of results/<--csv>.csv's bands by where the first --rules band ends (0, 1, inside)")
