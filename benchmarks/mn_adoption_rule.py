@@ -66,7 +66,7 @@ def judge(df: pd.DataFrame, variant: str, default: str = "cgm-em", mbi: str = "m
 def markdown(cells: pd.DataFrame, name: str) -> str:
     head = (f"| model | N | eps | naive MLE | default | {name} | mbi MD | {name} - default (SE) | naive s | default s | "
             f"{name} s | mbi s | default/mbi time | {name}/mbi time | {name}/naive time |")
-    lines = [head, "|---|---:|---:|" + "---:|" * 13]
+    lines = [head, "|---|---:|---:|" + "---:|" * 12]
     for r in cells.itertuples():
         d = f"{r.diff:+.3g} ({r.diff_se:.2g})"
         d = f"**{d}**" if (r.worse or r.better) else d
