@@ -14,9 +14,10 @@ number of edges). Methods, each scored by the exact KL(true || learned):
 * ``cgm-em-old``, ``cgm-em-fast``, ``cgm-em-rec`` and ``cgm-em-noisy`` (with ``--variants ...``):
   CGM-EM with other settings (``VARIANTS``: the default before issue 13's third round, 20 L-BFGS
   iterations per M-step; that round's first candidate; the fourth round's warm start from
-  reconciled tables; the warm start from each noisy table on its own; and, with other prior
-  weights, ``recgeo``, ``recunit``, ``recpi``, ``recpiw`` and ``recmax``, see ``PRIORS`` and
-  ``WARM_PRIORS``), fitted on the same release between the others, paired;
+  reconciled tables; the default before the seventh round, warm start from each noisy table on
+  its own with the scaled prior; and, with other prior weights, ``recgeo``, ``recunit``,
+  ``recpi``, ``recpiw`` and ``recmax``, the last equal to the default since the seventh round,
+  see ``PRIORS`` and ``WARM_PRIORS``), fitted on the same release between the others, paired;
 * ``random``: MLE of Dirichlet(1) random marginals (the uninformed reference; it
   ignores the data, so one draw per population is reported for all its releases);
 * ``mbi-md`` and ``mbi-ig`` (with ``--mbi``, needs ``pip install -e ".[bench]"``): private-pgm's
@@ -57,7 +58,6 @@ from pgmpy.models import DiscreteMarkovNetwork
 import pgmpy_dp.estimators.markov as markov_module
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
-from pgmpy_dp.estimators.markov import cgm_regularization
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_from_codes
@@ -68,68 +68,69 @@ METHODS = ["non-private", "naive-mle", "cgm-em", "cgm-em-old", "cgm-em-fast", "c
 
 
 #: CGM-EM variants beside the default, as (warm-start solver, warm-start cap, M-step iterations,
-#: warm-start targets; None keeps the estimator's choice): "old" is the default before issue 13's
-#: third round (20 L-BFGS iterations per M-step whatever the noise), "fast" the first candidate of
-#: that round (5 per M-step, Fisher warm start <= 300), "rec" the fourth round's warm start from
-#: reconciled (consistent) tables, "noisy" the warm start from each table on its own; "recgeo",
-#: "recunit" and "recpi" are "rec" with another prior weight (PRIORS).
+#: estimator keywords; None keeps the estimator's choice). Every variant names its ``warm_start``
+#: and ``prior`` so that it means the same whatever the defaults are: "old" is the default before
+#: issue 13's third round (20 L-BFGS iterations per M-step whatever the noise), "fast" the first
+#: candidate of that round (5 per M-step, Fisher warm start <= 300), "noisy" the default before the
+#: seventh round (warm start from each noisy table on its own, scaled prior), "rec" the fourth
+#: round's warm start from reconciled (consistent) tables with the scaled prior; "recgeo",
+#: "recunit", "recpi", "recpiw" and "recmax" are "rec" with another prior weight (PRIORS,
+#: WARM_PRIORS). "recmax" (reconciled start, ``prior="floored"``) is the default since the seventh round.
+_PREV = {"warm_start": "noisy", "prior": "scaled"}
+_REC = {"warm_start": "reconciled", "prior": "scaled"}
 VARIANTS = {
-    "cgm-em-old": ("lbfgs", None, 20, "noisy"),
-    "cgm-em-fast": ("fisher", 300, 5, "noisy"),
-    "cgm-em-rec": ("lbfgs", None, None, "reconciled"),
-    "cgm-em-noisy": ("lbfgs", None, None, "noisy"),
-    "cgm-em-recgeo": ("lbfgs", None, None, "reconciled"),
-    "cgm-em-recunit": ("lbfgs", None, None, "reconciled"),
-    "cgm-em-recpi": ("lbfgs", None, None, "reconciled"),
-    "cgm-em-recpiw": ("lbfgs", None, None, "reconciled"),
-    "cgm-em-recmax": ("lbfgs", None, None, "reconciled"),
+    "cgm-em-old": ("lbfgs", None, 20, _PREV),
+    "cgm-em-fast": ("fisher", 300, 5, _PREV),
+    "cgm-em-rec": ("lbfgs", None, None, _REC),
+    "cgm-em-noisy": ("lbfgs", None, None, _PREV),
+    "cgm-em-recgeo": ("lbfgs", None, None, _REC),
+    "cgm-em-recunit": ("lbfgs", None, None, _REC),
+    "cgm-em-recpi": ("lbfgs", None, None, {"warm_start": "reconciled", "prior": "unresolved"}),
+    "cgm-em-recpiw": ("lbfgs", None, None, {"warm_start": "reconciled", "prior": "unresolved"}),
+    "cgm-em-recmax": ("lbfgs", None, None, {"warm_start": "reconciled", "prior": "floored"}),
 }
-#: Variants that also change the CGM-EM prior weight under regularization="auto": "recgeo" divides the
-#: naive weight by the square root of the mean noise scale instead of the scale (an exploratory
-#: pilot of issue 13's fourth round, not a derived rule); "recunit" uses the unit prior itself
-#: (PRIOR_PRECISION: CGM-EM's likelihood already accounts for the noise). See docs/markov.md.
+#: Variants that replace the scaled rule (``cgm_regularization``, which ``prior="scaled"`` calls) by
+#: another weight under regularization="auto": "recgeo" divides the naive weight by the square root
+#: of the mean noise scale instead of the scale (an exploratory pilot of issue 13's fourth round, not
+#: a derived rule); "recunit" uses the unit prior itself (PRIOR_PRECISION: CGM-EM's likelihood already
+#: accounts for the noise). See docs/markov.md. recpi, recpiw and recmax use the estimator's own
+#: ``prior=`` rules ("unresolved", 6/pi^2; "floored", max(scaled, 6/pi^2)).
 PRIORS = {
     "cgm-em-recgeo": lambda naive, scales: float(
         min(markov_module.PRIOR_PRECISION, naive / np.sqrt(max(1.0, float(np.mean(scales)))))
     ),
     "cgm-em-recunit": lambda naive, scales: float(markov_module.PRIOR_PRECISION),
-    # issue 13's fifth round: the derived prior for a converged fit (markov.UNRESOLVED_PRIOR_PRECISION)
-    "cgm-em-recpi": lambda naive, scales: float(markov_module.UNRESOLVED_PRIOR_PRECISION),
-    # issue 13's sixth round: recpi with the warm start under EM's own prior (WARM_PRIORS)
-    "cgm-em-recpiw": lambda naive, scales: float(markov_module.UNRESOLVED_PRIOR_PRECISION),
-    # issue 13's sixth round, exploratory (not a derived rule, docs/markov.md): the larger of the
-    # scaled weight and the derived 6/pi^2
-    # (the estimator's own rule, not markov_module.cgm_regularization, which cgm_settings patches)
-    "cgm-em-recmax": lambda naive, scales: max(
-        cgm_regularization(naive, scales), float(markov_module.UNRESOLVED_PRIOR_PRECISION)
-    ),
 }
 #: Variants whose warm start uses CGM-EM's prior weight instead of naive MLE's (markov._WARM_PRIOR).
 WARM_PRIORS = {"cgm-em-recpiw": "em"}
 
 
+def variant_kwargs(method: str) -> dict:
+    """Constructor keywords of a method's estimator: the variant's ``warm_start``/``prior``, else none."""
+    return dict(VARIANTS[method][3]) if method in VARIANTS else {}
+
+
 @contextlib.contextmanager
 def cgm_settings(method: str):
-    """Run the estimator's CGM-EM with a variant's settings (the default for plain "cgm-em")."""
+    """Run the estimator's CGM-EM with a variant's module-level settings (none for plain "cgm-em")."""
     if method not in VARIANTS:
         yield
         return
-    solver, cap, m_iter, targets = VARIANTS[method]
-    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS, markov_module.cgm_em
+    solver, cap, m_iter, _ = VARIANTS[method]
+    saved = markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em
     saved_prior, saved_warm_prior = markov_module.cgm_regularization, markov_module._WARM_PRIOR
-    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS = solver, cap, targets
+    markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER = solver, cap
     markov_module.cgm_regularization = PRIORS.get(method, saved_prior)
     markov_module._WARM_PRIOR = WARM_PRIORS.get(method, saved_warm_prior)
 
     def cgm_em(*a, **k):  # the estimator passes its own m_step_iter: the variant's wins
-        return saved[3](*a, **({**k, "m_step_iter": m_iter} if m_iter is not None else k))
+        return saved[2](*a, **({**k, "m_step_iter": m_iter} if m_iter is not None else k))
 
     markov_module.cgm_em = cgm_em
     try:
         yield
     finally:
-        (markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module._WARM_TARGETS,
-         markov_module.cgm_em) = saved
+        markov_module._WARM_SOLVER, markov_module._WARM_MAX_ITER, markov_module.cgm_em = saved
         markov_module.cgm_regularization, markov_module._WARM_PRIOR = saved_prior, saved_warm_prior
 
 
@@ -217,7 +218,10 @@ def run(args) -> pd.DataFrame:
                         rows.append({**base, "method": "non-private", "kl": kl_np, "seconds": t_np, "n_iter": nonpriv.n_iter})
                         methods = ("naive-mle", "cgm-em") + tuple(v for v in VARIANTS if v.removeprefix("cgm-em-") in args.variants)
                         for method in methods:
-                            est = PrivateMarkovEstimator(method=method[:6] if method in VARIANTS else method, show_progress=False)
+                            est = PrivateMarkovEstimator(
+                                method=method[:6] if method in VARIANTS else method, show_progress=False,
+                                **variant_kwargs(method),
+                            )
                             with warnings.catch_warnings(), cgm_settings(method):
                                 warnings.simplefilter("ignore", ConvergenceWarning)
                                 t0 = time.perf_counter()
@@ -325,7 +329,8 @@ def main(argv=None):
         help="add CGM-EM variants fitted on the same releases: old (20-iteration M-steps), fast, "
         "rec (reconciled warm-start targets), noisy (per-table warm-start targets), recgeo (rec with a "
         "stronger prior), recunit (rec with the unit prior), recpi (rec with the derived 6/pi^2 prior), recpiw (recpi with the warm start under EM's prior), "
-        "recmax (rec with max(scaled, 6/pi^2), exploratory); see VARIANTS, PRIORS and WARM_PRIORS",
+        "recmax (rec with prior='floored', max(scaled, 6/pi^2): the default since issue 13's seventh round); "
+        "see VARIANTS, PRIORS and WARM_PRIORS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
     parser.add_argument(

@@ -11,6 +11,7 @@ running it with ``PYTHONPATH`` pointing at an older checkout profiles that versi
     python benchmarks/mn_profile.py --warm-targets reconciled --label reconciled   # issue 13, round 4
     python benchmarks/mn_profile.py --warm-targets reconciled --prior unit --cells er:1e6:1   # round 5
     python benchmarks/mn_profile.py --warm-targets reconciled --prior unresolved --warm-prior em   # round 6
+    python benchmarks/mn_profile.py --warm-targets noisy --prior scaled   # the default before round 7
 
 Prints one line per cell and appends them to ``results/mn_profile.csv``.
 """
@@ -132,11 +133,12 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="mn_profile")
     parser.add_argument(
         "--warm-targets", choices=["noisy", "reconciled"], default=None,
-        help="CGM-EM's warm-start targets (pgmpy_dp.estimators.markov._WARM_TARGETS; default: the estimator's)",
+        help="CGM-EM's warm-start targets (the estimator's warm_start=; default: the estimator's)",
     )
     parser.add_argument(
-        "--prior", choices=["scaled", "unit", "unresolved"], default=None,
-        help="CGM-EM's prior weight under regularization='auto': scaled (cgm_regularization), unit "
+        "--prior", choices=["floored", "scaled", "unit", "unresolved"], default=None,
+        help="CGM-EM's prior weight under regularization='auto' (the estimator's prior=): floored "
+        "(floored_regularization, the default since issue 13's round 7), scaled (cgm_regularization), unit "
         "(PRIOR_PRECISION, mn_accuracy's recunit) or unresolved (UNRESOLVED_PRIOR_PRECISION; issue 13, round 5)",
     )
     parser.add_argument(
@@ -148,12 +150,12 @@ def main(argv=None) -> None:
         help="cells to profile instead of CELLS, e.g. er:1e6:1 (population 0, one release each)",
     )
     args = parser.parse_args(argv)
-    if args.warm_targets is not None:
-        markov_module._WARM_TARGETS = args.warm_targets
-    if args.prior == "unit":
+    kwargs = {} if args.warm_targets is None else {"warm_start": args.warm_targets}
+    if args.prior == "unit":  # the scaled rule's function replaced by the unit prior
         markov_module.cgm_regularization = lambda naive, scales: float(markov_module.PRIOR_PRECISION)
+        kwargs["prior"] = "scaled"
     elif args.prior is not None:
-        markov_module._CGM_PRIOR = args.prior
+        kwargs["prior"] = args.prior
     if args.warm_prior is not None:
         markov_module._WARM_PRIOR = args.warm_prior
     cells = CELLS if args.cells is None else [
@@ -165,7 +167,7 @@ def main(argv=None) -> None:
         domain, edges, theta, jt, codes = population(kind, n)
         release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
         counter.reset()
-        est = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", show_progress=False)
+        est = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", show_progress=False, **kwargs)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             t0 = time.perf_counter()

@@ -2,8 +2,8 @@
 
 For each cell (population 0 of ``mn_accuracy.py``'s grid, one release), fits
 ``PrivateMarkovEstimator(method="cgm-em")`` with both warm-start targets
-(``pgmpy_dp.estimators.markov._WARM_TARGETS``: "noisy", each table projected on its own,
-the default; "reconciled", the tables first made consistent by ``engine.reconcile_tables``)
+(the estimator's ``warm_start=``: "noisy", each table projected on its own; "reconciled", the
+tables first made consistent by ``engine.reconcile_tables``, the default since issue 13's round 7)
 and EM capped at each of ``--iters`` iterations. Records the KL to the true model, the EM
 objective ``F`` (the approximate log marginal likelihood minus the penalty, higher is better)
 at the first and last iteration, and the seconds. Writes ``results/mn_warm_targets.csv``.
@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 from pgmpy.models import DiscreteMarkovNetwork
 
-import pgmpy_dp.estimators.markov as markov_module
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
@@ -43,18 +42,16 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="mn_warm_targets")
     parser.add_argument(
         "--targets", nargs="+", choices=["noisy", "reconciled"], default=["noisy", "reconciled"],
-        help="warm-start targets to compare (markov._WARM_TARGETS)",
+        help="warm-start targets to compare (the estimator's warm_start=)",
     )
     parser.add_argument(
-        "--prior", choices=["scaled", "unresolved"], default=None,
-        help="CGM-EM's prior under regularization='auto' (markov._CGM_PRIOR; issue 13, round 5)",
+        "--prior", choices=["floored", "scaled", "unresolved"], default="scaled",
+        help="CGM-EM's prior under regularization='auto' (the estimator's prior=; default scaled, the "
+        "estimator's default before issue 13's round 7, as in rounds 4-6)",
     )
     parser.add_argument("--cells", nargs="+", default=None, metavar="MODEL:N:EPS", help="cells instead of CELLS")
     args = parser.parse_args(argv)
     rows = []
-    default, default_prior = markov_module._WARM_TARGETS, markov_module._CGM_PRIOR
-    if args.prior is not None:
-        markov_module._CGM_PRIOR = args.prior
     cells = CELLS if args.cells is None else [
         (m, int(float(n)), float(e)) for m, n, e in (c.split(":") for c in args.cells)
     ]
@@ -63,22 +60,22 @@ def main(argv=None) -> None:
         release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
         for it in args.iters:
             for targets in args.targets:  # alternating: the seconds compare under the same load
-                markov_module._WARM_TARGETS = targets
-                est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=it)
+                est = PrivateMarkovEstimator(
+                    method="cgm-em", show_progress=False, max_iter=it, warm_start=targets, prior=args.prior
+                )
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     t0 = time.perf_counter()
                     est.fit(DiscreteMarkovNetwork(edges), release)
                     secs = time.perf_counter() - t0
                 row = dict(
-                    prior=markov_module._CGM_PRIOR, lam_cgm=round(est.regularization_["cgm-em"], 4), model=kind, N=n, epsilon=eps, warm_targets=targets, max_iter=it, em_iterations=est.n_iter_,
+                    prior=args.prior, lam_cgm=round(est.regularization_["cgm-em"], 4), model=kind, N=n, epsilon=eps, warm_targets=targets, max_iter=it, em_iterations=est.n_iter_,
                     kl=kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
                     objective_first=est.log_likelihood_[0], objective_last=est.log_likelihood_[-1],
                     warm_start_iterations=est.mle_n_iter_, seconds=round(secs, 3),
                 )
                 rows.append(row)
                 print(row, flush=True)
-    markov_module._WARM_TARGETS, markov_module._CGM_PRIOR = default, default_prior
     RESULTS.mkdir(exist_ok=True)
     pd.DataFrame(rows).to_csv(RESULTS / f"{args.out}.csv", index=False)
 

@@ -82,7 +82,7 @@ from .engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials
 from .engine.factor import log_marginal
 from .estimators.bayesian import DiscretePrivateMLE
 from .estimators.evidence import pooled_n_records
-from .estimators.markov import PrivateMarkovEstimator, _measurements, _naive_targets
+from .estimators.markov import PrivateMarkovEstimator, _measurements, _naive_targets, _start_targets
 from .privacy.domain import Domain
 from .privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
 from .privacy.random_state import check_random_state
@@ -806,14 +806,19 @@ def _estimator_params(estimator) -> list[str]:
 
 
 def _refit(estimator, engine, boot: MarginalRelease, theta_hat, n: float):
-    """The estimator's own two stages on simulated tables, warm-started from the fitted parameters."""
+    """The estimator's own two stages on simulated tables, warm-started from the fitted parameters.
+
+    The naive stage fits the targets and L2 weight the estimator's own first stage used (for
+    CGM-EM its ``warm_start_`` targets and ``regularization_["warm-start"]``), EM its own weight.
+    """
     cliques, tied, reg = estimator.cliques_, estimator.tied_, estimator.regularization_
     measurements, clique_tables = _measurements([boot], cliques, tied)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        targets = _start_targets(getattr(estimator, "warm_start_", None), cliques, clique_tables, n)
         naive = fit_log_potentials(
-            engine, _naive_targets(cliques, clique_tables, n), reg["naive-mle"] / n, tied,
-            init=theta_hat, max_iter=max(1000, estimator.max_iter), tol=estimator.tol * 1e-2, warn=False,
+            engine, targets, reg.get("warm-start", reg["naive-mle"]) / n, tied, init=theta_hat,
+            max_iter=max(1000, estimator.max_iter), tol=estimator.tol * 1e-2, warn=False,
         )
         if estimator.method == "naive-mle":
             return naive.log_potentials

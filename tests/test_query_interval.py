@@ -304,3 +304,44 @@ def test_bayesian_refits_fit_with_the_estimators_prior_weight(prior_weight, monk
     monkeypatch.setattr(DiscretePrivateMLE, "_likelihood_tables", spy)
     pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=0, show_progress=False)
     assert seen == [prior_weight] * 2
+
+
+@pytest.mark.parametrize("warm_start, warm_prior", [("reconciled", "naive"), ("noisy", "naive"), ("reconciled", "em")])
+def test_warm_refits_use_the_estimators_own_warm_start_and_prior(warm_start, warm_prior, monkeypatch):
+    """refit="warm" re-runs the fit's own first stage (its warm-start targets and weight) and EM's weight."""
+    import pgmpy_dp.estimators.markov as markov_module
+    import pgmpy_dp.uncertainty as uncertainty
+    from pgmpy_dp.engine import max_disagreement
+
+    monkeypatch.setattr(markov_module, "_WARM_PRIOR", warm_prior)
+    rng = np.random.default_rng(11)
+    codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 1500, random_state=rng)
+    release = release_from_codes(codes, DOMAIN, CHAIN, 0.3, random_state=rng)
+    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False, max_iter=3, warm_start=warm_start)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(DiscreteMarkovNetwork(CHAIN), release)
+    seen = {"naive": [], "em": []}
+    fit, em = uncertainty.fit_log_potentials, uncertainty.cgm_em
+
+    def fit_spy(engine, targets, regularization, *a, **k):
+        seen["naive"].append(([np.array(t) for t in targets], regularization))
+        return fit(engine, targets, regularization, *a, **k)
+
+    def em_spy(engine, measurements, n, regularization, *a, **k):
+        seen["em"].append(regularization)
+        return em(engine, measurements, n, regularization, *a, **k)
+
+    monkeypatch.setattr(uncertainty, "fit_log_potentials", fit_spy)
+    monkeypatch.setattr(uncertainty, "cgm_em", em_spy)
+    bootstrap_log_potentials(est, 3, random_state=0, show_progress=False)
+    reg, n = est.regularization_, est.n_records_
+    assert len(seen["naive"]) == len(seen["em"]) == 3
+    # the weights are the fit's own: warm start (naive MLE's, or EM's under _WARM_PRIOR="em") and EM's
+    assert reg["warm-start"] == (reg["cgm-em"] if warm_prior == "em" else reg["naive-mle"])
+    assert reg["warm-start"] != pytest.approx(reg["cgm-em"] if warm_prior == "naive" else reg["naive-mle"])
+    for targets, lam in seen["naive"]:
+        assert lam == pytest.approx(reg["warm-start"] / n, rel=1e-12)
+        # reconciled targets agree on b; each noisy table projected on its own does not
+        assert (max_disagreement(est.cliques_, targets) < 1e-10) == (warm_start == "reconciled")
+    assert all(lam == pytest.approx(reg["cgm-em"] / n, rel=1e-12) for lam in seen["em"])

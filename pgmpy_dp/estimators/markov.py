@@ -40,7 +40,10 @@ from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
-__all__ = ["PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "ConvergenceWarning"]
+__all__ = [
+    "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
+    "ConvergenceWarning",
+]
 
 _METHODS = ("cgm-em", "naive-mle")
 #: Solver of the naive MLE (method="naive-mle"); see docs/markov.md for the measurement behind it.
@@ -50,13 +53,11 @@ _NAIVE_SOLVER = "lbfgs"
 #: CGM-EM's KL on some grid cells (docs/markov.md), so it is a switch for benchmarks, not the default.
 _WARM_SOLVER = "lbfgs"
 _WARM_MAX_ITER: int | None = None
-#: Targets of CGM-EM's naive warm start: "noisy" (each clique's noisy table projected to the
-#: simplex on its own) or "reconciled" (the tables first made to agree on every shared
-#: sub-marginal, ``engine.reconcile_tables``, so the warm start has an attainable optimum).
-#: Issue 13, fourth round: "reconciled" converges and brings CGM-EM to or below mbi's time at
-#: N = 1e6, but raised the KL on the noise-dominated chain3 cells of the grid (docs/markov.md),
-#: so it is a switch for benchmarks, not the default.
-_WARM_TARGETS = "noisy"
+#: Targets of CGM-EM's naive warm start (the ``warm_start`` keyword): "reconciled" (the tables first
+#: made to agree on every shared sub-marginal, ``engine.reconcile_tables``, so the warm start has an
+#: attainable optimum; the default since issue 13's seventh round) or "noisy" (each clique's noisy
+#: table projected to the simplex on its own, the default before it). See docs/markov.md.
+_WARM_STARTS = ("reconciled", "noisy")
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
@@ -69,14 +70,13 @@ PRIOR_PRECISION = 1.0
 #: an exponential variable has variance ``pi**2 / 6`` (the trigamma function at 1) whatever
 #: ``sigma`` is: the spread of unresolved log-potentials is scale-free, so the prior precision is a
 #: derived constant of order one. CGM-EM's likelihood already models the noise, so it takes no
-#: ``N / N_eff`` factor. See docs/markov.md ("fifth round") and `_CGM_PRIOR`.
+#: ``N / N_eff`` factor. See docs/markov.md ("fifth round") and `floored_regularization`.
 UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
-#: CGM-EM's prior weight under ``regularization="auto"``: "scaled" (`cgm_regularization`, shared
-#: with the BN path) or "unresolved" (`UNRESOLVED_PRIOR_PRECISION`, the MN path only). With
-#: ``_WARM_TARGETS = "reconciled"``, "unresolved" lowered the grid's mean KL but was significantly
-#: worse in one cell and 1.15-1.19x mbi's time on ER at N = 1e6 (docs/markov.md, fifth round), so
-#: it is a switch for benchmarks, not the default.
-_CGM_PRIOR = "scaled"
+#: CGM-EM's prior rules under ``regularization="auto"`` (the ``prior`` keyword): "floored"
+#: (`floored_regularization`, the default since issue 13's seventh round), "scaled"
+#: (`cgm_regularization`, shared with the BN path; the default before it) or "unresolved"
+#: (`UNRESOLVED_PRIOR_PRECISION` alone). See docs/markov.md.
+_PRIORS = ("floored", "scaled", "unresolved")
 #: Prior weight of CGM-EM's naive warm start: "naive" (`auto_regularization`, the weight naive MLE
 #: uses, made stronger because it ignores the noise) or "em" (CGM-EM's own weight, the same prior
 #: centred at 0 as EM's M-step, so the warm start is the penalised fit EM would make to exact
@@ -128,6 +128,43 @@ def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> 
     return float(min(PRIOR_PRECISION, naive_regularization / max(1.0, float(np.mean(scales)))))
 
 
+def floored_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
+    """CGM-EM's default L2 weight under ``regularization="auto"``: the scaled weight, floored at ``6 / pi**2``.
+
+    The penalty ``lambda/2 * sum(theta**2)`` is one Gaussian prior on every
+    log-potential entry, so one weight acts on every cell, resolved or not.
+    Where the records outweigh the noise the likelihood's precision (about
+    ``(count / scale)**2``) swamps any prior of order one, and the weight does
+    not matter. Where the noise cannot resolve a cell, a release says only
+    that its count is non-negative and of the order of the noise scale. The
+    maximum-entropy law for that is an exponential, whose log has variance
+    ``pi**2 / 6`` whatever the scale: the log-count precision such a cell is
+    known to is `UNRESOLVED_PRIOR_PRECISION` = ``6 / pi**2``. A smaller
+    weight is a wider prior than that law: it lets unresolved log-potentials
+    spread further than the noise can explain, i.e. it treats those cells as
+    better resolved by the data than the law allows. So the weight is floored
+    there. Where the scaled rule
+    ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization],
+    capped at the unit prior) asks for more, its weight is kept.
+
+    What is derived is the floor's value (the inverse trigamma function at 1).
+    Combining the two by ``max`` is a choice, not a derivation: it keeps the
+    scaled rule wherever that rule is the stronger one (small ``N``, where
+    naive MLE's weight is large), which is where the floor alone was measured
+    to lose (docs/markov.md, fifth and sixth rounds). It became CGM-EM's
+    default in the seventh round, on fresh releases judged by a rule fixed
+    before the run. The BN path keeps ``cgm_regularization``.
+
+    Examples
+    --------
+    >>> round(floored_regularization(5.6, [48.0, 48.0]), 4)   # scaled 0.117: floored
+    0.6079
+    >>> floored_regularization(1236.0, [240.0])                # scaled 1.0 (the cap): kept
+    1.0
+    """
+    return float(max(cgm_regularization(naive_regularization, scales), UNRESOLVED_PRIOR_PRECISION))
+
+
 class PrivateMarkovEstimator:
     """Fit the potentials of a pgmpy ``DiscreteMarkovNetwork`` from differentially private marginals.
 
@@ -137,9 +174,9 @@ class PrivateMarkovEstimator:
         ``"naive-mle"``: project each noisy clique table (divided by the record
         count) onto the simplex and fit maximum-likelihood potentials to it.
         ``"cgm-em"``: EM for collective graphical models, the true tables being
-        latent (Bernstein et al. 2017, Algorithms 1-2), started from the naive
-        estimate. Every table of every release is evidence, each weighted by its
-        own noise scale.
+        latent (Bernstein et al. 2017, Algorithms 1-2), started from a naive fit
+        (to reconciled tables by default, see ``warm_start``). Every table of every
+        release is evidence, each weighted by its own noise scale.
     max_iter : int
         Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
         ``max(1000, max_iter)`` L-BFGS iterations. EM is usually stopped by this
@@ -155,7 +192,24 @@ class PrivateMarkovEstimator:
         against the log-likelihood of all ``N`` records (a Gaussian prior of
         variance ``1/lambda``). ``"auto"`` uses [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for
         naive MLE (a unit prior made stronger because naive MLE ignores the
-        noise) and [`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization] for the CGM M-step.
+        noise) and, for the CGM M-step, the rule ``prior`` names. A number is used
+        by every stage (then ``prior`` is not used).
+    warm_start : {"reconciled", "noisy"}
+        Targets of CGM-EM's naive warm start. ``"reconciled"``: the noisy tables
+        are first made to agree on every shared sub-marginal and non-negative
+        ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]), so the warm
+        start has an attainable optimum and converges. ``"noisy"``: each table
+        is projected to the simplex on its own (the default before issue 13's
+        seventh round, and always used with ``tied`` potentials, see ``warm_start_``).
+        Not used by ``"naive-mle"``.
+    prior : {"floored", "scaled", "unresolved"}
+        CGM-EM's L2 weight under ``regularization="auto"``: ``"floored"``
+        ([`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization],
+        the scaled weight, at least ``6 / pi**2``), ``"scaled"``
+        ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization], the
+        default before issue 13's seventh round) or ``"unresolved"``
+        (``UNRESOLVED_PRIOR_PRECISION`` = ``6 / pi**2`` alone). Not used by
+        ``"naive-mle"`` or with a numeric ``regularization``.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
@@ -183,6 +237,10 @@ class PrivateMarkovEstimator:
         Groups of clique indices (into ``cliques_``) that share one potential.
     n_records_ : float
         Record count used (declared, or estimated from the noisy tables).
+    warm_start_ : str or None
+        The warm-start targets CGM-EM used: ``warm_start``, except ``"noisy"`` for a
+        model with tied potentials (a pooled table estimates the group's mean table, so
+        the members' tables cannot be reconciled with each other); None for ``"naive-mle"``.
     regularization_ : dict
         The L2 weights actually used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
         ``"cgm-em"`` also ``"warm-start"`` (the weight of its naive warm start) and ``"cgm-em"``.
@@ -232,11 +290,15 @@ class PrivateMarkovEstimator:
         inference: str = "auto",
         random_state=None,
         show_progress: bool = True,
+        warm_start: str = "reconciled",
+        prior: str = "floored",
     ) -> None:
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
         self.regularization = regularization
+        self.warm_start = warm_start
+        self.prior = prior
         self.inference = inference
         self.random_state = random_state
         self.show_progress = show_progress
@@ -268,6 +330,14 @@ class PrivateMarkovEstimator:
                 raise ValueError(f"regularization must be 'auto' or a non-negative number, got {r!r}")
         if self.inference not in ("auto", "junction-tree", "loopy"):
             raise ValueError(f"inference must be 'auto', 'junction-tree' or 'loopy', got {self.inference!r}")
+        if self.warm_start not in _WARM_STARTS:
+            raise ValueError(
+                f"warm_start must be one of {_WARM_STARTS} (CGM-EM's warm-start targets), got {self.warm_start!r}"
+            )
+        if self.prior not in _PRIORS:
+            raise ValueError(
+                f"prior must be one of {_PRIORS} (CGM-EM's L2 weight under regularization='auto'), got {self.prior!r}"
+            )
 
     def _naive_tol(self, measurements, n_records: float) -> float:
         """Gradient tolerance (max-norm, per record) of the naive MLE.
@@ -436,16 +506,11 @@ class PrivateMarkovEstimator:
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
-        if self.method == "cgm-em" and _WARM_TARGETS == "reconciled":
-            naive_targets = _reconciled_targets(model_cliques, clique_tables, n_records)
-        else:
-            naive_targets = _naive_targets(model_cliques, clique_tables, n_records)
+        self.warm_start_ = _warm_start_used(self, tied_idx)
+        naive_targets = _start_targets(self.warm_start_, model_cliques, clique_tables, n_records)
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
-            lam_cgm = (
-                cgm_regularization(lam_naive, [m.scale for m in measurements])
-                if _CGM_PRIOR == "scaled" else UNRESOLVED_PRIOR_PRECISION
-            )
+            lam_cgm = _cgm_weight(self.prior, lam_naive, [m.scale for m in measurements])
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
@@ -506,7 +571,7 @@ class PrivateMarkovEstimator:
 
 def _check_param_types(est: PrivateMarkovEstimator) -> None:
     """The types ``_check_params``' comparisons rely on: a bool is an int, an array has no truth value."""
-    for name in ("method", "inference"):
+    for name in ("method", "inference", "warm_start", "prior"):
         value = getattr(est, name)
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {value!r} ({type(value).__name__})")
@@ -730,6 +795,36 @@ def _measurements(releases, cliques, tied_idx=None):
             "release a table over each clique, e.g. df.dp.release(cliques, epsilon=...)"
         )
     return measurements, per_clique
+
+
+def _cgm_weight(prior: str, naive_regularization: float, scales: Sequence[float]) -> float:
+    """CGM-EM's L2 weight under ``regularization="auto"`` by the estimator's ``prior`` rule."""
+    if prior == "unresolved":
+        return UNRESOLVED_PRIOR_PRECISION
+    rule = floored_regularization if prior == "floored" else cgm_regularization
+    return rule(naive_regularization, scales)
+
+
+def _warm_start_used(est: PrivateMarkovEstimator, tied_idx) -> str | None:
+    """The warm-start targets a fit uses: ``est.warm_start`` for CGM-EM, None for naive MLE.
+
+    With tied potentials (a group of two or more cliques) the start is "noisy". A pooled table estimates the group's mean
+    table, not each member's, so every member gets the same estimate, and reconciling would force
+    the members' shared attributes to agree although their true marginals differ (the first and
+    last steps of a chain): on a tied 6-step chain the reconciled start gave KL 0.003-0.05, against
+    0.0002 from the noisy start (docs/markov.md, seventh round).
+    """
+    if est.method != "cgm-em":
+        return None
+    return "noisy" if any(len(g) > 1 for g in tied_idx or []) else est.warm_start
+
+
+def _start_targets(warm_start: str | None, cliques, clique_tables, n_records: float) -> list[np.ndarray]:
+    """Targets of the naive fit: reconciled for ``warm_start="reconciled"`` (a CGM-EM warm start),
+    else each clique's table on its own (``_naive_targets``)."""
+    if warm_start == "reconciled":
+        return _reconciled_targets(cliques, clique_tables, n_records)
+    return _naive_targets(cliques, clique_tables, n_records)
 
 
 def _naive_targets(cliques, clique_tables, n_records: float) -> list[np.ndarray]:

@@ -25,11 +25,10 @@ def _frame(n, seed=0, k=3):
 
 
 def _fit(release, targets, monkeypatch, count_tol=None, **kw):
-    monkeypatch.setattr(markov_module, "_WARM_TARGETS", targets)
     if count_tol is not None:  # EM's count rule off: run to the objective's own tolerance
         em = markov_module.cgm_em
         monkeypatch.setattr(markov_module, "cgm_em", lambda *a, **k: em(*a, **{**k, "count_tol": count_tol}))
-    est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, **kw)
+    est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, warm_start=targets, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(DiscreteMarkovNetwork(EDGES), release)
@@ -66,18 +65,36 @@ def test_reconciled_targets_are_consistent_and_pool_repeated_releases():
     assert max_disagreement(EDGES, naive) > 1e-3  # what reconciling removes
 
 
-def test_reconciled_warm_start_with_tied_potentials(monkeypatch):
-    """A time-homogeneous chain released as one pooled table: the reconciled start keeps the tie."""
+def test_tied_potentials_are_started_from_the_noisy_targets():
+    """A time-homogeneous chain released as one pooled table: every member gets the pooled mean table,
+    which reconciling would force to agree with itself across the chain's steps, so a tied fit is
+    started from the noisy targets whatever ``warm_start`` says (``warm_start_`` reports it)."""
     from tests.estimators.test_markov_tied import CLIQUES, EDGES as CHAIN, sample
 
     df, domain, _, _ = sample(5000)
-    monkeypatch.setattr(markov_module, "_WARM_TARGETS", "reconciled")
-    est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=5, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(DiscreteMarkovNetwork(CHAIN), df, epsilon=1.0, domain={v: domain[v] for v in domain.attrs},
-                cliques=CLIQUES, tied=[CHAIN])
-    theta = est.log_potentials_
-    for t in theta[2:]:
-        np.testing.assert_allclose(t, theta[1])
-    assert all(np.all(np.isfinite(t)) for t in theta)
+    fits = {}
+    for warm_start in ("reconciled", "noisy"):
+        est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=5, random_state=0,
+                                     warm_start=warm_start)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(DiscreteMarkovNetwork(CHAIN), df, epsilon=1.0, domain={v: domain[v] for v in domain.attrs},
+                    cliques=CLIQUES, tied=[CHAIN])
+        assert est.warm_start_ == "noisy"
+        theta = est.log_potentials_
+        for t in theta[2:]:
+            np.testing.assert_allclose(t, theta[1])
+        fits[warm_start] = theta
+    for a, b in zip(fits["reconciled"], fits["noisy"]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_warm_start_used_is_reported():
+    release = release_marginals(_frame(2000), EDGES, epsilon=1.0, random_state=4)
+    for method, warm_start, used in [("cgm-em", "reconciled", "reconciled"), ("cgm-em", "noisy", "noisy"),
+                                     ("naive-mle", "reconciled", None)]:
+        est = PrivateMarkovEstimator(method=method, show_progress=False, max_iter=2, warm_start=warm_start)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(DiscreteMarkovNetwork(EDGES), release)
+        assert est.warm_start_ == used

@@ -16,8 +16,6 @@ from tests.estimators.test_markov_reconciled import EDGES, _frame
 
 def _warm_start(release, monkeypatch, warm_prior, cgm_prior="unresolved"):
     """Fit with the switches set; return the estimator and the log-potentials EM was started from."""
-    monkeypatch.setattr(markov_module, "_WARM_TARGETS", "reconciled")
-    monkeypatch.setattr(markov_module, "_CGM_PRIOR", cgm_prior)
     monkeypatch.setattr(markov_module, "_WARM_PRIOR", warm_prior)
     seen = {}
     em = markov_module.cgm_em
@@ -28,7 +26,8 @@ def _warm_start(release, monkeypatch, warm_prior, cgm_prior="unresolved"):
         return em(*a, **k)
 
     monkeypatch.setattr(markov_module, "cgm_em", spy)
-    est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=3)
+    est = PrivateMarkovEstimator(method="cgm-em", show_progress=False, max_iter=3, warm_start="reconciled",
+                                 prior=cgm_prior)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(DiscreteMarkovNetwork(EDGES), release)
