@@ -215,6 +215,15 @@ class JunctionTree:
             self._out_axes.append((axes, None if perm == tuple(range(len(c))) else perm))
         # per tree clique: the steps that sum its belief down to the model cliques it hosts
         self._outputs = [self._output_plan(v) for v in range(len(self.nodes))]
+        # The same bookkeeping as lists indexed by tree clique, for the hot loops (issue 13, overhead
+        # round): per tree clique, the model cliques it hosts in model-clique order (index, axis
+        # order or None when already in host order, broadcast shape); the message to the parent
+        # (axes summed out, shape in the parent); per child, the message down to it.
+        self._psi_plan = [[] for _ in self.nodes]
+        for i, (h, (order, shape)) in enumerate(zip(self.host, self._into_host)):
+            self._psi_plan[h].append((i, None if order == tuple(range(len(order))) else order, shape))
+        self._up = [None if self.parent[v] is None else self._msg_shape[(v, self.parent[v])] for v in range(len(self.nodes))]
+        self._down = [[(c, *self._msg_shape[(v, c)]) for c in self.children[v]] for v in range(len(self.nodes))]
 
     def _output_plan(self, v: int) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...] | None]]:
         """How tree clique ``v``'s belief is summed down to the model cliques it hosts.
@@ -264,11 +273,30 @@ class JunctionTree:
         return sum(math.prod(s) for s in self.shapes)
 
     def _potentials(self, log_potentials: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Each tree clique's log-potential: the sum of the model cliques it hosts, broadcast to its shape.
+
+        The arrays are read-only inputs of the calibration (never written to): a tree clique that
+        hosts one model clique gets a view of it (broadcast when smaller), so nothing is copied;
+        otherwise the hosted arrays are added in model-clique order, the first addition making
+        the array the rest are added into. That is the same sequence of floating-point additions
+        as starting from zeros (``0 + a`` is ``a``), one pass fewer.
+        """
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
-        psi = [np.zeros(s) for s in self.shapes]
-        for h, theta, (order, shape) in zip(self.host, log_potentials, self._into_host):
-            np.add(psi[h], np.transpose(theta, order).reshape(shape), out=psi[h])
+        psi = []
+        for full, plan in zip(self.shapes, self._psi_plan):
+            acc = None
+            owned = False
+            for i, order, shape in plan:
+                theta = np.asarray(log_potentials[i], dtype=np.float64)
+                a = (theta if order is None else theta.transpose(order)).reshape(shape)
+                if acc is None:
+                    acc = a if a.shape == full else np.broadcast_to(a, full)
+                elif owned:
+                    np.add(acc, a, out=acc)
+                else:
+                    acc, owned = np.add(acc, a), True
+            psi.append(np.zeros(full) if acc is None else acc)
         return psi
 
     def _message(self, a: int, b: int, belief: np.ndarray) -> np.ndarray:
@@ -340,37 +368,55 @@ class JunctionTree:
         as the arithmetic.
         """
         add, maximum, minimum = np.add.reduce, np.maximum.reduce, np.minimum.reduce
+        multiply, divide = np.multiply, np.divide
+        # The arithmetic and its order are those of the first version of this path (kept to the bit:
+        # tests/engine/test_reference_fits.py). What changed is bookkeeping: lists instead of dicts,
+        # results written into arrays this call made instead of new temporaries, and the upward
+        # pass's product of a clique's potential and its children's messages kept for the downward
+        # pass, which multiplies the same factors in the same order.
         log_z = 0.0
         prob = []
         for x in psi:
             top = float(maximum(x, axis=None))
             if not math.isfinite(top) or top - float(minimum(x, axis=None)) > _EXP_RANGE:
                 return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
-            prob.append(np.exp(x - top))
+            e = np.subtract(x, top)
+            prob.append(np.exp(e, out=e))
             log_z += top
-        msg: dict[tuple[int, int], np.ndarray] = {}
+        up: list = [None] * len(psi)  # up[c]: the message from c to its parent
+        down: list = [None] * len(psi)  # down[c]: the message from c's parent to c
+        below: list = [None] * len(psi)  # a clique's potential times its children's messages
+        children = self.children
         for v in reversed(self.order):
-            p = self.parent[v]
-            if p is None:
-                continue
+            kids = children[v]
             b = prob[v]
-            for c in self.children[v]:
-                b = b * msg[(c, v)]
-            axes, shape = self._msg_shape[(v, p)]
-            m = (add(b, axis=axes) if axes else b).reshape(shape)
-            scale = float(maximum(m, axis=None))
-            if not (scale > 0 and math.isfinite(scale)):
-                return None
-            msg[(v, p)] = m / scale
+            if kids:
+                b = b * up[kids[0]]
+                for c in kids[1:]:
+                    multiply(b, up[c], out=b)
+            below[v] = b
+            if self._up[v] is None:
+                continue
+            axes, shape = self._up[v]
+            if axes:
+                m = add(b, axis=axes).reshape(shape)
+                scale = float(maximum(m, axis=None))
+                if not (scale > 0 and math.isfinite(scale)):
+                    return None
+                up[v] = divide(m, scale, out=m)
+            else:
+                m = b.reshape(shape)
+                scale = float(maximum(m, axis=None))
+                if not (scale > 0 and math.isfinite(scale)):
+                    return None
+                up[v] = m / scale
             log_z += math.log(scale)
         out: list[np.ndarray] = [None] * len(self.cliques)  # type: ignore[list-item]
         for v in self.order:
-            b = prob[v]
-            for c in self.children[v]:
-                b = b * msg[(c, v)]
-            p = self.parent[v]
-            if p is not None:
-                b = b * msg[(p, v)]
+            kids = children[v]
+            b = below[v]
+            if down[v] is not None:
+                b = b * down[v]  # a new array: below[v] may be prob[v], needed again below
             if v == self.root:
                 total = float(add(b, axis=None))
                 if not (total > _TINY and math.isfinite(total)):
@@ -385,26 +431,35 @@ class JunctionTree:
                 total = float(add(m, axis=None))
                 if not (total > _TINY and math.isfinite(total)):
                     return None
-                m = m / total
+                m = divide(m, total, out=m) if axes else m / total
                 out[-target - 1] = m if perm is None else np.transpose(m, perm)
-            for c in self.children[v]:
+            scratch = None
+            for c, axes, shape in self._down[v]:
                 # the belief divided by what c sent: the product of everything else, without recomputing it
-                axes, shape = self._msg_shape[(v, c)]
-                sent = msg[(c, v)]
+                sent = up[c]
                 if float(minimum(sent, axis=None)) > 0:
-                    rest = b / sent
+                    if scratch is None:
+                        scratch = np.empty_like(b)
+                    rest = divide(b, sent, out=scratch)
                 else:  # a zero in what c sent: recompute the product without it
                     rest = prob[v]
-                    for o in self.children[v]:
+                    for o in kids:
                         if o != c:
-                            rest = rest * msg[(o, v)]
-                    if p is not None:
-                        rest = rest * msg[(p, v)]
-                m = (add(rest, axis=axes) if axes else rest).reshape(shape)
-                scale = float(maximum(m, axis=None))
-                if not (scale > 0 and math.isfinite(scale)):
-                    return None
-                msg[(v, c)] = m / scale
+                            rest = rest * up[o]
+                    if down[v] is not None:
+                        rest = rest * down[v]
+                if axes:
+                    m = add(rest, axis=axes).reshape(shape)
+                    scale = float(maximum(m, axis=None))
+                    if not (scale > 0 and math.isfinite(scale)):
+                        return None
+                    down[c] = divide(m, scale, out=m)
+                else:
+                    m = rest.reshape(shape)
+                    scale = float(maximum(m, axis=None))
+                    if not (scale > 0 and math.isfinite(scale)):
+                        return None
+                    down[c] = m / scale
         return out, log_z
 
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
