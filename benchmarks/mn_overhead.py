@@ -6,7 +6,8 @@ two checkouts, interleaved: one worker process per checkout (``PYTHONPATH`` set 
 sending each cell's fits to both in alternating order (ABBA), so that the machine's load hits both
 alike. Each worker builds population 0 of the cell exactly as ``mn_profile.py`` does (same seeds),
 draws the release from ``--release-seed`` + replication, fits it, and reports the wall-clock
-seconds, the seconds spent inside ``JunctionTree.marginals`` (the calibrations), the number of
+seconds, the process CPU seconds (less sensitive to other jobs on a shared machine), the seconds
+spent inside ``JunctionTree.marginals`` (the calibrations), the number of
 calibrations and the fitted log-potentials; the driver reports their largest relative difference
 between the two versions.
 
@@ -78,12 +79,12 @@ def worker() -> None:
         stats["calls"], stats["seconds"] = 0, 0.0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             est.fit(DiscreteMarkovNetwork(edges), release)
-            secs = time.perf_counter() - t0
+            secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         np.savez(req["out"], *est.log_potentials_)
         print(json.dumps({
-            "seconds": secs, "inference_seconds": stats["seconds"], "calls": stats["calls"],
+            "seconds": secs, "cpu_seconds": cpu, "inference_seconds": stats["seconds"], "calls": stats["calls"],
             "em_iterations": est.n_iter_, "warm_start_iterations": est.mle_n_iter_,
             "kl": kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
         }), flush=True)
@@ -138,14 +139,15 @@ def main(argv=None) -> None:
                 new, old = (next(r for r in rows[-2:] if r["version"] == v) for v in ("new", "old"))
                 print(f"{kind:6s} {n:>8d} {eps:4g} {method:9s} rel {1 + rep}: old {old['seconds']:.3f}s "
                       f"({old['calls']} calls) new {new['seconds']:.3f}s ({new['calls']} calls) "
-                      f"ratio {new['seconds'] / old['seconds']:.3f} max rel diff {diff:.1e}", flush=True)
+                      f"ratio {new['seconds'] / old['seconds']:.3f} cpu {new['cpu_seconds'] / old['cpu_seconds']:.3f} max rel diff {diff:.1e}", flush=True)
             pd.DataFrame(rows).to_csv(path, index=False)  # partial results survive an interrupted run
     for p in procs.values():
         p.stdin.close()
         p.wait()
     df = pd.DataFrame(rows)
-    g = df.groupby(["model", "N", "epsilon", "method", "version"])[["seconds", "inference_seconds", "calls"]].mean().unstack("version")
-    g["ratio_new_old"] = g[("seconds", "new")] / g[("seconds", "old")]
+    g = df.groupby(["model", "N", "epsilon", "method", "version"])[["seconds", "cpu_seconds", "calls"]].mean().unstack("version")
+    g[("ratio_new_old", "wall")] = g[("seconds", "new")] / g[("seconds", "old")]
+    g[("ratio_new_old", "cpu")] = g[("cpu_seconds", "new")] / g[("cpu_seconds", "old")]
     print(g.round(3).to_string())
 
 

@@ -276,27 +276,28 @@ class JunctionTree:
         """Each tree clique's log-potential: the sum of the model cliques it hosts, broadcast to its shape.
 
         The arrays are read-only inputs of the calibration (never written to): a tree clique that
-        hosts one model clique gets a view of it (broadcast when smaller), so nothing is copied;
-        otherwise the hosted arrays are added in model-clique order, the first addition making
-        the array the rest are added into. That is the same sequence of floating-point additions
-        as starting from zeros (``0 + a`` is ``a``), one pass fewer.
+        hosts one model clique of its own shape gets that array itself; otherwise the hosted arrays
+        are added in model-clique order, the first addition making the array the rest are added
+        into. That is the same sequence of floating-point additions as starting from zeros
+        (``0 + a`` is ``a``), one pass fewer.
         """
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
         psi = []
         for full, plan in zip(self.shapes, self._psi_plan):
             acc = None
-            owned = False
-            for i, order, shape in plan:
+            for k, (i, order, shape) in enumerate(plan):
                 theta = np.asarray(log_potentials[i], dtype=np.float64)
                 a = (theta if order is None else theta.transpose(order)).reshape(shape)
-                if acc is None:
-                    acc = a if a.shape == full else np.broadcast_to(a, full)
-                elif owned:
-                    np.add(acc, a, out=acc)
+                if k == 0:
+                    acc = a
+                elif k == 1:  # the first sum broadcasts into a new array of the clique's shape
+                    acc = np.add(acc, a, out=np.empty(full))
                 else:
-                    acc, owned = np.add(acc, a), True
-            psi.append(np.zeros(full) if acc is None else acc)
+                    np.add(acc, a, out=acc)
+            if acc is None or acc.shape != full:  # no hosted clique, or one smaller than its host
+                acc = np.zeros(full) if acc is None else np.add(np.zeros(full), acc)
+            psi.append(acc)
         return psi
 
     def _message(self, a: int, b: int, belief: np.ndarray) -> np.ndarray:
