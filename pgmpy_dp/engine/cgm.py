@@ -459,7 +459,7 @@ def cgm_em(
                 else:  # laplace_log_likelihood's value, without its gradient and curvature
                     y, delta, delta2, scale = fast
                     r = y - n
-                    total += -float(np.sum(np.sqrt(r * r + delta2) - delta)) / scale
+                    total += -float(np.add.reduce(np.sqrt(r * r + delta2) - delta, axis=None)) / scale
             return total
         grad: list = [None] * len(cliques)
         stiff: list = [None] * len(cliques)
