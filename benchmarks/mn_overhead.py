@@ -15,6 +15,12 @@ between the two versions.
     python benchmarks/mn_overhead.py --baseline /tmp/base --reps 3
 
 Writes ``results/<out>.csv`` (one row per fit and version) and prints a per-cell summary.
+
+``--cprofile`` instead profiles the fits of ``--cells`` (default: the round's profile cells) with
+whichever ``pgmpy_dp`` is imported and prints the top 30 functions by own time, e.g.
+
+    PYTHONPATH=/tmp/base python benchmarks/mn_overhead.py --cprofile    # before
+    python benchmarks/mn_overhead.py --cprofile                          # after
 """
 
 from __future__ import annotations
@@ -90,9 +96,48 @@ def worker() -> None:
         }), flush=True)
 
 
+PROFILE_CELLS = [("er", 1_000_000, 0.5, "cgm-em"), ("chain3", 10_000, 0.1, "cgm-em"),
+                 ("chain3", 10_000, 0.1, "naive-mle"), ("er", 10_000, 0.1, "naive-mle")]
+
+
+def cprofile(cells) -> None:
+    """cProfile of each cell's default fit (population 0, release seed 1), top 30 by own time."""
+    import cProfile
+    import io
+    import pstats
+
+    import numpy as np
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    import pgmpy_dp
+    from pgmpy_dp.engine import ConvergenceWarning
+    from pgmpy_dp.tables import release_from_codes
+
+    sys.path.insert(0, str(HERE))
+    from mn_profile import population
+
+    print("pgmpy_dp from", pgmpy_dp.__file__)
+    for kind, n, eps, method in cells:
+        domain, edges, theta, jt, codes = population(kind, n)
+        release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
+        est = pgmpy_dp.PrivateMarkovEstimator(method=method, show_progress=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            prof = cProfile.Profile()
+            t0 = time.perf_counter()
+            prof.enable()
+            est.fit(DiscreteMarkovNetwork(edges), release)
+            prof.disable()
+        print(f"==== {kind} {n} {eps} {method}: {time.perf_counter() - t0:.3f}s (profiled)")
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(30)
+        print(out.getvalue())
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", required=True, help="root of the checkout to compare against (old)")
+    parser.add_argument("--baseline", help="root of the checkout to compare against (old); required unless --cprofile")
+    parser.add_argument("--cprofile", action="store_true", help="profile the cells' fits with this pgmpy_dp instead")
     parser.add_argument("--new", default=str(HERE.parent), help="root of the new checkout (default: this one)")
     parser.add_argument("--reps", type=int, default=3, help="releases per cell (release seeds 1, 2, ...)")
     parser.add_argument("--cells", nargs="+", default=None, metavar="MODEL:N:EPS[:METHOD]")
@@ -101,9 +146,13 @@ def main(argv=None) -> None:
     import numpy as np
     import pandas as pd
 
-    cells = CELLS if args.cells is None else [
+    cells = (PROFILE_CELLS if args.cprofile else CELLS) if args.cells is None else [
         (p[0], int(float(p[1])), float(p[2]), p[3] if len(p) > 3 else "cgm-em") for p in (c.split(":") for c in args.cells)
     ]
+    if args.cprofile:
+        return cprofile(cells)
+    if args.baseline is None:
+        parser.error("--baseline is required (the root of the old checkout), unless --cprofile")
     env = {k: v for k, v in os.environ.items()}
     for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(k, "1")
