@@ -140,6 +140,7 @@ def main(argv=None) -> None:
     parser.add_argument("--cprofile", action="store_true", help="profile the cells' fits with this pgmpy_dp instead")
     parser.add_argument("--new", default=str(HERE.parent), help="root of the new checkout (default: this one)")
     parser.add_argument("--reps", type=int, default=3, help="releases per cell (release seeds 1, 2, ...)")
+    parser.add_argument("--first-release", type=int, default=1, help="seed of the first release (to add releases to a run)")
     parser.add_argument("--cells", nargs="+", default=None, metavar="MODEL:N:EPS[:METHOD]")
     parser.add_argument("--out", default="mn_overhead")
     args = parser.parse_args(argv)
@@ -172,13 +173,13 @@ def main(argv=None) -> None:
                 order = ("old", "new") if rep % 2 == 0 else ("new", "old")
                 for name in order:
                     out = f"{tmp}/{name}.npz"
-                    req = dict(kind=kind, n=n, eps=eps, method=method, seed=1 + rep, out=out)
+                    req = dict(kind=kind, n=n, eps=eps, method=method, seed=args.first_release + rep, out=out)
                     procs[name].stdin.write(json.dumps(req) + "\n")
                     procs[name].stdin.flush()
                     res = json.loads(procs[name].stdout.readline())
                     with np.load(out) as z:
                         fitted[name] = [z[f"arr_{i}"] for i in range(len(z.files))]
-                    rows.append(dict(version=name, model=kind, N=n, epsilon=eps, method=method, release=1 + rep, **res))
+                    rows.append(dict(version=name, model=kind, N=n, epsilon=eps, method=method, release=args.first_release + rep, **res))
                 diff = max(
                     float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300))) if a.size else 0.0
                     for a, b in zip(fitted["new"], fitted["old"])
@@ -186,7 +187,7 @@ def main(argv=None) -> None:
                 for r in rows[-2:]:
                     r["max_rel_diff_new_vs_old"] = diff
                 new, old = (next(r for r in rows[-2:] if r["version"] == v) for v in ("new", "old"))
-                print(f"{kind:6s} {n:>8d} {eps:4g} {method:9s} rel {1 + rep}: old {old['seconds']:.3f}s "
+                print(f"{kind:6s} {n:>8d} {eps:4g} {method:9s} rel {args.first_release + rep}: old {old['seconds']:.3f}s "
                       f"({old['calls']} calls) new {new['seconds']:.3f}s ({new['calls']} calls) "
                       f"ratio {new['seconds'] / old['seconds']:.3f} cpu {new['cpu_seconds'] / old['cpu_seconds']:.3f} max rel diff {diff:.1e}", flush=True)
             pd.DataFrame(rows).to_csv(path, index=False)  # partial results survive an interrupted run
