@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .factor import align
+from .junction_tree import JunctionTree
 from .mle import ConvergenceWarning, WarmMLE, centred_targets, clique_weights, tie_groups
 
 __all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
@@ -241,6 +241,11 @@ class _EMStep:
     value: float  # F(theta, n*) after the E-step: the approximate log marginal likelihood minus penalty
 
 
+def _broadcast(x: np.ndarray, order: tuple[int, ...] | None, shape: tuple[int, ...]) -> np.ndarray:
+    """``align(x, attrs, clique)`` from its precomputed axis order (None: unchanged) and broadcast shape."""
+    return (x if order is None else x.transpose(order)).reshape(shape)
+
+
 def _host_cliques(cliques, measurements) -> list[list[tuple[tuple[str, ...], int]]]:
     """Per measurement, each member's attributes and the smallest clique holding them (one member if not pooled)."""
     hosts = []
@@ -377,12 +382,21 @@ def cgm_em(
             plan.append((h, tuple(i for i, a in enumerate(c) if a not in attrs), [rest.index(a) for a in attrs]))
         plans.append(plan)
 
+    # identity transpositions dropped (a view either way; this saves the call on the hot path)
+    plans = [[(h, axes, None if perm == list(range(len(perm))) else perm) for h, axes, perm in plan] for plan in plans]
+    reduce = np.add.reduce
+
     def table_counts(mu: list[np.ndarray]) -> list[np.ndarray]:
         out = []
         for plan in plans:
             # a pooled table predicts the sum of its members' tables (an ordinary table: one view, no copy)
-            parts = [np.transpose(np.add.reduce(mu[h], axis=axes) if axes else mu[h], perm) for h, axes, perm in plan]
-            out.append(N * (parts[0] if len(parts) == 1 else sum(parts)))
+            if len(plan) == 1:
+                h, axes, perm = plan[0]
+                part = reduce(mu[h], axis=axes) if axes else mu[h]
+                out.append(N * (part if perm is None else part.transpose(perm)))
+                continue
+            parts = [reduce(mu[h], axis=axes) if axes else mu[h] for h, axes, _ in plan]
+            out.append(N * sum(x if perm is None else x.transpose(perm) for x, (_, _, perm) in zip(parts, plan)))
         return out
 
     # the penalty's centre per parameter group (tied cliques: the mean of their arrays, as centred_targets)
@@ -398,34 +412,78 @@ def cgm_em(
         for _, h in parts:
             n_meas[h] += 1
 
+    # Per table, constants of the hot loops (issue 13, overhead round; the arithmetic is unchanged):
+    # the log of the data the "data" direction moves towards (counts are integers: a noisy count
+    # below one record means "about none", half a record), the smoothed Laplace constants when the
+    # value alone can be computed without the gradient and curvature, and per member how a
+    # table-shaped array broadcasts into its host clique (what ``align`` works out per call).
+    log_data = [np.log(np.maximum(m.values, 0.5)) for m in measurements]
+    value_only = []
+    for m in measurements:
+        if m.noise == "laplace" and m.mask is None and smoothing != 0:
+            delta = (smoothing or 1.0) * m.scale
+            value_only.append((m.values, delta, delta * delta, m.scale))
+        else:
+            value_only.append(None)
+    into = []
+    for parts in hosts:
+        steps = []
+        for attrs, h in parts:
+            c = cliques[h]
+            order = sorted(range(len(attrs)), key=lambda i: c.index(attrs[i]))
+            shape = [1] * len(c)
+            for i in order:
+                shape[c.index(attrs[i])] = domain.size(attrs[i])
+            steps.append((h, None if order == list(range(len(order))) else tuple(order), tuple(shape)))
+        into.append(steps)
+
+    def accumulate(acc: list, owned: list, h: int, a: np.ndarray) -> None:
+        # acc[h] + a, starting from a itself rather than from zeros when it has the clique's shape:
+        # the same additions as zeros + a + ..., one pass fewer
+        if acc[h] is None:  # a view of a table-shaped array when it has the clique's shape (read only)
+            acc[h] = a if a.shape == shapes[h] else np.add(np.zeros(shapes[h]), a)
+            owned[h] = a.shape != shapes[h]
+        elif owned[h]:
+            np.add(acc[h], a, out=acc[h])
+        else:
+            acc[h], owned[h] = np.add(acc[h], a), True
+
     def loglik(mu: list[np.ndarray], directions: bool = False):
         """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
         gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
         total = 0.0
-        if directions:
-            grad = [np.zeros(s) for s in shapes]
-            stiff = [np.zeros(s) for s in shapes]
-            toward = [np.zeros(s) for s in shapes]
-        for m, parts, n in zip(measurements, hosts, table_counts(mu)):
+        if not directions:
+            for m, fast, n in zip(measurements, value_only, table_counts(mu)):
+                if fast is None:
+                    total += m.log_likelihood(n, smoothing)[0]
+                else:  # laplace_log_likelihood's value, without its gradient and curvature
+                    y, delta, delta2, scale = fast
+                    r = y - n
+                    total += -float(np.add.reduce(np.sqrt(r * r + delta2) - delta, axis=None)) / scale
+            return total
+        grad: list = [None] * len(cliques)
+        stiff: list = [None] * len(cliques)
+        toward: list = [None] * len(cliques)
+        owned = {"grad": [False] * len(cliques), "stiff": [False] * len(cliques), "toward": [False] * len(cliques)}
+        for m, parts, steps, logy, n in zip(measurements, hosts, into, log_data, table_counts(mu)):
             ll, g, k = m.log_likelihood(n, smoothing)
             total += ll
-            if not directions:
-                continue
-            # counts are integers: a noisy count below one record means "about none", half a record
-            ratio = np.log(np.maximum(m.values, 0.5)) - np.log(np.maximum(n, 1e-300))
+            ratio = logy - np.log(np.maximum(n, 1e-300))
             if m.mask is not None:
                 ratio = np.where(m.mask, ratio, 0.0)  # no data to move an unobserved cell toward
-            for attrs, h in parts:
+            for h, order, shape in steps:
                 # a pooled cell is a sum over members, so each member's count gets the same gradient; its
                 # stiffness and log-ratio are shared in proportion (an exact split when members agree)
                 share = 1.0 / len(parts)
-                grad[h] = grad[h] + align(g, attrs, cliques[h])
+                accumulate(grad, owned["grad"], h, _broadcast(g, order, shape))
                 # d(log-count) of a cell moves the table by n * d, so n * curvature is its stiffness
-                stiff[h] = stiff[h] + align(share * k * np.maximum(n, 0.0), attrs, cliques[h])
-                toward[h] = toward[h] + align(ratio, attrs, cliques[h]) / n_meas[h]
-        if directions:
-            return total, grad, stiff, toward
-        return total
+                accumulate(stiff, owned["stiff"], h, _broadcast(share * k * np.maximum(n, 0.0), order, shape))
+                accumulate(toward, owned["toward"], h, _broadcast(ratio, order, shape) / n_meas[h])
+        for arrays in (grad, stiff, toward):
+            for i, a in enumerate(arrays):
+                if a is None:
+                    arrays[i] = np.zeros(shapes[i])
+        return total, grad, stiff, toward
 
     def tie(theta: list[np.ndarray]) -> list[np.ndarray]:
         out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
@@ -467,14 +525,12 @@ def cgm_em(
         for _ in range(nlbp_iter):
             _, g, st, toward = loglik(mu_phi, directions=True)
             plain = [th + gr - ph for th, gr, ph in zip(theta, g, phi)]
-            directions = {
-                "newton": [d / (1.0 + k) for d, k in zip(plain, st)],
-                "plain": plain,
-                "data": toward,
-            }
             best = None
             for key in list(order):
-                direction = directions[key]
+                if key == "newton":  # made only when tried (the first improving direction ends the sweep)
+                    direction = [d / (1.0 + k) for d, k in zip(plain, st)]
+                else:
+                    direction = plain if key == "plain" else toward
                 eta = min(damping, 2.0 * step_memory[key])
                 while eta >= 1e-6:
                     cand = [ph + eta * d for ph, d in zip(phi, direction)]
@@ -498,6 +554,12 @@ def cgm_em(
         return phi, mu_phi, lz_phi
 
     shift: dict = {"offset": None}  # last M-step solution minus its starting point phi
+    # the latest M-step solution (the list object em_map returned) and its marginals: SQUAREM and
+    # the plain EM loop pass that very list to the next em_map, which then skips one calibration
+    known: dict = {"theta": None, "marginals": None}
+    # only for the junction tree: loopy BP starts each call from the previous call's messages, so a
+    # skipped call would change where the next one starts
+    stateless = isinstance(inference, JunctionTree)
     m_solver = WarmMLE(inference, lam, tied)
 
     def em_map(theta, state) -> _EMStep:
@@ -507,7 +569,10 @@ def cgm_em(
         E- and M-steps; ``value`` is F(theta, n*) after the E-step (the approximate log marginal
         likelihood of theta, minus its penalty).
         """
-        mu, log_z = inference.marginals(theta)
+        if theta is known["theta"]:  # the last M-step's solution, calibrated by the M-step's solver
+            mu, log_z = known["marginals"]
+        else:
+            mu, log_z = inference.marginals(theta)
         starts = [(theta, mu, log_z)] + ([state] if state is not None else [])
         phi, mu_phi, lz_phi = e_step(theta, starts)
         ll_phi = loglik(mu_phi)
@@ -531,6 +596,8 @@ def cgm_em(
         else:
             current = -dot(theta, targets) + log_z + 0.5 * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(group_lam, groups))
         theta_m = fit.log_potentials if fit.objective <= current else theta
+        if stateless and theta_m is fit.log_potentials and m_solver.final_marginals is not None:
+            known["theta"], known["marginals"] = theta_m, m_solver.final_marginals
         shift["offset"] = [a - b for a, b in zip(theta_m, phi)]
         return _EMStep(theta_m, state, value)
 
@@ -589,7 +656,7 @@ def cgm_em(
             converged = True
             break
     theta = here.theta
-    mu, _ = inference.marginals(theta)
+    mu = known["marginals"][0] if theta is known["theta"] else inference.marginals(theta)[0]
     if warn and not converged:
         warnings.warn(
             f"CGM-EM stopped after {t} iterations with relative change {change:.2e} of the log marginal "

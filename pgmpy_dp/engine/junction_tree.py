@@ -215,6 +215,22 @@ class JunctionTree:
             self._out_axes.append((axes, None if perm == tuple(range(len(c))) else perm))
         # per tree clique: the steps that sum its belief down to the model cliques it hosts
         self._outputs = [self._output_plan(v) for v in range(len(self.nodes))]
+        # The same bookkeeping as lists indexed by tree clique, for the hot loops (issue 13, overhead
+        # round): per tree clique, the model cliques it hosts in model-clique order (index, axis
+        # order or None when already in host order, broadcast shape); the message to the parent
+        # (axes summed out, shape in the parent); per child, the message down to it.
+        self._psi_plan = [[] for _ in self.nodes]
+        for i, (h, (order, shape)) in enumerate(zip(self.host, self._into_host)):
+            self._psi_plan[h].append((i, None if order == tuple(range(len(order))) else order, shape))
+        self._up = [None if self.parent[v] is None else self._msg_shape[(v, self.parent[v])] for v in range(len(self.nodes))]
+        self._down = [[(c, *self._msg_shape[(v, c)]) for c in self.children[v]] for v in range(len(self.nodes))]
+        # the tree cliques' potentials side by side in one flat array: each clique's span and
+        # start (for the batched maximum, minimum and exp)
+        sizes = [math.prod(sh) for sh in self.shapes]
+        ends = np.cumsum(sizes)
+        self._flat_size = int(ends[-1]) if sizes else 0
+        self._flat_spans = [(int(e - n), int(e)) for n, e in zip(sizes, ends)]
+        self._flat_starts = np.array([a for a, _ in self._flat_spans], dtype=np.intp)
 
     def _output_plan(self, v: int) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...] | None]]:
         """How tree clique ``v``'s belief is summed down to the model cliques it hosts.
@@ -264,12 +280,37 @@ class JunctionTree:
         return sum(math.prod(s) for s in self.shapes)
 
     def _potentials(self, log_potentials: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Each tree clique's log-potential: the sum of the model cliques it hosts, broadcast to its shape."""
+        return self._flat_potentials(log_potentials)[0]
+
+    def _flat_potentials(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+        """The tree cliques' log-potentials as views into one flat array (also returned), in `nodes` order.
+
+        The hosted arrays are added in model-clique order straight into the flat array, the first
+        addition writing it: the same sequence of floating-point additions as starting from zeros
+        (``0 + a`` is ``a``), one pass fewer. One array for all cliques lets the fast path find
+        every clique's maximum and minimum and take the ``exp`` of all of them in a few calls.
+        """
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
-        psi = [np.zeros(s) for s in self.shapes]
-        for h, theta, (order, shape) in zip(self.host, log_potentials, self._into_host):
-            np.add(psi[h], np.transpose(theta, order).reshape(shape), out=psi[h])
-        return psi
+        flat = np.empty(self._flat_size)
+        psi = []
+        for full, plan, (start, stop) in zip(self.shapes, self._psi_plan, self._flat_spans):
+            acc = flat[start:stop].reshape(full)
+            if not plan:
+                acc.fill(0.0)
+            arrays = []
+            for i, order, shape in plan:
+                theta = np.asarray(log_potentials[i], dtype=np.float64)
+                arrays.append((theta if order is None else theta.transpose(order)).reshape(shape))
+            if len(arrays) == 1:
+                np.copyto(acc, arrays[0])  # 0 + a (a clique smaller than its host: broadcast)
+            elif arrays:
+                np.add(arrays[0], arrays[1], out=acc)
+                for a in arrays[2:]:
+                    np.add(acc, a, out=acc)
+            psi.append(acc)
+        return psi, flat
 
     def _message(self, a: int, b: int, belief: np.ndarray) -> np.ndarray:
         axes, kept = self._drop[(a, b)]
@@ -322,7 +363,7 @@ class JunctionTree:
             beliefs.append(b - z)
         return Calibration(beliefs, float(log_z))
 
-    def _fast_marginals(self, psi: list[np.ndarray]) -> tuple[list[np.ndarray], float] | None:
+    def _fast_marginals(self, psi: list[np.ndarray], flat: np.ndarray | None = None) -> tuple[list[np.ndarray], float] | None:
         """Sum-product in probability space with rescaled messages: model-clique marginals and ``log Z``.
 
         One ``exp`` per tree clique instead of a log-sum-exp per message (2-3x fewer passes over
@@ -337,40 +378,74 @@ class JunctionTree:
 
         The reductions call the ufuncs' ``reduce`` directly: a calibration of a small model is a
         hundred or so reductions on tiny arrays, where ``np.sum``'s Python wrapper costs as much
-        as the arithmetic.
+        as the arithmetic. With ``flat`` (the array `_flat_potentials` laid the cliques out in, of
+        which ``psi`` are views; both are overwritten), the maxima, minima and ``exp`` of all
+        cliques take three calls plus one subtraction per clique, instead of four calls per
+        clique: maxima and minima are exact whatever the grouping, and ``x - top`` and ``exp``
+        act cell by cell, so the numbers are the same.
         """
         add, maximum, minimum = np.add.reduce, np.maximum.reduce, np.minimum.reduce
+        multiply, divide = np.multiply, np.divide
+        # The arithmetic and its order are those of the first version of this path (kept to the bit:
+        # tests/engine/test_reference_fits.py). What changed is bookkeeping: lists instead of dicts,
+        # results written into arrays this call made instead of new temporaries, and the upward
+        # pass's product of a clique's potential and its children's messages kept for the downward
+        # pass, which multiplies the same factors in the same order.
         log_z = 0.0
         prob = []
-        for x in psi:
-            top = float(maximum(x, axis=None))
-            if not math.isfinite(top) or top - float(minimum(x, axis=None)) > _EXP_RANGE:
+        if flat is not None and len(psi) > 1:
+            tops = np.maximum.reduceat(flat, self._flat_starts)
+            if not np.isfinite(tops).all() or (tops - np.minimum.reduceat(flat, self._flat_starts) > _EXP_RANGE).any():
                 return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
-            prob.append(np.exp(x - top))
-            log_z += top
-        msg: dict[tuple[int, int], np.ndarray] = {}
+            # in place: the potentials are not needed again (the log-space fallback starts from the
+            # log-potentials), and a repeated copy of the maxima would cost a pass of its own
+            for top, x in zip(tops.tolist(), psi):
+                np.subtract(x, top, out=x)
+                log_z += top
+            np.exp(flat, out=flat)
+            prob = psi
+        else:
+            for x in psi:
+                top = float(maximum(x, axis=None))
+                if not math.isfinite(top) or top - float(minimum(x, axis=None)) > _EXP_RANGE:
+                    return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
+                e = np.subtract(x, top)
+                prob.append(np.exp(e, out=e))
+                log_z += top
+        up: list = [None] * len(psi)  # up[c]: the message from c to its parent
+        down: list = [None] * len(psi)  # down[c]: the message from c's parent to c
+        below: list = [None] * len(psi)  # a clique's potential times its children's messages
+        children = self.children
         for v in reversed(self.order):
-            p = self.parent[v]
-            if p is None:
-                continue
+            kids = children[v]
             b = prob[v]
-            for c in self.children[v]:
-                b = b * msg[(c, v)]
-            axes, shape = self._msg_shape[(v, p)]
-            m = (add(b, axis=axes) if axes else b).reshape(shape)
-            scale = float(maximum(m, axis=None))
-            if not (scale > 0 and math.isfinite(scale)):
-                return None
-            msg[(v, p)] = m / scale
+            if kids:
+                b = b * up[kids[0]]
+                for c in kids[1:]:
+                    multiply(b, up[c], out=b)
+            below[v] = b
+            if self._up[v] is None:
+                continue
+            axes, shape = self._up[v]
+            if axes:
+                m = add(b, axis=axes).reshape(shape)
+                scale = float(maximum(m, axis=None))
+                if not (scale > 0 and math.isfinite(scale)):
+                    return None
+                up[v] = divide(m, scale, out=m)
+            else:
+                m = b.reshape(shape)
+                scale = float(maximum(m, axis=None))
+                if not (scale > 0 and math.isfinite(scale)):
+                    return None
+                up[v] = m / scale
             log_z += math.log(scale)
         out: list[np.ndarray] = [None] * len(self.cliques)  # type: ignore[list-item]
         for v in self.order:
-            b = prob[v]
-            for c in self.children[v]:
-                b = b * msg[(c, v)]
-            p = self.parent[v]
-            if p is not None:
-                b = b * msg[(p, v)]
+            kids = children[v]
+            b = below[v]
+            if down[v] is not None:
+                b = b * down[v]  # a new array: below[v] may be prob[v], needed again below
             if v == self.root:
                 total = float(add(b, axis=None))
                 if not (total > _TINY and math.isfinite(total)):
@@ -385,26 +460,35 @@ class JunctionTree:
                 total = float(add(m, axis=None))
                 if not (total > _TINY and math.isfinite(total)):
                     return None
-                m = m / total
+                m = divide(m, total, out=m) if axes else m / total
                 out[-target - 1] = m if perm is None else np.transpose(m, perm)
-            for c in self.children[v]:
+            scratch = None
+            for c, axes, shape in self._down[v]:
                 # the belief divided by what c sent: the product of everything else, without recomputing it
-                axes, shape = self._msg_shape[(v, c)]
-                sent = msg[(c, v)]
+                sent = up[c]
                 if float(minimum(sent, axis=None)) > 0:
-                    rest = b / sent
+                    if scratch is None:
+                        scratch = np.empty_like(b)
+                    rest = divide(b, sent, out=scratch)
                 else:  # a zero in what c sent: recompute the product without it
                     rest = prob[v]
-                    for o in self.children[v]:
+                    for o in kids:
                         if o != c:
-                            rest = rest * msg[(o, v)]
-                    if p is not None:
-                        rest = rest * msg[(p, v)]
-                m = (add(rest, axis=axes) if axes else rest).reshape(shape)
-                scale = float(maximum(m, axis=None))
-                if not (scale > 0 and math.isfinite(scale)):
-                    return None
-                msg[(v, c)] = m / scale
+                            rest = rest * up[o]
+                    if down[v] is not None:
+                        rest = rest * down[v]
+                if axes:
+                    m = add(rest, axis=axes).reshape(shape)
+                    scale = float(maximum(m, axis=None))
+                    if not (scale > 0 and math.isfinite(scale)):
+                        return None
+                    down[c] = divide(m, scale, out=m)
+                else:
+                    m = rest.reshape(shape)
+                    scale = float(maximum(m, axis=None))
+                    if not (scale > 0 and math.isfinite(scale)):
+                        return None
+                    down[c] = m / scale
         return out, log_z
 
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
@@ -414,7 +498,7 @@ class JunctionTree:
         finite log-potentials spanning less than `_EXP_RANGE` per tree clique), else in log
         space ([`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate]); both give the same numbers up to rounding.
         """
-        fast = self._fast_marginals(self._potentials(log_potentials))
+        fast = self._fast_marginals(*self._flat_potentials(log_potentials))
         if fast is not None:
             return fast
         cal = self.calibrate(log_potentials)

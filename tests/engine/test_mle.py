@@ -170,3 +170,34 @@ def test_stop_reason_is_never_empty(loopy_model):
     with pytest.warns(ConvergenceWarning, match=r"\(max_iter=2 reached\)"):
         fit = fit_log_potentials(jt, target, max_iter=2, tol=1e-12)
     assert fit.message == "max_iter=2 reached"
+
+
+def test_direct_lbfgsb_driver_is_scipys_minimize_to_the_bit(loopy_model):
+    """mle._lbfgsb runs scipy's own L-BFGS-B routine without minimize's wrappers: same iterates, same result."""
+    import scipy
+    from scipy.optimize import minimize
+
+    from pgmpy_dp.engine.mle import _SETULB_VERSIONS, WarmMLE, _lbfgsb, _setulb
+
+    version = tuple(int(p) for p in scipy.__version__.split(".")[:2])
+    assert (_setulb() is not None) == (_SETULB_VERSIONS[0] <= version < _SETULB_VERSIONS[1])
+    if _setulb() is None:
+        pytest.skip(f"scipy {scipy.__version__}: fit_log_potentials uses minimize")
+    domain, cliques, theta = loopy_model
+    jt = JunctionTree(domain, cliques)
+    problem = WarmMLE(jt, 1e-3)
+    target = problem._targets(jt.marginals([0.5 * t for t in theta])[0])
+    for max_iter, tol in ((7, 1e-12), (1000, 1e-6), (1000, 1e-14)):  # the cap, the gradient stop, the relative-reduction stop
+        calls = {"direct": 0, "scipy": 0}
+
+        def objective(x, key):
+            calls[key] += 1
+            return problem._value(x, target)
+
+        x0 = np.zeros(problem.offsets[-1])
+        ours = _lbfgsb(lambda x: objective(x, "direct"), x0, max_iter, tol, 1e-15, 20)
+        ref = minimize(lambda x: objective(x, "scipy"), x0, jac=True, method="L-BFGS-B",
+                       options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15, "maxcor": 20})
+        assert np.array_equal(ours.x, ref.x) and np.array_equal(ours.jac, ref.jac)
+        assert (ours.fun, ours.nit, ours.success, ours.message) == (ref.fun, ref.nit, ref.success, ref.message)
+        assert calls["direct"] == calls["scipy"] == ref.nfev
