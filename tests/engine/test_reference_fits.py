@@ -6,8 +6,10 @@ round (commit fedccd4) produced, stored in ``data/reference_fits.npz``. On the m
 the file the outputs are bit-identical; the test allows 1e-12 relative, far below any behavioural
 change (a different iterate, step or stopping point moves these unconverged fits by much more,
 see the last test; skipping one loopy-BP call, which moves where the next one starts, changed
-them by 2e-11 to 6e-9). Another BLAS or numpy build may differ in the last bits: regenerate the
-file from the old commit there (``reference_fits.py``) rather than loosening the tolerance.
+them by 2e-11 to 6e-9). Another CPU or numpy build differs in the last bits, which these unconverged fits amplify (one
+unit in the last place of the measurements moves a long case by 0.5%), so no tolerance makes the
+file portable: the comparisons run only where ``arithmetic_probe()`` equals the stored one, and are
+skipped elsewhere with that reason (regenerate the file there from fedccd4, ``reference_fits.py``).
 """
 
 import warnings
@@ -28,25 +30,32 @@ def _close(got, want) -> bool:
 
 
 @pytest.fixture(scope="module")
-def fits():
+def stored():
+    data = np.load(reference_fits.DATA)
+    if not np.array_equal(data[reference_fits.PROBE], reference_fits.arithmetic_probe()):
+        pytest.skip("this machine's floating-point reductions differ in the last bits from those of the machine "
+                    "that stored tests/engine/data/reference_fits.npz; regenerate it here from commit fedccd4 "
+                    "(python tests/engine/reference_fits.py) to compare")
+    return {k: data[k] for k in data.files if k != reference_fits.PROBE}
+
+
+@pytest.fixture(scope="module")
+def fits(stored):
     return reference_fits.compute()
 
 
-def test_every_stored_case_is_recomputed(fits):
-    stored = np.load(reference_fits.DATA)
-    assert sorted(fits) == sorted(stored.files)
-    assert len({tuple(k.split("/")[:2]) for k in stored.files}) >= 25  # the whole case list, not a stub
+def test_every_stored_case_is_recomputed(fits, stored):
+    assert sorted(fits) == sorted(stored)
+    assert len({tuple(k.split("/")[:2]) for k in stored}) >= 25  # the whole case list, not a stub
 
 
-def test_fits_equal_the_stored_outputs_of_the_code_before_the_overhead_round(fits):
-    stored = np.load(reference_fits.DATA)
-    bad = [key for key in stored.files if not _close(fits[key], stored[key])]
+def test_fits_equal_the_stored_outputs_of_the_code_before_the_overhead_round(fits, stored):
+    bad = [key for key in stored if not _close(fits[key], stored[key])]
     assert not bad, f"{len(bad)} outputs changed, e.g. {bad[:5]}"
 
 
-def test_the_comparison_sees_a_small_behaviour_change():
+def test_the_comparison_sees_a_small_behaviour_change(stored):
     """The same CGM-EM case with a penalty 1e-6 larger, or one M-step iteration fewer, fails the comparison."""
-    stored = np.load(reference_fits.DATA)
     jt, meas, n, init = reference_fits.cgm_setup("chain3")
     want = [stored[f"chain3/cgm-long/theta/{i}"] for i in range(len(jt.cliques))]
     with warnings.catch_warnings():
