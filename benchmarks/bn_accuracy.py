@@ -473,7 +473,7 @@ def main(argv=None):
         if any(m in LIKELIHOOD_VARIANTS or m in OPTIONS for m in set(runs.method)):
             print("\n" + variant_table(runs))
     for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
-        if "D-Ind" in set(runs.method):
+        if {"D-Ind", "default"} <= set(runs.method):  # a run of options alone (all-tables maximal) has no default rows
             print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
             print(variant_against_baseline(runs, variant).to_string(index=False))
         print(f"\n{variant} against the default (paired):")
