@@ -14,7 +14,8 @@ the non-private MLE (pgmpy ``DiscreteMLE``), then for each epsilon and run fit
 * options run only when named in ``--methods`` (their own releases from the same seeds):
   ``maximal`` (``tables="maximal"``), ``all-tables`` (``tables="all"``), ``per-clique``
   (``prior_weight="per-clique"``), ``maximal+per-clique``; ``benchmarks/bn_levers.py`` lists the
-  fifth round's commands and summarises its runs;
+  fifth round's commands and summarises its runs, ``benchmarks/bn_confirm.py`` the confirmation round's
+  (fresh runs 10-14 of ``--methods D-Ind default maximal``);
 * ``mbi``: private-pgm (``pip install mbi``, the ``bench`` extra) fitted to the
   SAME noisy family tables as ``default`` (Gaussian loss, each table weighted by
   its noise standard deviation, mirror descent), CPDs read off its family marginals.
@@ -473,7 +474,7 @@ def main(argv=None):
         if any(m in LIKELIHOOD_VARIANTS or m in OPTIONS for m in set(runs.method)):
             print("\n" + variant_table(runs))
     for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
-        if "D-Ind" in set(runs.method):
+        if {"D-Ind", "default"} <= set(runs.method):  # a run of options alone (all-tables maximal) has no default rows
             print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
             print(variant_against_baseline(runs, variant).to_string(index=False))
         print(f"\n{variant} against the default (paired):")

@@ -156,3 +156,54 @@ def test_bad_tables_or_prior_weight_is_refused_before_spending(bad):
         DiscreteBayesianNetwork(net.edges()).fit(sample_network(net, 500, seed=1),
                                                  estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, budget=budget, **bad))
     assert budget.spent == 0
+
+
+def test_tables_maximal_still_fits_the_cpd_of_every_dropped_family():
+    """asia's roots lie inside their children's families: no table, no budget, yet a CPD of the right shape that sums to
+    1 and sits near the data at a large budget (its marginal is read off the fitted model, with no prior on it)."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import load_network, sample_network
+
+    net = load_network("asia")
+    df = sample_network(net, 20000, seed=5)
+    families = [(v, *sorted(net.get_parents(v))) for v in net.nodes()]
+    kept = [families[i] for i in maximal_families(families)]
+    dropped = sorted(f[0] for f in families if f not in kept)
+    assert dropped == ["asia", "smoke"]
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=50.0, random_state=1, tables="maximal")
+    fitted = DiscreteBayesianNetwork(net.edges()).fit(df, estimator=est)
+    assert sorted(t.attrs for t in est.release_) == sorted(kept)
+    assert est.allocation_[dropped].sum() == 0 and est.allocation_.sum() == pytest.approx(50.0)
+    for v in dropped:
+        cpd = fitted.get_cpds(v)
+        assert cpd.get_values().shape == (2, 1)
+        np.testing.assert_allclose(cpd.get_values().sum(axis=0), 1.0, atol=1e-9)
+        # the host tables' noise at epsilon 50 moves a share by about 1e-4; the rest is the fit's tolerance
+        empirical = (df[v] == cpd.state_names[v][0]).mean()
+        assert abs(cpd.get_values()[0, 0] - empirical) < 0.005
+
+
+def test_query_interval_refits_a_maximal_fit_from_its_released_tables_only(monkeypatch):
+    """The bootstrap refits of a tables="maximal" fit re-release the maximal families alone (the dropped ones stay
+    unmeasured, as in the fit) and still refit every family."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.estimators.bayesian import DiscretePrivateMLE
+
+    net = load_network("asia")
+    est = DiscretePrivateMLE(epsilon=1.0, random_state=0, tables="maximal")
+    DiscreteBayesianNetwork(net.edges()).fit(sample_network(net, 2000, seed=0), estimator=est)
+    released = sorted(t.attrs for t in est.release_)
+    seen = []
+    original = DiscretePrivateMLE._likelihood_tables
+
+    def spy(self, domain, families, tables, n_records):
+        seen.append((sorted(t.attrs for t in tables), len(families)))
+        return original(self, domain, families, tables, n_records)
+
+    monkeypatch.setattr(DiscretePrivateMLE, "_likelihood_tables", spy)
+    iv = pgmpy_dp.query_interval(est, "smoke", n_samples=2, random_state=0, show_progress=False)
+    assert seen == [(released, 8)] * 2 and len(released) == 6
+    assert iv.attrs["bootstrap"].shape == (2, 2) and iv.estimate.sum() == pytest.approx(1.0)
