@@ -1,7 +1,7 @@
 """Judge a CGM-EM variant against the default on an ``mn_accuracy.py`` run (issue 13, seventh round).
 
 Reads ``results/<run>.csv`` (one row per fit) and applies the adoption rule fixed before the run
-(``notes/cgm13g_rule.md``): (a) in no cell is the variant's mean KL above the default's by more
+(``benchmarks/rules/issue13_round7.md``): (a) in no cell is the variant's mean KL above the default's by more
 than two paired standard errors (paired over the cell's fits, same release); (b) the variant's
 mean KL is below naive MLE's in every cell; (c) the variant's total seconds over the grid are at
 most the default's, and it is at or below mbi-md's mean seconds in at least as many cells as the
