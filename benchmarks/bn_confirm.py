@@ -37,6 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from bn_accuracy import paired, win_counts
+from bn_levers import change_table
 
 RESULTS = Path(__file__).parent / "results"
 KEYS = ["network", "records", "epsilon", "run"]
@@ -89,23 +90,6 @@ def rule(runs: pd.DataFrame) -> tuple[bool, pd.DataFrame, list[str]]:
     return passed, table, lines
 
 
-def change_table(runs: pd.DataFrame) -> str:
-    """Markdown: per cell, the default's mean, maximal's, and the relative change (bold: beyond two paired se)."""
-    parts = {m: paired(runs, "maximal", "default", m) for m in METRICS}
-    lines = ["| network | N | eps | runs | " + " | ".join(METRICS) + " |",
-             "|---|---:|---:|---:|" + "---|" * len(METRICS)]
-    for i, cell in parts[METRICS[0]].iterrows():
-        out = []
-        for m in METRICS:
-            p = parts[m].iloc[i]
-            rel = f"{100 * p['diff'] / p['baseline']:+.1f}%"
-            if abs(p["diff"]) > 2 * p["se"]:
-                rel = f"**{rel}**"
-            out.append(f"{p['baseline']:.3g} -> {p['baseline'] + p['diff']:.3g} ({rel})")
-        lines.append(f"| {cell.network} | {cell.records:.0e} | {cell.epsilon:g} | {cell.runs} | " + " | ".join(out) + " |")
-    return "\n".join(lines)
-
-
 def against_dind(runs: pd.DataFrame) -> pd.DataFrame:
     rows = [win_counts(runs, m, "D-Ind").assign(method=m) for m in ("default", "maximal")]
     return pd.concat(rows).sort_values(["metric", "method"], kind="stable")
@@ -128,7 +112,7 @@ def main() -> None:
         print("cells with fewer than 5 paired runs:\n" + short.to_string())
     passed, table, lines = rule(fresh)
     print("\n".join(["", "adoption rule (runs 10-14):", *lines]))
-    print("\n" + change_table(fresh))
+    print("\n" + change_table(fresh, "maximal", "default"))
     print("\nagainst D-Ind, runs 10-14:\n" + against_dind(fresh).to_string(index=False))
     old = _read(["r3", "r4"])
     old = old[old.method.isin(["default", "maximal"])]

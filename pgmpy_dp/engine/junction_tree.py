@@ -36,6 +36,16 @@ __all__ = [
 ]
 
 
+def _scaled_message(belief: np.ndarray, axes: tuple, shape: tuple) -> tuple[np.ndarray, float] | None:
+    """The message a belief sends (summed over ``axes``, reshaped to ``shape``) divided by its largest entry, and that
+    entry; None if the entry is not a positive finite number (the caller falls back to log space)."""
+    m = np.add.reduce(belief, axis=axes).reshape(shape) if axes else belief.reshape(shape)
+    scale = float(np.maximum.reduce(m, axis=None))
+    if not (scale > 0 and math.isfinite(scale)):
+        return None
+    return (np.divide(m, scale, out=m) if axes else m / scale), scale
+
+
 def as_cliques(domain: Domain, cliques: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     """Validate ``cliques`` against ``domain`` and return them as tuples.
 
@@ -427,18 +437,10 @@ class JunctionTree:
             if self._up[v] is None:
                 continue
             axes, shape = self._up[v]
-            if axes:
-                m = add(b, axis=axes).reshape(shape)
-                scale = float(maximum(m, axis=None))
-                if not (scale > 0 and math.isfinite(scale)):
-                    return None
-                up[v] = divide(m, scale, out=m)
-            else:
-                m = b.reshape(shape)
-                scale = float(maximum(m, axis=None))
-                if not (scale > 0 and math.isfinite(scale)):
-                    return None
-                up[v] = m / scale
+            sent = _scaled_message(b, axes, shape)
+            if sent is None:
+                return None
+            up[v], scale = sent
             log_z += math.log(scale)
         out: list[np.ndarray] = [None] * len(self.cliques)  # type: ignore[list-item]
         for v in self.order:
@@ -477,18 +479,10 @@ class JunctionTree:
                             rest = rest * up[o]
                     if down[v] is not None:
                         rest = rest * down[v]
-                if axes:
-                    m = add(rest, axis=axes).reshape(shape)
-                    scale = float(maximum(m, axis=None))
-                    if not (scale > 0 and math.isfinite(scale)):
-                        return None
-                    down[c] = divide(m, scale, out=m)
-                else:
-                    m = rest.reshape(shape)
-                    scale = float(maximum(m, axis=None))
-                    if not (scale > 0 and math.isfinite(scale)):
-                        return None
-                    down[c] = m / scale
+                sent = _scaled_message(rest, axes, shape)
+                if sent is None:
+                    return None
+                down[c] = sent[0]
         return out, log_z
 
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
