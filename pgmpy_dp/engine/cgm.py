@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .factor import align_plan
 from .junction_tree import JunctionTree
 from .mle import ConvergenceWarning, WarmMLE, centred_targets, clique_weights, tie_groups
 
@@ -129,6 +130,15 @@ class Measurement:
                     f"shape {mask.shape}"
                 )
             object.__setattr__(self, "mask", None if mask.all() else mask)
+
+    def log_likelihood_value(self, n: np.ndarray, smoothing: float = 1.0) -> float:
+        """The value of `log_likelihood` alone: for an unmasked, smoothed Laplace table, without its
+        gradient and curvature (the E-step's line searches need only the value)."""
+        if self.noise == "laplace" and self.mask is None and smoothing != 0:
+            delta = (smoothing or 1.0) * self.scale
+            r = self.values - n
+            return -float(np.add.reduce(np.sqrt(r * r + delta * delta) - delta, axis=None)) / self.scale
+        return self.log_likelihood(n, smoothing)[0]
 
     def log_likelihood(self, n: np.ndarray, smoothing: float = 1.0) -> tuple[float, np.ndarray, np.ndarray]:
         """Log-likelihood of the observed cells given counts ``n``, its gradient and curvature in ``n``."""
@@ -414,28 +424,10 @@ def cgm_em(
 
     # Per table, constants of the hot loops (issue 13, overhead round; the arithmetic is unchanged):
     # the log of the data the "data" direction moves towards (counts are integers: a noisy count
-    # below one record means "about none", half a record), the smoothed Laplace constants when the
-    # value alone can be computed without the gradient and curvature, and per member how a
-    # table-shaped array broadcasts into its host clique (what ``align`` works out per call).
+    # below one record means "about none", half a record), and per member how a table-shaped array broadcasts into its host clique
+    # (`align_plan`: what ``align`` works out per call).
     log_data = [np.log(np.maximum(m.values, 0.5)) for m in measurements]
-    value_only = []
-    for m in measurements:
-        if m.noise == "laplace" and m.mask is None and smoothing != 0:
-            delta = (smoothing or 1.0) * m.scale
-            value_only.append((m.values, delta, delta * delta, m.scale))
-        else:
-            value_only.append(None)
-    into = []
-    for parts in hosts:
-        steps = []
-        for attrs, h in parts:
-            c = cliques[h]
-            order = sorted(range(len(attrs)), key=lambda i: c.index(attrs[i]))
-            shape = [1] * len(c)
-            for i in order:
-                shape[c.index(attrs[i])] = domain.size(attrs[i])
-            steps.append((h, None if order == list(range(len(order))) else tuple(order), tuple(shape)))
-        into.append(steps)
+    into = [[(h, *align_plan(attrs, cliques[h], [domain.size(a) for a in attrs])) for attrs, h in parts] for parts in hosts]
 
     def accumulate(acc: list, owned: list, h: int, a: np.ndarray) -> None:
         # acc[h] + a, starting from a itself rather than from zeros when it has the clique's shape:
@@ -453,13 +445,8 @@ def cgm_em(
         gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
         total = 0.0
         if not directions:
-            for m, fast, n in zip(measurements, value_only, table_counts(mu)):
-                if fast is None:
-                    total += m.log_likelihood(n, smoothing)[0]
-                else:  # laplace_log_likelihood's value, without its gradient and curvature
-                    y, delta, delta2, scale = fast
-                    r = y - n
-                    total += -float(np.add.reduce(np.sqrt(r * r + delta2) - delta, axis=None)) / scale
+            for m, n in zip(measurements, table_counts(mu)):
+                total += m.log_likelihood_value(n, smoothing)
             return total
         grad: list = [None] * len(cliques)
         stiff: list = [None] * len(cliques)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..privacy.domain import Domain
 
-__all__ = ["Factor", "align", "logsumexp", "log_marginal", "marginal"]
+__all__ = ["Factor", "align", "align_plan", "logsumexp", "log_marginal", "marginal"]
 
 
 def logsumexp(values: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
@@ -59,17 +59,29 @@ def align(values: np.ndarray, attrs: Sequence[str], target: Sequence[str]) -> np
     >>> align(x, ("a", "b"), ("b", "c", "a")).shape
     (3, 1, 2)
     """
+    order, shape = align_plan(attrs, target, values.shape)
+    return (values if order is None else np.transpose(values, order)).reshape(shape)
+
+
+def align_plan(attrs: Sequence[str], target: Sequence[str], sizes: Sequence[int]) -> tuple[tuple[int, ...] | None, tuple[int, ...]]:
+    """How `align` moves an array with axes ``attrs`` (lengths ``sizes``): the axis order (None if unchanged)
+    and the broadcast shape, for callers that align arrays of one layout many times.
+
+    Examples
+    --------
+    >>> align_plan(("a", "b"), ("b", "c", "a"), (2, 3))
+    ((1, 0), (3, 1, 2))
+    """
     attrs = tuple(attrs)
     target = tuple(target)
     missing = [a for a in attrs if a not in target]
     if missing:
         raise ValueError(f"cannot align axes {attrs} to {target}: {missing} not in the target")
     order = sorted(range(len(attrs)), key=lambda i: target.index(attrs[i]))
-    moved = np.transpose(values, order)
     shape = [1] * len(target)
     for i in order:
-        shape[target.index(attrs[i])] = values.shape[i]
-    return moved.reshape(shape)
+        shape[target.index(attrs[i])] = sizes[i]
+    return (None if order == list(range(len(order))) else tuple(order)), tuple(shape)
 
 
 def log_marginal(values: np.ndarray, attrs: Sequence[str], keep: Sequence[str]) -> np.ndarray:

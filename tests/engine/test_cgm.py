@@ -130,3 +130,20 @@ def test_m_step_length_switches_where_noise_and_counts_weigh_the_same():
     assert m_step_length([half], 1.01 * 2 * sigma**2) == LONG_M_STEP  # 2 observed cells share the records
     crowded = Measurement(("a", "b"), np.zeros((2, 2)), 1e4)  # noise-dominated, but 4,000 records a cell
     assert m_step_length([crowded], 16_000) == LONG_M_STEP
+
+
+@pytest.mark.parametrize("noise, smoothing, masked", [("laplace", 1.0, False), ("laplace", 0.5, False),
+                                                      ("laplace", 0, False), ("laplace", 1.0, True),
+                                                      ("gaussian", 1.0, False)])
+def test_log_likelihood_value_is_log_likelihoods_value_to_the_bit(noise, smoothing, masked):
+    rng = np.random.default_rng(3)
+    y = rng.normal(20.0, 5.0, size=(3, 4))
+    n = rng.uniform(0.0, 40.0, size=(3, 4))
+    mask = rng.random((3, 4)) < 0.7 if masked else None
+    m = Measurement(("a", "b"), y, 2.5, noise=noise, mask=mask)
+    assert m.log_likelihood_value(n, smoothing) == m.log_likelihood(n, smoothing)[0]
+    moved = n.copy()
+    moved[0, 0] += 1.0  # one observed cell's count: the value must follow it
+    if mask is not None:
+        mask[0, 0] = True
+    assert m.log_likelihood_value(moved, smoothing) != m.log_likelihood_value(n, smoothing)
