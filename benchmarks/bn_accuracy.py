@@ -122,6 +122,8 @@ LIKELIHOOD_VARIANTS = {
     # the per-clique weights' two halves: only those below the global weight, only those above it
     "lik:per-clique-lower": dict(prior_weight="per-clique-lower"),
     "lik:per-clique-raise": dict(prior_weight="per-clique-raise"),
+    # issue 12, bn12h: per-family weights chosen by the evidence (type-II ML) around the global weight
+    "lik:evidence": dict(prior_weight="evidence"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
@@ -196,7 +198,9 @@ def likelihood_tables(release, options):
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
     weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
-    if prior_weight != "global":
+    if prior_weight == "evidence":
+        options["prior_weight"] = "evidence"  # fit_family_tables chooses them around the global weights
+    elif prior_weight != "global":
         per, per_naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
         pick = {"per-clique": lambda c, g: c, "per-clique-lower": min, "per-clique-raise": max}[prior_weight]
         weights, naive = [pick(c, weights) for c in per], [pick(c, naive) for c in per_naive]

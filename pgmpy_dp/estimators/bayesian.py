@@ -82,7 +82,7 @@ __all__ = ["DiscretePrivateMLE"]
 
 _ALLOCATIONS = ("optimal", "data-dependent", "uniform")
 _CONSISTENCY = ("likelihood", "projection", "heuristic", None)
-_PRIOR_WEIGHTS = ("global", "per-clique")
+_PRIOR_WEIGHTS = ("global", "per-clique", "evidence")
 
 
 
@@ -149,11 +149,16 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         data-dependent allocation's stage I then subsamples *individuals*
         (each kept with probability ``sample_rate``), so its amplification
         argument holds for the individual-level neighbouring relation.
-    prior_weight : {"global", "per-clique"}, keyword only
+    prior_weight : {"global", "per-clique", "evidence"}, keyword only
         Weight of the ``"likelihood"`` fit's prior: one for all families
         ([`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]), or one per
         family from that family's own noise and size
-        ([`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]).
+        ([`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]),
+        or one per family chosen by the marginal likelihood of the noisy tables (type-II maximum
+        likelihood, [`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight]) within a
+        factor 10 of the global weight: smaller for a peaked CPD, larger for a family the noise swamps.
+        Post-processing of the released tables, like the rest of the fit. Not the default
+        (``docs/bayesian.md``, "A prior weight chosen by the evidence").
     tables : {"all", "maximal"}, keyword only
         Which family tables to release: one per family (default), or only those inside no other
         family ([`maximal_families`][pgmpy_dp.estimators.allocation.maximal_families]; the budget is
@@ -488,6 +493,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             fit = fit_family_tables(
                 domain, families, [measurement_for(t) for t in tables], n_records,
                 regularization=weights, naive_regularization=naive, max_iter=max_iter, callback=bar.callback,
+                prior_weight="evidence" if self.prior_weight == "evidence" else "given",
                 unmeasured="free",  # a family without a table (tables="maximal") is read off its host, unshrunk
             )
         finally:

@@ -40,11 +40,18 @@ from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
 
-__all__ = ["FamilyFit", "clique_noise_regularization", "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization"]
+__all__ = [
+    "FamilyFit", "clique_noise_regularization", "column_information", "effective_parameters", "evidence_weight",
+    "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization",
+]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
 MAX_CLIQUE_CELLS = 2_000_000
 START_ITER = 100  # L-BFGS iterations of the warm start (see _initial_log_potentials)
+#: ``prior_weight="evidence"``: each family's weight stays within this factor of the weight it replaces
+EVIDENCE_BOUND = 10.0
+#: ``prior_weight="evidence"``: fixed-point rounds, each on a warm start refitted with the previous round's weights
+EVIDENCE_ROUNDS = 2
 
 
 @dataclass
@@ -66,6 +73,9 @@ class FamilyFit:
         The EM objective after every iteration (non-decreasing).
     tolerance : float
         Relative change of the EM objective in the last iteration (what ``tol`` bounds).
+    regularization : float or list of float
+        The prior weight(s) CGM-EM ran with, per ``N`` records (one per clique when per-clique
+        weights were given or chosen by ``prior_weight="evidence"``).
     """
 
     tables: list
@@ -74,6 +84,7 @@ class FamilyFit:
     converged: bool
     log_likelihood: list
     tolerance: float = math.nan
+    regularization: float | list = 0.0
 
 
 def measurement_for(table) -> Measurement:
@@ -172,6 +183,133 @@ def clique_noise_regularization(tables, n_records: float, cliques: Sequence[Sequ
         weights.append(min(PRIOR_PRECISION, excess / max(1.0, b)) / n_records)
         naive.append(excess / n_records)
     return weights, naive
+
+
+def column_information(counts, variance: float) -> np.ndarray:
+    """Eigenvalues of the Fisher information about each CPD column's log-potentials, one row per column.
+
+    ``counts`` is a family's table of expected counts, the node on axis 0 and its parents on the
+    others; ``variance`` the noise variance of each cell of the table measuring it. Within the
+    column of parent configuration ``u`` (``n_u`` records, conditional ``p``) the expected counts
+    are ``n_x = n_u p_x`` with ``p = softmax(theta[:, u])``, so ``dn / dtheta = J = n_u (diag p - p p^T)``.
+    A measured cell is the count (multinomial, variance about ``n_x``) plus the noise (variance
+    ``v``), so about ``n_x`` with variance ``n_x + v``, and the information about the column's
+    log-potentials is ``H_u = J diag(1 / (n + v)) J``; without noise it is the multinomial's,
+    ``n_u (diag p - p p^T)``. ``J`` annihilates the constant vector: the column's mean log-potential
+    is a gauge (it moves the parents' marginal, which other tables and cliques determine), so every
+    column has one zero eigenvalue and ``|x| - 1`` informative ones. Columns are treated as
+    independent (the information's off-diagonal blocks, through the parents' marginal, are dropped).
+    Returns an array ``(columns, |x|)``, each row ascending.
+
+    Examples
+    --------
+    >>> e = column_information(np.array([[90.0, 10.0], [10.0, 10.0]]), variance=0.0)
+    >>> np.round(e, 6).tolist()  # per column: the gauge's 0 and n_u p (1 - p) times 2 (two softmax coordinates)
+    [[0.0, 18.0], [0.0, 10.0]]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    x = counts.shape[0]
+    cols = np.clip(counts.reshape(x, -1).T, 0.0, None)  # (columns, |x|)
+    mass = cols.sum(axis=1, keepdims=True)
+    p = np.divide(cols, mass, out=np.full_like(cols, 1.0 / x), where=mass > 0)
+    jac = mass[:, :, None] * (p[:, :, None] * np.eye(x) - p[:, :, None] * p[:, None, :])  # symmetric, (columns, x, x)
+    info = jac @ (jac / (cols + float(variance))[:, :, None].clip(min=1e-300))
+    return np.clip(np.linalg.eigvalsh(0.5 * (info + info.transpose(0, 2, 1))), 0.0, None)
+
+
+def effective_parameters(eigenvalues, alpha: float) -> float:
+    """``gamma = sum_k e_k / (e_k + alpha)``: how many parameters the data determine against a prior of precision ``alpha``.
+
+    Examples
+    --------
+    >>> round(effective_parameters(np.array([[0.0, 1e6], [0.0, 1e-6]]), 1.0), 4)  # one determined, one not, two gauges
+    1.0
+    """
+    e = np.asarray(eigenvalues, dtype=np.float64)
+    return float(np.sum(e / (e + float(alpha))))
+
+
+def evidence_weight(log_potential, counts, variance: float, lower: float, upper: float, centre=None) -> float:
+    """The prior precision of one family's log-potentials that maximises the evidence (type-II maximum likelihood).
+
+    The likelihood fit's prior on a family's log-potentials is Gaussian, precision ``alpha``
+    (``lambda N`` in [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]'s notation). Laplace's approximation of
+    the marginal likelihood of the noisy tables, with the posterior's curvature at the fit
+    ``H + alpha I`` (``H`` the information, [`column_information`][pgmpy_dp.estimators.likelihood.column_information]),
+    is, in ``alpha``, ``-(alpha/2) ||theta - m||^2 + (P/2) log alpha - (1/2) log det(H + alpha I)``
+    over the ``P`` parameters the prior constrains. Setting its derivative to zero gives MacKay's
+    fixed point ``alpha ||theta - m||^2 = gamma(alpha) = sum_k e_k / (e_k + alpha)``
+    ([`effective_parameters`][pgmpy_dp.estimators.likelihood.effective_parameters]): the precision is
+    the number of well-determined parameters over their squared size. We take ``theta - m`` centred
+    per column (the column constants are a gauge, see ``column_information``: ``P`` counts
+    ``|x| - 1`` per column, and the gauge's zero eigenvalues add nothing to ``gamma``). A peaked
+    CPD (large within-column spread) gets a small ``alpha``; a family the noise swamps (``e_k << alpha``)
+    a large one. The left side increases in ``alpha`` and ``gamma`` decreases, so the root is unique;
+    it is found by bisection in ``log alpha`` within ``[lower, upper]`` and clipped to them.
+
+    What is approximated: ``theta`` and the counts are a fit's, held fixed while ``alpha`` is solved
+    (MacKay re-fits between updates; [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]
+    refits its warm start between rounds); the information treats each column alone and counts a
+    cell's noise and multinomial spread as Gaussian; tables over other attribute sets that also
+    inform the family are ignored.
+
+    Examples
+    --------
+    >>> theta = np.log(np.array([[0.98, 0.5], [0.02, 0.5]]))  # one peaked column, one flat
+    >>> counts = 1000 * np.array([[0.49, 0.25], [0.01, 0.25]])
+    >>> a = evidence_weight(theta, counts, variance=200.0, lower=1e-6, upper=1e6)
+    >>> d = theta - theta.mean(axis=0)
+    >>> bool(np.isclose(a * np.sum(d**2), effective_parameters(column_information(counts, 200.0), a), rtol=1e-9))
+    True
+    """
+    theta = np.asarray(log_potential, dtype=np.float64)
+    if centre is not None:
+        theta = theta - np.asarray(centre, dtype=np.float64)
+    theta = theta - theta.mean(axis=0, keepdims=True)
+    size = float(np.sum(theta**2))
+    if not (0 < lower <= upper and math.isfinite(upper)):
+        raise ValueError(f"evidence_weight needs 0 < lower <= upper < inf, got lower={lower!r}, upper={upper!r}")
+    e = column_information(counts, variance)
+
+    def excess(alpha):  # increasing in alpha: alpha ||theta||^2 - gamma(alpha)
+        return alpha * size - effective_parameters(e, alpha)
+
+    if excess(lower) >= 0:
+        return float(lower)
+    if excess(upper) <= 0:
+        return float(upper)
+    lo, hi = math.log(lower), math.log(upper)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if excess(math.exp(mid)) > 0:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo < 1e-13:
+            break
+    return float(math.exp(0.5 * (lo + hi)))
+
+
+def _evidence_weights(cliques, n_families, measurements, n_records, given, log_potentials, mu, centre):
+    """Per clique, the weight [`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight] chooses at a fit.
+
+    ``log_potentials`` and ``mu`` (clique marginals) are the fit's; every family a table measures
+    exactly gets its evidence weight within `EVIDENCE_BOUND` of its ``given`` weight, with that
+    table's noise variance (several tables pool their precision); other cliques, and weights 0,
+    keep ``given``.
+    """
+    weights = list(given)
+    variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
+    for i in range(n_families):
+        own = [v for m, v in zip(measurements, variances) if set(m.attrs) == set(cliques[i])]
+        if not own or given[i] <= 0:
+            continue
+        v = 1.0 / sum(1.0 / max(x, 1e-300) for x in own)
+        alpha = given[i] * n_records
+        alpha = evidence_weight(log_potentials[i], n_records * mu[i], v, alpha / EVIDENCE_BOUND, alpha * EVIDENCE_BOUND,
+                                centre=None if centre is None else centre[i])
+        weights[i] = alpha / n_records
+    return weights
 
 
 def _noise_excess(tables, n_records: float) -> float:
@@ -377,6 +515,7 @@ def fit_family_tables(
     count_tol: float = 1e-3,
     prior: str = "uniform",
     unmeasured: str = "free",
+    prior_weight: str = "given",
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -420,6 +559,17 @@ def fit_family_tables(
         is the default and what [`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE]
         uses: reading off the host let the host's prior shrink the family (alarm, 1e4 records,
         epsilon 0.1: query L1 +30% in the pilot of ``docs/bayesian.md``).
+    prior_weight : {"given", "evidence"}
+        ``"given"`` uses ``regularization`` as it is. ``"evidence"`` re-chooses each measured family's
+        weight by type-II maximum likelihood
+        ([`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight]) at the current fit,
+        within a factor `EVIDENCE_BOUND` (10) of the given weight, `EVIDENCE_ROUNDS` (2) times: EM
+        runs ``max_iter // 3`` iterations with the given weights, the weights are updated, another
+        third, updated again, the rest (MacKay's alternation of fit and weight; each stage restarts
+        CGM-EM where the last stopped, so ``log_likelihood`` is monotone within a stage, not across
+        the weight changes). Cliques no table measures exactly, weights 0 and the warm start keep the
+        given weights. (Choosing them at the warm start instead, which ``naive_regularization``
+        shrinks far harder than EM, raised most weights to the bound.)
     warm_start : {"mle", "cpds"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
@@ -447,6 +597,11 @@ def fit_family_tables(
     """
     if prior not in _CENTRES:
         raise ValueError(f"prior must be one of {sorted(_CENTRES)}, got {prior!r}")
+    if prior_weight not in ("given", "evidence"):
+        raise ValueError(
+            f"prior_weight must be 'given' (the weights passed) or 'evidence' (chosen per family by "
+            f"the marginal likelihood), got {prior_weight!r}"
+        )
     families = [tuple(f) for f in families]
     n_records = float(n_records)
     if not (math.isfinite(n_records) and n_records > 0):
@@ -479,17 +634,33 @@ def fit_family_tables(
     n_families = sum(1 for c in cliques if c in families)  # the fitted families come first
     centre = _CENTRES[prior](domain, cliques, n_families, targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
+    # prior_weight="evidence": MacKay's scheme, the weights re-chosen at the fit between stages of EM
+    # (EVIDENCE_ROUNDS updates; the stages share max_iter), each stage started where the last stopped
+    rounds = EVIDENCE_ROUNDS if prior_weight == "evidence" else 0
+    if rounds:
+        regularization = [float(regularization)] * len(cliques) if np.ndim(regularization) == 0 else list(regularization)
+        given = list(regularization)
+    stages = [max_iter // (rounds + 1)] * rounds + [max_iter - rounds * (max_iter // (rounds + 1))]
+    theta, n_iter, trace = naive, 0, []
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
     # the fit then falls back to its warm start below, so the numpy warnings carry no news.
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
-        result = cgm_em(
-            jt, measurements, n_records, regularization, init=naive, max_iter=max_iter, tol=tol,
-            callback=callback, warn=False, m_step_iter=m_step_iter, nlbp_iter=nlbp_iter,
-            count_tol=count_tol, prior_mean=centre,
-        )
-        mu, _ = jt.marginals(result.log_potentials)
+        for k, stage in enumerate(stages):
+            if k:
+                mu, _ = jt.marginals(theta)
+                if not all(np.all(np.isfinite(m)) for m in mu):
+                    break
+                regularization = _evidence_weights(cliques, n_families, measurements, n_records, given, theta, mu, centre)
+            result = cgm_em(
+                jt, measurements, n_records, regularization, init=theta, max_iter=max(stage, 1) if rounds else max_iter, tol=tol,
+                callback=None if callback is None else (lambda t, v, c, o=n_iter: callback(o + t, v, c)),
+                warn=False, m_step_iter=m_step_iter, nlbp_iter=nlbp_iter, count_tol=count_tol, prior_mean=centre,
+            )
+            theta, n_iter = result.log_potentials, n_iter + result.n_iter
+            trace += list(result.log_likelihood)
+        mu, _ = jt.marginals(theta)
         if not all(np.all(np.isfinite(m)) for m in mu):
             mu, _ = jt.marginals(naive)
     tables = [n_records * _family_marginal(f, cliques, mu) for f in families]
-    return FamilyFit(tables, cliques, result.n_iter, result.converged, list(result.log_likelihood), float(result.tolerance))
+    return FamilyFit(tables, cliques, n_iter, result.converged, trace, float(result.tolerance), regularization)
