@@ -123,7 +123,16 @@ LIKELIHOOD_VARIANTS = {
     "lik:per-clique-lower": dict(prior_weight="per-clique-lower"),
     "lik:per-clique-raise": dict(prior_weight="per-clique-raise"),
     # issue 12, bn12h: per-family weights chosen by the evidence (type-II ML) around the global weight
-    "lik:evidence": dict(prior_weight="evidence"),
+    "lik:evidence": dict(prior_weight="evidence", evidence_schedule="staged"),
+    # the weights from two 10-iteration pre-fits, then the main fit from the warm start in one piece
+    "lik:evidence-prefit": dict(prior_weight="evidence", evidence_schedule="prefit"),
+    "lik:evidence-prefit-lower": dict(prior_weight="evidence", evidence_schedule="prefit", evidence_bounds=(0.1, 1.0)),
+    "lik:evidence-prefit-raise": dict(prior_weight="evidence", evidence_schedule="prefit", evidence_bounds=(1.0, 10.0)),
+    # its two halves (diagnosis): the evidence may only lower the global weight / only raise it
+    "lik:evidence-lower": dict(prior_weight="evidence", evidence_bounds=(0.1, 1.0), evidence_schedule="staged"),
+    "lik:evidence-raise": dict(prior_weight="evidence", evidence_bounds=(1.0, 10.0), evidence_schedule="staged"),
+    # the control: the same three EM stages, the weights held at the global one (what staging alone does)
+    "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

@@ -50,8 +50,10 @@ MAX_CLIQUE_CELLS = 2_000_000
 START_ITER = 100  # L-BFGS iterations of the warm start (see _initial_log_potentials)
 #: ``prior_weight="evidence"``: each family's weight stays within this factor of the weight it replaces
 EVIDENCE_BOUND = 10.0
-#: ``prior_weight="evidence"``: fixed-point rounds, each on a warm start refitted with the previous round's weights
+#: ``prior_weight="evidence"``: fixed-point updates of the weights (MacKay's alternation of fit and weight)
 EVIDENCE_ROUNDS = 2
+#: ``evidence_schedule="prefit"``: CGM-EM iterations of each pre-fit the weights are read from
+EVIDENCE_PREFIT_ITER = 10
 
 
 @dataclass
@@ -290,11 +292,11 @@ def evidence_weight(log_potential, counts, variance: float, lower: float, upper:
     return float(math.exp(0.5 * (lo + hi)))
 
 
-def _evidence_weights(cliques, n_families, measurements, n_records, given, log_potentials, mu, centre):
+def _evidence_weights(cliques, n_families, measurements, n_records, given, log_potentials, mu, centre, bounds):
     """Per clique, the weight [`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight] chooses at a fit.
 
     ``log_potentials`` and ``mu`` (clique marginals) are the fit's; every family a table measures
-    exactly gets its evidence weight within `EVIDENCE_BOUND` of its ``given`` weight, with that
+    exactly gets its evidence weight within ``bounds`` (factors) of its ``given`` weight, with that
     table's noise variance (several tables pool their precision); other cliques, and weights 0,
     keep ``given``.
     """
@@ -306,7 +308,7 @@ def _evidence_weights(cliques, n_families, measurements, n_records, given, log_p
             continue
         v = 1.0 / sum(1.0 / max(x, 1e-300) for x in own)
         alpha = given[i] * n_records
-        alpha = evidence_weight(log_potentials[i], n_records * mu[i], v, alpha / EVIDENCE_BOUND, alpha * EVIDENCE_BOUND,
+        alpha = evidence_weight(log_potentials[i], n_records * mu[i], v, alpha * bounds[0], alpha * bounds[1],
                                 centre=None if centre is None else centre[i])
         weights[i] = alpha / n_records
     return weights
@@ -516,6 +518,8 @@ def fit_family_tables(
     prior: str = "uniform",
     unmeasured: str = "free",
     prior_weight: str = "given",
+    evidence_bounds: tuple[float, float] = (1.0 / EVIDENCE_BOUND, EVIDENCE_BOUND),
+    evidence_schedule: str = "staged",
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -570,6 +574,16 @@ def fit_family_tables(
         the weight changes). Cliques no table measures exactly, weights 0 and the warm start keep the
         given weights. (Choosing them at the warm start instead, which ``naive_regularization``
         shrinks far harder than EM, raised most weights to the bound.)
+    evidence_schedule : {"staged", "prefit"}
+        With ``prior_weight="evidence"``: ``"staged"`` updates the weights between three stages of the
+        main CGM-EM run (above); ``"prefit"`` reads them off `EVIDENCE_ROUNDS` short CGM-EM pre-fits
+        (`EVIDENCE_PREFIT_ITER` iterations each, the second at the first's weights) and then runs the
+        main fit from the warm start in one piece, so EM's acceleration is never restarted (restarting
+        it, with the weights held fixed, raised insurance's query L1 by about 4% at 1e4 records,
+        epsilon 0.1), at the price of the pre-fits' iterations.
+    evidence_bounds : (float, float)
+        With ``prior_weight="evidence"``: the factors of the given weight an evidence weight is clipped
+        to, ``0 < lower <= upper`` (default ``(1/10, 10)``; ``upper=1`` lets the evidence only lower weights).
     warm_start : {"mle", "cpds"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
@@ -602,6 +616,10 @@ def fit_family_tables(
             f"prior_weight must be 'given' (the weights passed) or 'evidence' (chosen per family by "
             f"the marginal likelihood), got {prior_weight!r}"
         )
+    if evidence_schedule not in ("staged", "prefit"):
+        raise ValueError(f"evidence_schedule must be 'staged' or 'prefit', got {evidence_schedule!r}")
+    if prior_weight == "evidence" and not (0 < evidence_bounds[0] <= evidence_bounds[1] < math.inf):
+        raise ValueError(f"evidence_bounds must be factors 0 < lower <= upper < inf, got {evidence_bounds!r}")
     families = [tuple(f) for f in families]
     n_records = float(n_records)
     if not (math.isfinite(n_records) and n_records > 0):
@@ -640,6 +658,23 @@ def fit_family_tables(
     if rounds:
         regularization = [float(regularization)] * len(cliques) if np.ndim(regularization) == 0 else list(regularization)
         given = list(regularization)
+    if rounds and evidence_schedule == "prefit":
+        # the weights from short CGM-EM pre-fits (EVIDENCE_PREFIT_ITER iterations each, chained: each
+        # round's fit at the previous round's weights), then the main fit from the warm start, uncut
+        theta = naive
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for _ in range(rounds):
+                pre = cgm_em(jt, measurements, n_records, regularization, init=theta, max_iter=EVIDENCE_PREFIT_ITER,
+                             tol=tol, warn=False, m_step_iter=m_step_iter, nlbp_iter=nlbp_iter, count_tol=count_tol,
+                             prior_mean=centre)
+                mu, _ = jt.marginals(pre.log_potentials)
+                if not all(np.all(np.isfinite(m)) for m in mu):
+                    break
+                theta = pre.log_potentials
+                regularization = _evidence_weights(cliques, n_families, measurements, n_records, given, theta, mu,
+                                                   centre, evidence_bounds)
+        rounds = 0  # the main fit below runs in one stage
     stages = [max_iter // (rounds + 1)] * rounds + [max_iter - rounds * (max_iter // (rounds + 1))]
     theta, n_iter, trace = naive, 0, []
     # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
@@ -651,7 +686,8 @@ def fit_family_tables(
                 mu, _ = jt.marginals(theta)
                 if not all(np.all(np.isfinite(m)) for m in mu):
                     break
-                regularization = _evidence_weights(cliques, n_families, measurements, n_records, given, theta, mu, centre)
+                regularization = _evidence_weights(cliques, n_families, measurements, n_records, given, theta, mu, centre,
+                                                   evidence_bounds)
             result = cgm_em(
                 jt, measurements, n_records, regularization, init=theta, max_iter=max(stage, 1) if rounds else max_iter, tol=tol,
                 callback=None if callback is None else (lambda t, v, c, o=n_iter: callback(o + t, v, c)),
