@@ -519,7 +519,7 @@ def fit_family_tables(
     unmeasured: str = "free",
     prior_weight: str = "given",
     evidence_bounds: tuple[float, float] = (1.0 / EVIDENCE_BOUND, EVIDENCE_BOUND),
-    evidence_schedule: str = "staged",
+    evidence_schedule: str = "prefit",
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -566,17 +566,16 @@ def fit_family_tables(
     prior_weight : {"given", "evidence"}
         ``"given"`` uses ``regularization`` as it is. ``"evidence"`` re-chooses each measured family's
         weight by type-II maximum likelihood
-        ([`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight]) at the current fit,
-        within a factor `EVIDENCE_BOUND` (10) of the given weight, `EVIDENCE_ROUNDS` (2) times: EM
-        runs ``max_iter // 3`` iterations with the given weights, the weights are updated, another
-        third, updated again, the rest (MacKay's alternation of fit and weight; each stage restarts
-        CGM-EM where the last stopped, so ``log_likelihood`` is monotone within a stage, not across
-        the weight changes). Cliques no table measures exactly, weights 0 and the warm start keep the
-        given weights. (Choosing them at the warm start instead, which ``naive_regularization``
-        shrinks far harder than EM, raised most weights to the bound.)
-    evidence_schedule : {"staged", "prefit"}
+        ([`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight]) at a CGM-EM fit, within
+        ``evidence_bounds`` of the given weight, `EVIDENCE_ROUNDS` (2) times (MacKay's alternation of
+        fit and weight; see ``evidence_schedule``). Cliques no table measures exactly, weights 0 and
+        the warm start keep the given weights. (Choosing them at the warm start instead, which
+        ``naive_regularization`` shrinks far harder than EM, raised most weights to the bound.)
+    evidence_schedule : {"prefit", "staged"}
         With ``prior_weight="evidence"``: ``"staged"`` updates the weights between three stages of the
-        main CGM-EM run (above); ``"prefit"`` reads them off `EVIDENCE_ROUNDS` short CGM-EM pre-fits
+        main CGM-EM run (``max_iter // 3`` iterations at the given weights, update, another third,
+        update, the rest; each stage restarts CGM-EM where the last stopped, so ``log_likelihood`` is
+        monotone within a stage, not across the weight changes); ``"prefit"`` (default) reads them off `EVIDENCE_ROUNDS` short CGM-EM pre-fits
         (`EVIDENCE_PREFIT_ITER` iterations each, the second at the first's weights) and then runs the
         main fit from the warm start in one piece, so EM's acceleration is never restarted (restarting
         it, with the weights held fixed, raised insurance's query L1 by about 4% at 1e4 records,

@@ -142,3 +142,41 @@ def test_bad_arguments_of_the_likelihood_functions_name_the_parameter():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a flat family (theta = 0): the root is at the upper bound, no warning
         assert evidence_weight(np.zeros((2, 2)), np.full((2, 2), 5.0), 1.0, 0.1, 3.0) == 3.0
+
+
+def _noisy_asia_fit(**kw):
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+    from pgmpy_dp.estimators.likelihood import _noise_excess, measurement_for
+
+    net = pgmpy_dp.datasets.load_network("asia")
+    df = pgmpy_dp.datasets.sample_network(net, 2000, seed=2)
+    families = [(n, *sorted(net.get_parents(n))) for n in net.nodes()]
+    rel = df.dp.release(families, epsilon=1.0, random_state=3)
+    tables = list(rel)
+    n = pooled_n_records([rel])
+    return fit_family_tables(rel.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
+                             regularization=noise_regularization(tables, n) / n,
+                             naive_regularization=_noise_excess(tables, n) / n, **kw), noise_regularization(tables, n) / n
+
+
+@pytest.mark.parametrize("schedule", ["prefit", "staged"])
+def test_both_schedules_keep_the_weights_within_their_bounds_and_bounds_one_keep_the_global_weight(schedule):
+    given, g = _noisy_asia_fit()
+    fit, _ = _noisy_asia_fit(prior_weight="evidence", evidence_schedule=schedule, evidence_bounds=(0.5, 2.0))
+    ratios = np.array(fit.regularization) / g
+    assert np.all((ratios >= 0.5 - 1e-12) & (ratios <= 2.0 + 1e-12)) and np.ptp(ratios) > 0.1
+    held, _ = _noisy_asia_fit(prior_weight="evidence", evidence_schedule=schedule, evidence_bounds=(1.0, 1.0))
+    assert np.allclose(held.regularization, g, rtol=1e-12)
+    gap = max(float(np.max(np.abs(a - b)) / np.sum(b)) for a, b in zip(held.tables, given.tables))
+    if schedule == "prefit":  # the main fit is the given fit itself (weights as a list instead of a float)
+        assert gap < 1e-6
+    assert held.n_iter <= 50  # staged: the three stages share the iteration budget (DEFAULT_MAX_ITER)
+
+
+def test_bad_schedule_or_bounds_are_refused():
+    d = Domain({"a": [0, 1]})
+    ms = [Measurement(("a",), np.array([5.0, 5.0]), 1.0)]
+    with pytest.raises(ValueError, match="evidence_schedule must be"):
+        fit_family_tables(d, [("a",)], ms, 10.0, prior_weight="evidence", evidence_schedule="between")
+    with pytest.raises(ValueError, match="evidence_bounds must be"):
+        fit_family_tables(d, [("a",)], ms, 10.0, prior_weight="evidence", evidence_bounds=(2.0, 1.0))
