@@ -131,6 +131,10 @@ LIKELIHOOD_VARIANTS = {
     # its two halves (diagnosis): the evidence may only lower the global weight / only raise it
     "lik:evidence-lower": dict(prior_weight="evidence", evidence_bounds=(0.1, 1.0), evidence_schedule="staged"),
     "lik:evidence-raise": dict(prior_weight="evidence", evidence_bounds=(1.0, 10.0), evidence_schedule="staged"),
+    # diagnosis (bn12h): the global weight scaled by a factor, every family alike (the warm start's unchanged)
+    "lik:weight-x0.3": dict(weight_factor=0.3),
+    "lik:weight-x0.1": dict(weight_factor=0.1),
+    "lik:weight-x3": dict(weight_factor=3.0),
     # the control: the same three EM stages, the weights held at the global one (what staging alone does)
     "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
 }
@@ -207,6 +211,7 @@ def likelihood_tables(release, options):
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
     weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
+    weights *= options.pop("weight_factor", 1.0)
     if prior_weight == "evidence":
         options["prior_weight"] = "evidence"  # fit_family_tables chooses them around the global weights
     elif prior_weight != "global":
