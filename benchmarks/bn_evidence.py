@@ -9,6 +9,7 @@ The runs come from ``bn_accuracy.py`` with ``lik:evidence`` refitted to the defa
 * subset (``--rule subset``): the fresh-noise rule of that file.
 
     python benchmarks/bn_evidence.py --rule pilot results/bn_accuracy_t1_runs.csv
+    python benchmarks/bn_evidence.py --weights     # the weights the evidence chose (results/bn_evidence_weights.csv)
 
 prints, per cell, the relative change of the mean against the default (``*``: beyond two paired
 standard errors) for ``lik:evidence`` and any other method in the file (e.g. ``mbi``), the counts
@@ -75,11 +76,71 @@ def subset_verdict(c: dict) -> tuple[bool, str]:
     return ok_a and ok_b, text
 
 
+#: the pilot's cells (network, records, epsilon)
+PILOT_CELLS = [("insurance", 10_000, 0.1), ("insurance", 10_000, 0.5), ("insurance", 10_000, 1.0),
+               ("sachs", 10_000, 0.1), ("sachs", 10_000, 0.5), ("alarm", 10_000, 0.1), ("child", 10_000, 1.0),
+               ("hepar2", 10_000, 0.1), ("alarm", 100_000, 1.0)]
+
+
+def chosen_weights(cells=PILOT_CELLS, run=0, seed=1) -> pd.DataFrame:
+    """Per cell and family: the prefit evidence weight over the global one, on the default's tables of ``run``,
+    with the true CPD's parent-weighted conditional entropy over ``log(states)`` (0: deterministic, 1: uniform)."""
+    import numpy as np
+
+    import pgmpy_dp
+    from bn_accuracy import _empty_model
+    from bn_insurance_diag import _families_under_truth
+    from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+    from pgmpy_dp.estimators.likelihood import _noise_excess, fit_family_tables, measurement_for, noise_regularization
+
+    rows = []
+    for name, n, eps in cells:
+        net = load_network(name)
+        df = sample_network(net, n, seed=seed)
+        est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=seed * 1000 + run, consistency=None)
+        _empty_model(net).fit(df, estimator=est)
+        tables = list(est.release_)
+        total = pooled_n_records([est.release_])
+        g = noise_regularization(tables, total) / total
+        fit = fit_family_tables(est.release_.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables],
+                                total, regularization=g, naive_regularization=_noise_excess(tables, total) / total,
+                                prior_weight="evidence")
+        entropy = {}
+        for node, (t, _, p_u) in zip(net.nodes(), _families_under_truth(net, net)):
+            plogp = np.where(t > 0, t * np.log(np.where(t > 0, t, 1.0)), 0.0)
+            entropy[node] = float(np.sum(p_u * -plogp.sum(axis=0)) / np.log(t.shape[0]))
+        for t, w in zip(tables, fit.regularization):
+            rows.append({"network": name, "records": n, "epsilon": eps, "node": t.attrs[0], "parents": len(t.attrs) - 1,
+                         "cells": t.values.size, "global_alpha": g * total, "ratio": w / g,
+                         "entropy": entropy[t.attrs[0]]})
+    return pd.DataFrame(rows)
+
+
+def weights_summary(w: pd.DataFrame) -> str:
+    lines = ["| network | N | eps | global weight (alpha) | families | median ratio | below 1 | at 10 | roots: median | "
+             "entropy < 0.3: median (n) | Spearman(ratio, entropy) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (name, n, eps), g in w.groupby(["network", "records", "epsilon"], sort=False):
+        low = g[g.entropy < 0.3]
+        roots = g[g.parents == 0]
+        rho = g[["ratio", "entropy"]].corr("spearman").iloc[0, 1]
+        lines.append(f"| {name} | {n:.0e} | {eps:g} | {g.global_alpha.iloc[0]:.3g} | {len(g)} | {g.ratio.median():.2f} | "
+                     f"{int((g.ratio < 1).sum())} | {int((g.ratio > 9.999).sum())} | {roots.ratio.median():.2f} | "
+                     + (f"{low.ratio.median():.2f} ({len(low)})" if len(low) else "- (0)") + f" | {rho:+.2f} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+")
-    parser.add_argument("--rule", choices=["pilot", "subset"], required=True)
+    parser.add_argument("runs", nargs="*")
+    parser.add_argument("--rule", choices=["pilot", "subset"])
+    parser.add_argument("--weights", action="store_true", help="report the weights the evidence chose on the pilot cells")
     args = parser.parse_args(argv)
+    if args.weights:
+        w = chosen_weights()
+        w.to_csv(Path(__file__).parent / "results" / "bn_evidence_weights.csv", index=False)
+        print(weights_summary(w))
+        return
     runs = pd.concat([pd.read_csv(f) for f in args.runs], ignore_index=True)
     runs = runs[runs.method != "non-private MLE"]
     table = change_table(runs, "lik:evidence")
