@@ -157,7 +157,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         or one per family chosen by the marginal likelihood of the noisy tables (type-II maximum
         likelihood, [`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight]) within a
         factor 10 of the global weight: smaller for a peaked CPD, larger for a family the noise swamps.
-        Post-processing of the released tables, like the rest of the fit. Not the default
+        Post-processing of the released tables, like the rest of the fit. Not the default: in two
+        pilots (9 cells, 5 runs each, paired) it raised query L1 significantly in 7 cells; it orders
+        the families by how peaked their CPDs are but sets the weights above the global one
         (``docs/bayesian.md``, "A prior weight chosen by the evidence").
     tables : {"all", "maximal"}, keyword only
         Which family tables to release: one per family (default), or only those inside no other

@@ -301,7 +301,7 @@ def _evidence_weights(cliques, n_families, measurements, n_records, given, log_p
     keep ``given``.
     """
     weights = list(given)
-    variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
+    variances = [_variance(m) for m in measurements]
     for i in range(n_families):
         own = [v for m, v in zip(measurements, variances) if set(m.attrs) == set(cliques[i])]
         if not own or given[i] <= 0:
@@ -312,6 +312,11 @@ def _evidence_weights(cliques, n_families, measurements, n_records, given, log_p
                                 centre=None if centre is None else centre[i])
         weights[i] = alpha / n_records
     return weights
+
+
+def _variance(m: Measurement) -> float:
+    """A measurement's noise variance per cell: ``2 b^2`` for Laplace scale ``b``, ``sigma^2`` for Gaussian."""
+    return m.scale**2 * (2.0 if m.noise == "laplace" else 1.0)
 
 
 def _noise_excess(tables, n_records: float) -> float:
@@ -331,7 +336,7 @@ def _naive_targets(cliques, measurements):
     scale, so noiseless tables stay exact. A clique no table matches exactly gets the sum of a
     table containing it, ``None`` if none does.
     """
-    variances = [m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) for m in measurements]
+    variances = [_variance(m) for m in measurements]
     projected = project_consistent([m.attrs for m in measurements], [m.values for m in measurements], variances)
     mass = min(0.5, min(m.scale for m in measurements)) * max(m.values.size for m in measurements)
     targets = []
