@@ -78,6 +78,16 @@ max_iter=50 on the rest of the grid (q1-q6, each line one process; the default r
         --methods default lik:iter50 --out bn_accuracy_q5
     python benchmarks/bn_accuracy.py --networks hepar2 --records 100000 --first-run 6 --runs 10 \
         --methods default lik:iter50 --out bn_accuracy_q6
+Issue 12, bn12h (prior weights chosen by the evidence; rules in benchmarks/rules/issue12_evidence.md,
+summaries by benchmarks/bn_evidence.py), each line one process per (network, N, epsilons) of the 9 pilot cells:
+    python benchmarks/bn_accuracy.py --networks insurance --records 10000 --epsilons 0.1 0.5 1 --runs 5 \
+        --methods default lik:evidence mbi --out bn_accuracy_t1      (sachs 0.1 0.5, alarm 0.1, child 1, hepar2 0.1, alarm 1e5 1)
+    python benchmarks/bn_accuracy.py ... --first-run 5 --runs 10 --methods default lik:evidence-prefit \
+        lik:evidence-prefit-lower --out bn_accuracy_t2             (the same 9 cells)
+    python benchmarks/bn_accuracy.py ... --runs 3 --methods default lik:weight-x0.3 lik:weight-x0.1 lik:weight-x3 \
+        --out bn_accuracy_t3                                      (insurance 0.1 0.5 1, alarm 0.1, sachs 0.5)
+    python benchmarks/bn_accuracy.py --networks NET --records 10000 --epsilons 0.1 0.5 1 --first-run 15 --runs 20 \
+        --methods D-Ind default lik:weight-x0.3 --out bn_accuracy_t4 (each of the 6 networks)
 and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
     cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
         --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
