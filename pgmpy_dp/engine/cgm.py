@@ -656,7 +656,9 @@ def cgm_em(
                 d_f = np.stack([f_now - f for f, _ in history], axis=1)
                 d_g = np.stack([g_now - g for _, g in history], axis=1)
                 gamma = np.linalg.lstsq(d_f, f_now, rcond=1e-10)[0]
-                cand, alpha = unflatten(g_now - d_g @ gamma), float(len(history))
+                x_new = g_now - d_g @ gamma
+                if np.all(np.isfinite(x_new)):  # else the plain EM step (and the objective check is moot)
+                    cand, alpha = unflatten(x_new), float(len(history))
             nxt = em_map(cand, here.state)
             t += 1
             if alpha and not (math.isfinite(nxt.value) and nxt.value >= here.value):
