@@ -33,7 +33,9 @@ the gradient is bounded by ``1 / scale``, so one EM iteration changes a
 cell's count by at most a factor ``exp(1 / scale)``; we accelerate with
 SQUAREM (Varadhan and Roland 2008), which extrapolates along two successive
 EM steps and keeps the jump only if the objective did not fall, so the fixed
-points are those of EM. And the M-step is badly conditioned: the per-record
+points are those of EM (``accelerate="anderson"`` extrapolates from the last
+few EM maps instead, under the same safeguard; issue 13's eighth round,
+docs/markov.md). And the M-step is badly conditioned: the per-record
 penalty ``lambda`` is tiny next to the Fisher information of the large cells,
 so a few L-BFGS iterations started from the E-step's parameters leave the
 poorly determined cells where they were and EM crawls. Starting each M-step
