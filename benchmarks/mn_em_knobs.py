@@ -11,7 +11,14 @@ does not change; seconds are for orientation only.
     python benchmarks/mn_em_knobs.py '{"old": {"cgm": {"m_step_iter": 20}, "warm": {"solver": "lbfgs", "max_iter": 1000}},
         "new": {}}' '[["chain3", 1000000, 0.5], ["er", 10000, 0.5]]' 2 results/mn_em_knobs.csv
 
-Prints one line per fit and the means per cell and variant; appends the fits to the CSV.
+Prints one line per fit and the means per cell and variant; appends the fits to the CSV. Per fit it
+also records the process CPU seconds, CGM-EM's final objective, and the accelerator's steps
+(``cycles``: accelerated steps taken; ``jumps``: those beyond a plain or double EM step; ``max_step``),
+e.g. issue 13's eighth round:
+
+    python benchmarks/mn_em_knobs.py '{"sq30": {}, "plain30": {"cgm": {"accelerate": false}},
+        "aa30": {"cgm": {"accelerate": "anderson"}}, "aa15": {"cgm": {"accelerate": "anderson", "max_iter": 15}}}'
+        '[["chain3", 10000, 0.1], ["er", 100000, 0.5], ["chain3", 1000000, 0.5], ["er", 1000000, 1.0]]' 2 out.csv
 """
 
 from __future__ import annotations
