@@ -121,6 +121,69 @@ def per_call(jt, theta, rounds: int = 100) -> dict:
     }
 
 
+class _TimedUfunc:
+    """A numpy ufunc whose calls and reductions add their seconds to a category (see `calibration_breakdown`)."""
+
+    def __init__(self, ufunc, times: dict) -> None:
+        self._u, self._t = ufunc, times
+
+    def _timed(self, key, fn, *a, **k):
+        t0 = time.perf_counter()
+        out = fn(*a, **k)
+        self._t[key] = self._t.get(key, 0.0) + time.perf_counter() - t0
+        return out
+
+    def __call__(self, *a, **k):
+        name = self._u.__name__
+        if name == "divide":  # a scalar divisor rescales a message or marginal; an array one is the downward quotient
+            name = "divide (by a scalar)" if np.ndim(a[1]) == 0 else "divide (by a message)"
+        return self._timed(name, self._u, *a, **k)
+
+    def reduce(self, *a, **k):
+        return self._timed(f"{self._u.__name__}.reduce", self._u.reduce, *a, **k)
+
+    def reduceat(self, *a, **k):
+        return self._timed(f"{self._u.__name__}.reduceat", self._u.reduceat, *a, **k)
+
+
+def calibration_breakdown(jt, theta, rounds: int = 200) -> dict:
+    """Milliseconds per ``JunctionTree.marginals`` call and where they go, by numpy operation.
+
+    The engine module's ``np`` is swapped for a namespace whose ufuncs (``exp``, ``add``,
+    ``subtract``, ``multiply``, ``divide``, ``maximum``, ``minimum``, ``copyto``, ``empty``) time
+    themselves; what the named calls do not cover (Python bookkeeping, the operator products
+    ``b * up[c]`` and ``b * down[v]``, the timers' own cost) is the remainder. The untimed total
+    is measured first, in the same process, over the same ``rounds``.
+    """
+    import types
+
+    import pgmpy_dp.engine.junction_tree as jt_module
+
+    for _ in range(5):
+        jt.marginals(theta)  # warm caches
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        jt.marginals(theta)
+    total = (time.perf_counter() - t0) / rounds
+    times: dict = {}
+    proxy = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    for name in ("exp", "add", "subtract", "multiply", "divide", "maximum", "minimum"):
+        setattr(proxy, name, _TimedUfunc(getattr(np, name), times))
+    for name in ("copyto", "empty", "empty_like"):
+        fn = getattr(np, name)
+        setattr(proxy, name, lambda *a, _fn=fn, _n=name, **k: _TimedUfunc._timed(types.SimpleNamespace(_t=times), _n, _fn, *a, **k))
+    jt_module.np = proxy
+    try:
+        for _ in range(rounds):
+            jt.marginals(theta)
+    finally:
+        jt_module.np = np
+    row = {"ms_per_call": round(1e3 * total, 4)}
+    row.update({f"ms_{k}": round(1e3 * v / rounds, 4) for k, v in sorted(times.items(), key=lambda kv: -kv[1])})
+    row["ms_rest"] = round(1e3 * (total - sum(times.values()) / rounds), 4)
+    return row
+
+
 def population(kind: str, n: int, k: int = 10, nodes: int = 10):
     """Population 0 of mn_accuracy.py's cell: (domain, edges, true log-potentials, junction tree, codes)."""
     domain = Domain({f"x{i}": list(range(k)) for i in range(nodes)})
