@@ -472,53 +472,14 @@ def cgm_em(
         else:
             acc[h], owned[h] = np.add(acc[h], a), True
 
-    # The value alone (the E-step's line searches) for unmasked smoothed Laplace tables, all tables at
-    # once (issue 13, ninth round): the cell-by-cell arithmetic of `Measurement.log_likelihood_value` on
-    # the tables laid side by side in one flat array, then each table's sum as one row of a block of
-    # equal-sized tables (numpy sums a contiguous row as it sums a lone C-ordered table: the same
-    # bits), and the per-table terms added in table order. Used when every table is C-ordered, so
-    # that its lone sum would have run in that order too; else the per-table loop.
-    flat_value = smoothing != 0 and all(
-        m.noise == "laplace" and m.mask is None and m.values.flags.c_contiguous for m in measurements
-    )
-    if flat_value:
-        sizes = [m.values.size for m in measurements]
-        deltas = [(smoothing or 1.0) * m.scale for m in measurements]
-        flat_y = np.concatenate([m.values.ravel() for m in measurements]).astype(np.float64, copy=False)
-        flat_delta = np.repeat(deltas, sizes)
-        flat_delta2 = np.repeat([d * d for d in deltas], sizes)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-        # blocks of consecutive tables of equal size: (start, count, size)
-        blocks = []
-        for i, size in enumerate(sizes):
-            if blocks and blocks[-1][2] == size:
-                blocks[-1][1] += 1
-            else:
-                blocks.append([int(starts[i]), 1, size])
-        table_scales = [m.scale for m in measurements]
-
-    def loglik_value(counts: list[np.ndarray]) -> float:
-        total = 0.0
-        if not (flat_value and all(n.flags.c_contiguous for n in counts)):
-            for m, n in zip(measurements, counts):
-                total += m.log_likelihood_value(n, smoothing)
-            return total
-        r = np.subtract(flat_y, np.concatenate([n.ravel() for n in counts]))
-        t = np.multiply(r, r, out=r)
-        np.add(t, flat_delta2, out=t)
-        np.sqrt(t, out=t)
-        np.subtract(t, flat_delta, out=t)
-        sums = [reduce(t[a : a + k * size].reshape(k, size), axis=1) for a, k, size in blocks]
-        for v, scale in zip(np.concatenate(sums).tolist() if len(sums) > 1 else sums[0].tolist(), table_scales):
-            total += -v / scale
-        return total
-
     def loglik(mu: list[np.ndarray], directions: bool = False):
         """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
         gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
         total = 0.0
         if not directions:
-            return loglik_value(table_counts(mu))
+            for m, n in zip(measurements, table_counts(mu)):
+                total += m.log_likelihood_value(n, smoothing)
+            return total
         grad: list = [None] * len(cliques)
         stiff: list = [None] * len(cliques)
         toward: list = [None] * len(cliques)

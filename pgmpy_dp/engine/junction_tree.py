@@ -241,23 +241,6 @@ class JunctionTree:
         self._flat_size = int(ends[-1]) if sizes else 0
         self._flat_spans = [(int(e - n), int(e)) for n, e in zip(sizes, ends)]
         self._flat_starts = np.array([a for a, _ in self._flat_spans], dtype=np.intp)
-        # The model-clique marginals of the fast path side by side in one flat array, grouped by
-        # size: per model clique its start, size and shape before transposition (its attributes in
-        # host order), and per group of equal sizes (start, count, size). Each group's totals are
-        # then one row-wise sum (numpy sums each contiguous row as it sums a lone array, so the
-        # totals are the same to the bit) and its normalisation one division.
-        sizes = [math.prod(domain.shape(c)) for c in self.cliques]
-        self._marg_at: list[tuple[int, int, tuple[int, ...]]] = [None] * len(self.cliques)  # type: ignore[list-item]
-        self._marg_groups: list[tuple[int, int, int]] = []
-        start = 0
-        for size in sorted(set(sizes)):
-            members = [i for i, s in enumerate(sizes) if s == size]
-            self._marg_groups.append((start, len(members), size))
-            for i in members:
-                node = self.nodes[self.host[i]]
-                self._marg_at[i] = (start, size, tuple(domain.size(a) for a in node if a in self.cliques[i]))
-                start += size
-        self._marg_size = start
 
     def _output_plan(self, v: int) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...] | None]]:
         """How tree clique ``v``'s belief is summed down to the model cliques it hosts.
@@ -460,7 +443,6 @@ class JunctionTree:
             up[v], scale = sent
             log_z += math.log(scale)
         out: list[np.ndarray] = [None] * len(self.cliques)  # type: ignore[list-item]
-        marg, marg_at = np.empty(self._marg_size), self._marg_at  # the marginals, as views into marg
         for v in self.order:
             kids = children[v]
             b = below[v]
@@ -473,15 +455,14 @@ class JunctionTree:
                 log_z += math.log(total)
             buffers = [b]
             for src, axes, target, perm in self._outputs[v]:
+                m = add(buffers[src], axis=axes) if axes else buffers[src]
                 if target >= 0:
-                    buffers.append(add(buffers[src], axis=axes))
+                    buffers.append(m)
                     continue
-                start, size, shape = marg_at[-target - 1]
-                m = marg[start : start + size].reshape(shape)  # normalised below, with its group
-                if axes:
-                    add(buffers[src], axis=axes, out=m)
-                else:
-                    np.copyto(m, buffers[src])
+                total = float(add(m, axis=None))
+                if not (total > _TINY and math.isfinite(total)):
+                    return None
+                m = divide(m, total, out=m) if axes else m / total
                 out[-target - 1] = m if perm is None else np.transpose(m, perm)
             scratch = None
             for c, axes, shape in self._down[v]:
@@ -502,12 +483,6 @@ class JunctionTree:
                 if sent is None:
                     return None
                 down[c] = sent[0]
-        for start, count, size in self._marg_groups:
-            block = marg[start : start + count * size].reshape(count, size)
-            totals = add(block, axis=1)
-            if not ((totals > _TINY).all() and np.isfinite(totals).all()):
-                return None  # a marginal's mass underflowed (or overflowed): use the log-space path
-            divide(block, totals[:, None], out=block)
         return out, log_z
 
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
