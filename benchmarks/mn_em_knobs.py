@@ -11,7 +11,14 @@ does not change; seconds are for orientation only.
     python benchmarks/mn_em_knobs.py '{"old": {"cgm": {"m_step_iter": 20}, "warm": {"solver": "lbfgs", "max_iter": 1000}},
         "new": {}}' '[["chain3", 1000000, 0.5], ["er", 10000, 0.5]]' 2 results/mn_em_knobs.csv
 
-Prints one line per fit and the means per cell and variant; appends the fits to the CSV.
+Prints one line per fit and the means per cell and variant; appends the fits to the CSV. Per fit it
+also records the process CPU seconds, CGM-EM's final objective, and the accelerator's steps
+(``cycles``: accelerated steps taken; ``jumps``: those beyond a plain or double EM step; ``max_step``),
+e.g. issue 13's eighth round:
+
+    python benchmarks/mn_em_knobs.py '{"sq30": {}, "plain30": {"cgm": {"accelerate": false}},
+        "aa30": {"cgm": {"accelerate": "anderson"}}, "aa15": {"cgm": {"accelerate": "anderson", "max_iter": 15}}}'
+        '[["chain3", 10000, 0.1], ["er", 100000, 0.5], ["chain3", 1000000, 0.5], ["er", 1000000, 1.0]]' 2 out.csv
 """
 
 from __future__ import annotations
@@ -47,13 +54,16 @@ def _counted(jt, theta):
 def run(variant: dict, cells, releases: int) -> list[dict]:
     """Fit every release of every cell with one variant's knobs; one row per fit."""
     cgm_kw, warm_kw = dict(variant.get("cgm", {})), dict(variant.get("warm", {}))
+    last: dict = {"result": None}
 
     def cgm(engine, measurements, n_records, *a, **k):
         kw = dict(cgm_kw)
         c = kw.pop("m_noise", None)
         if c is not None:
             kw["m_tol"] = max(1e-8, c * min(m.scale for m in measurements) / n_records)
-        return cgm_module.cgm_em(engine, measurements, n_records, *a, **{**k, **kw})
+        result = cgm_module.cgm_em(engine, measurements, n_records, *a, **{**k, **kw})
+        last["result"] = result
+        return result
 
     def warm(*a, **k):
         return fit_orig(*a, **{**k, **warm_kw})
@@ -72,12 +82,19 @@ def run(variant: dict, cells, releases: int) -> list[dict]:
                 _calls[0] = 0
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    t0 = time.perf_counter()
+                    last["result"] = None
+                    t0, c0 = time.perf_counter(), time.process_time()
                     est.fit(DiscreteMarkovNetwork(edges), release)
-                    secs = time.perf_counter() - t0
+                    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
                 kl = kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_)
-                rows.append(dict(model=kind, N=int(n), epsilon=eps, release=r, kl=kl, seconds=secs, calls=_calls[0],
-                                 em_iterations=est.n_iter_, warm_start_iterations=est.mle_n_iter_))
+                res = last["result"]
+                steps = [] if res is None else list(res.steps)
+                trace = [] if res is None else list(res.log_likelihood)
+                rows.append(dict(model=kind, N=int(n), epsilon=eps, release=r, kl=kl, seconds=secs, cpu_seconds=cpu,
+                                 calls=_calls[0], em_iterations=est.n_iter_, warm_start_iterations=est.mle_n_iter_,
+                                 # accelerated cycles: how many, how many jumped beyond the double EM step, the largest step
+                                 cycles=len(steps), jumps=sum(a > 1.0 for a in steps), max_step=max(steps, default=0.0),
+                                 objective=trace[-1] if trace else float("nan")))
     finally:
         markov_module.cgm_em, markov_module.fit_log_potentials = saved
         JunctionTree.marginals = _marginals
@@ -94,7 +111,7 @@ def main(argv=None) -> None:
             rows.append(row)
             print(row, flush=True)
     df = pd.DataFrame(rows)
-    means = df.groupby(["model", "N", "epsilon", "variant"])[["kl", "seconds", "calls", "em_iterations", "warm_start_iterations"]].mean()
+    means = df.groupby(["model", "N", "epsilon", "variant"])[["kl", "cpu_seconds", "calls", "em_iterations", "cycles", "jumps", "objective"]].mean()
     print(means.to_string())
     if len(argv) > 3:
         path = Path(argv[3])

@@ -13,6 +13,9 @@ between the two versions.
 
     git archive fedccd4 | tar -x -C /tmp/base        # the checkout before the round
     python benchmarks/mn_overhead.py --baseline /tmp/base --reps 3
+    git archive 59cf013 | tar -x -C /tmp/base9      # issue 13, round 9 (the five ER cells above mbi's CPU time)
+    python benchmarks/mn_overhead.py --baseline /tmp/base9 --reps 6 --population-seed 2 \
+        --cells er:1e5:0.5 er:1e5:1 er:1e6:0.1 er:1e6:0.5 er:1e6:1 --out mn_overhead_em13j
 
 Writes ``results/<out>.csv`` (one row per fit and version) and prints a per-cell summary.
 
@@ -75,10 +78,10 @@ def worker() -> None:
     print(json.dumps({"ready": pgmpy_dp.__file__}), flush=True)
     for line in sys.stdin:
         req = json.loads(line)
-        key = (req["kind"], req["n"])
+        key = (req["kind"], req["n"], req.get("population_seed", 0))
         if key not in cache:
             cache.clear()  # one population at a time (a 1e6-record sample is 80 MB of codes)
-            cache[key] = population(req["kind"], req["n"])
+            cache[key] = population(req["kind"], req["n"], seed=key[2])
         domain, edges, theta, jt, codes = cache[key]
         release = release_from_codes(codes, domain, edges, req["eps"], random_state=np.random.default_rng(req["seed"]))
         est = pgmpy_dp.PrivateMarkovEstimator(method=req["method"], show_progress=False)
@@ -143,6 +146,7 @@ def main(argv=None) -> None:
     parser.add_argument("--first-release", type=int, default=1, help="seed of the first release (to add releases to a run)")
     parser.add_argument("--cells", nargs="+", default=None, metavar="MODEL:N:EPS[:METHOD]")
     parser.add_argument("--out", default="mn_overhead")
+    parser.add_argument("--population-seed", type=int, default=0, help="mn_accuracy.py's --seed of the populations (issue 13's grid: 2)")
     args = parser.parse_args(argv)
     import numpy as np
     import pandas as pd
@@ -173,13 +177,15 @@ def main(argv=None) -> None:
                 order = ("old", "new") if rep % 2 == 0 else ("new", "old")
                 for name in order:
                     out = f"{tmp}/{name}.npz"
-                    req = dict(kind=kind, n=n, eps=eps, method=method, seed=args.first_release + rep, out=out)
+                    req = dict(kind=kind, n=n, eps=eps, method=method, seed=args.first_release + rep, out=out,
+                               population_seed=args.population_seed)
                     procs[name].stdin.write(json.dumps(req) + "\n")
                     procs[name].stdin.flush()
                     res = json.loads(procs[name].stdout.readline())
                     with np.load(out) as z:
                         fitted[name] = [z[f"arr_{i}"] for i in range(len(z.files))]
-                    rows.append(dict(version=name, model=kind, N=n, epsilon=eps, method=method, release=args.first_release + rep, **res))
+                    rows.append(dict(version=name, model=kind, N=n, epsilon=eps, method=method, population_seed=args.population_seed,
+                                     release=args.first_release + rep, **res))
                 diff = max(
                     float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300))) if a.size else 0.0
                     for a, b in zip(fitted["new"], fitted["old"])

@@ -13,6 +13,7 @@ running it with ``PYTHONPATH`` pointing at an older checkout profiles that versi
     python benchmarks/mn_profile.py --warm-targets reconciled --prior unresolved --warm-prior em   # round 6
     python benchmarks/mn_profile.py --warm-targets noisy --prior scaled   # the default before round 7
     python benchmarks/mn_profile.py --clock cpu --cells er:1e6:0.5 chain3:1e4:0.1   # overhead round (eng13h)
+    python benchmarks/mn_profile.py --clock cpu --seed 2 --cells er:1e5:0.5 er:1e6:1 --breakdown --out mn_profile_em13j  # round 9
 
 Prints one line per cell and appends them to ``results/mn_profile.csv``.
 """
@@ -81,6 +82,9 @@ class Counter:
                     counter.phase = before
             return wrapped
 
+        # the tables' reconciliation before the warm start (its own phase where this version has it)
+        if hasattr(markov_module, "reconcile_tables"):
+            markov_module.reconcile_tables = in_phase(markov_module.reconcile_tables, "reconcile")
         # the EM loop: everything inside it is E-step unless it runs inside the M-step solver
         markov_module.cgm_em = in_phase(cgm_module.cgm_em, "E-step")
         if hasattr(mle_module, "WarmMLE"):  # this version: one warm L-BFGS for all M-steps
@@ -121,10 +125,78 @@ def per_call(jt, theta, rounds: int = 100) -> dict:
     }
 
 
-def population(kind: str, n: int, k: int = 10, nodes: int = 10):
-    """Population 0 of mn_accuracy.py's cell: (domain, edges, true log-potentials, junction tree, codes)."""
+class _TimedUfunc:
+    """A numpy ufunc whose calls and reductions add their seconds to a category (see `calibration_breakdown`)."""
+
+    def __init__(self, ufunc, times: dict) -> None:
+        self._u, self._t = ufunc, times
+
+    def _timed(self, key, fn, *a, **k):
+        t0 = time.perf_counter()
+        out = fn(*a, **k)
+        self._t[key] = self._t.get(key, 0.0) + time.perf_counter() - t0
+        return out
+
+    def __call__(self, *a, **k):
+        name = self._u.__name__
+        if name == "divide":  # a scalar divisor rescales a message or marginal; an array one is the downward quotient
+            name = "divide (by a scalar)" if np.ndim(a[1]) == 0 else "divide (by a message)"
+        return self._timed(name, self._u, *a, **k)
+
+    def reduce(self, *a, **k):
+        return self._timed(f"{self._u.__name__}.reduce", self._u.reduce, *a, **k)
+
+    def reduceat(self, *a, **k):
+        return self._timed(f"{self._u.__name__}.reduceat", self._u.reduceat, *a, **k)
+
+
+def calibration_breakdown(jt, theta, rounds: int = 1000) -> dict:
+    """Milliseconds per ``JunctionTree.marginals`` call and where they go, by numpy operation.
+
+    The engine module's ``np`` is swapped for a namespace whose ufuncs (``exp``, ``add``,
+    ``subtract``, ``multiply``, ``divide``, ``maximum``, ``minimum``, ``copyto``, ``empty``) time
+    themselves; what the named calls do not cover (Python bookkeeping, the operator products
+    ``b * up[c]`` and ``b * down[v]``, the timers' own cost) is the remainder. The untimed total
+    is measured in the same process, over the same ``rounds``, in blocks alternating with the timed ones.
+    """
+    import types
+
+    import pgmpy_dp.engine.junction_tree as jt_module
+
+    for _ in range(5):
+        jt.marginals(theta)  # warm caches
+    times: dict = {}
+    proxy = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    for name in ("exp", "add", "subtract", "multiply", "divide", "maximum", "minimum"):
+        setattr(proxy, name, _TimedUfunc(getattr(np, name), times))
+    for name in ("copyto", "empty", "empty_like"):
+        fn = getattr(np, name)
+        setattr(proxy, name, lambda *a, _fn=fn, _n=name, **k: _TimedUfunc._timed(types.SimpleNamespace(_t=times), _n, _fn, *a, **k))
+    total = 0.0
+    for _ in range(10):  # untimed and timed blocks alternate, so that a change of load hits both
+        t0 = time.perf_counter()
+        for _ in range(rounds // 10):
+            jt.marginals(theta)
+        total += time.perf_counter() - t0
+        jt_module.np = proxy
+        try:
+            for _ in range(rounds // 10):
+                jt.marginals(theta)
+        finally:
+            jt_module.np = np
+    rounds = 10 * (rounds // 10)
+    total /= rounds
+    row = {"breakdown_ms_per_call": round(1e3 * total, 4)}
+    row.update({f"ms_{k}": round(1e3 * v / rounds, 4) for k, v in sorted(times.items(), key=lambda kv: -kv[1])})
+    row["ms_rest"] = round(1e3 * (total - sum(times.values()) / rounds), 4)
+    return row
+
+
+def population(kind: str, n: int, k: int = 10, nodes: int = 10, seed: int = 0):
+    """Population 0 of mn_accuracy.py's cell with its ``--seed`` ``seed``: (domain, edges, true log-potentials,
+    junction tree, codes). Issue 13's grid runs since round 7 use seed 2."""
     domain = Domain({f"x{i}": list(range(k)) for i in range(nodes)})
-    rng = np.random.default_rng([0, ["chain3", "er"].index(kind), n, 0])
+    rng = np.random.default_rng([seed, ["chain3", "er"].index(kind), n, 0])
     edges = make_graph(kind, nodes, rng, 0.3)
     theta = [np.log(rng.dirichlet(np.ones(k * k)).reshape(k, k)) for _ in edges]
     jt = JunctionTree(domain, edges)
@@ -157,6 +229,8 @@ def main(argv=None) -> None:
         "--clock", choices=["wall", "cpu"], default="wall",
         help="seconds by wall clock (default) or by this process's CPU time (a shared, loaded machine)",
     )
+    parser.add_argument("--seed", type=int, default=0, help="mn_accuracy.py's --seed of the populations (the grid's is 2)")
+    parser.add_argument("--breakdown", action="store_true", help="add calibration_breakdown's columns (ms per call by numpy operation)")
     args = parser.parse_args(argv)
     CLOCK["now"] = time.process_time if args.clock == "cpu" else time.perf_counter
     kwargs = {} if args.warm_targets is None else {"warm_start": args.warm_targets}
@@ -173,7 +247,7 @@ def main(argv=None) -> None:
     counter = Counter()
     rows = []
     for kind, n, eps in cells:
-        domain, edges, theta, jt, codes = population(kind, n)
+        domain, edges, theta, jt, codes = population(kind, n, seed=args.seed)
         release = release_from_codes(codes, domain, edges, eps, random_state=np.random.default_rng(1))
         counter.reset()
         est = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", show_progress=False, **kwargs)
@@ -185,9 +259,10 @@ def main(argv=None) -> None:
         calls, inf_s = counter.calls, counter.seconds
         em_iter = max(1, est.n_iter_)
         row = dict(
-            version=args.label, clock=args.clock, lam_cgm=round(est.regularization_["cgm-em"], 4),
+            version=args.label, clock=args.clock, population_seed=args.seed, lam_cgm=round(est.regularization_["cgm-em"], 4),
             lam_warm=round(est.regularization_["warm-start"], 4), warm_start_iterations=est.mle_n_iter_, model=kind, N=n, epsilon=eps, seconds=round(secs, 3),
             kl=kl_divergence_potentials(domain, edges, theta, est.cliques_, est.log_potentials_),
+            seconds_reconcile=round(counter.wall.get("reconcile", 0.0), 3),
             seconds_warm_start=round(secs - sum(counter.wall.values()), 3),
             seconds_e_step=round(counter.wall.get("E-step", 0.0), 3),
             seconds_m_step=round(counter.wall.get("M-step", 0.0), 3),
@@ -199,9 +274,13 @@ def main(argv=None) -> None:
             ms_per_call=round(1e3 * sum(inf_s.values()) / max(1, sum(calls.values())), 3),
             inference_share=round(sum(inf_s.values()) / secs, 2),
             em_seconds_per_iter=round((inf_s.get("E-step", 0) + inf_s.get("M-step", 0)) / em_iter, 4),
+            # per phase: seconds inside the calibrations (JunctionTree.marginals) and outside them
+            **{f"inference_seconds_{k.replace(' ', '_').replace('-', '_')}": round(v, 3) for k, v in inf_s.items()},
         )
         if hasattr(jt, "_fast_beliefs") or hasattr(jt, "_fast_marginals"):
             row.update(per_call(JunctionTree(domain, est.cliques_), est.log_potentials_))
+        if args.breakdown:
+            row.update(calibration_breakdown(JunctionTree(domain, est.cliques_), est.log_potentials_))
         rows.append(row)
         print(row, flush=True)
     RESULTS.mkdir(exist_ok=True)

@@ -77,6 +77,8 @@ UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
 #: (`cgm_regularization`, shared with the BN path; the default before it) or "unresolved"
 #: (`UNRESOLVED_PRIOR_PRECISION` alone). See docs/markov.md.
 _PRIORS = ("floored", "scaled", "unresolved")
+#: CGM-EM's extrapolation of the EM map (`cgm_em`'s ``accelerate``): SQUAREM, Anderson, or none.
+_ACCELERATE = ("squarem", "anderson", None)
 #: Prior weight of CGM-EM's naive warm start: "naive" (`auto_regularization`, the weight naive MLE
 #: uses, made stronger because it ignores the noise) or "em" (CGM-EM's own weight, the same prior
 #: centred at 0 as EM's M-step, so the warm start is the penalised fit EM would make to exact
@@ -292,6 +294,7 @@ class PrivateMarkovEstimator:
         show_progress: bool = True,
         warm_start: str = "reconciled",
         prior: str = "floored",
+        accelerate: str | None = "squarem",
     ) -> None:
         self.method = method
         self.max_iter = max_iter
@@ -299,6 +302,7 @@ class PrivateMarkovEstimator:
         self.regularization = regularization
         self.warm_start = warm_start
         self.prior = prior
+        self.accelerate = accelerate
         self.inference = inference
         self.random_state = random_state
         self.show_progress = show_progress
@@ -333,6 +337,10 @@ class PrivateMarkovEstimator:
         if self.warm_start not in _WARM_STARTS:
             raise ValueError(
                 f"warm_start must be one of {_WARM_STARTS} (CGM-EM's warm-start targets), got {self.warm_start!r}"
+            )
+        if self.accelerate not in _ACCELERATE:
+            raise ValueError(
+                f"accelerate must be one of {_ACCELERATE} (CGM-EM's extrapolation of the EM map), got {self.accelerate!r}"
             )
         if self.prior not in _PRIORS:
             raise ValueError(
@@ -540,7 +548,7 @@ class PrivateMarkovEstimator:
                 result = cgm_em(
                     engine, measurements, n_records, lam_cgm / n_records, tied_idx,
                     init=naive.log_potentials, max_iter=self.max_iter, tol=self.tol,
-                    callback=bar.callback, warn=False,
+                    callback=bar.callback, warn=False, accelerate=self.accelerate,
                 )
             finally:
                 bar.close()
