@@ -66,7 +66,7 @@ cold naive start and data-derived tolerance; bands 1-5% wider) closed it; all
 three are kept as options with their measurements. Nor did ``"score"`` (the
 spread evaluated at the band's ends, binomial records plus a noise floor): on
 fresh runs under CGM-EM's new defaults it covered clipped bands 2.5 points more
-and conditionals with a true answer <= 0.02 2.6 points less, and failed its
+and conditionals with a true answer <= 0.02 2.5 points less, and failed its
 pre-stated adoption rule (benchmarks/rules/issue14_band.md, docs/intervals.md).
 """
 
