@@ -61,7 +61,7 @@ from pgmpy_dp.tables import contingency_table, release_from_codes
 from pgmpy_dp.uncertainty import _answerer, band_limits, bootstrap_log_potentials
 
 RESULTS = Path(__file__).parent / "results"
-RULES = ("normal", "logit", "bc", "percentile", "basic", "arcsine")
+RULES = ("normal", "logit", "bc", "percentile", "basic", "arcsine", "score")
 DEFAULT = RULES[0]  # query_interval's default band
 BN_MODELS = {"asia-bn": "asia", "child-bn": "child", "alarm-bn": "alarm"}
 
@@ -119,11 +119,16 @@ def score(base, kind, query, iv, truth, point_s, cold_s, warm_s, level) -> list[
     """One row per rule and state: the band, the truth and whether it covers."""
     rows = []
     est = iv.estimate.to_numpy()
+    boot = iv.attrs["bootstrap"]
+    # the refits' moments and the records behind the answer: any moment rule can be recomputed from the CSV
+    moments = dict(boot_mean=np.nanmean(boot, axis=0), boot_sd=np.nanstd(boot, axis=0, ddof=1))
     for rule in RULES:
-        lo, hi = band_limits(est, iv.attrs["bootstrap"], level, rule)
+        lo, hi = band_limits(est, boot, level, rule, n_records=iv.attrs["n_records"])
         for j, state in enumerate(iv.index):
             rows.append({**base, "kind": kind, "rule": rule, "query": query, "state": str(state),
                          "truth": truth[j], "estimate": est[j], "lower": lo[j], "upper": hi[j],
+                         "boot_mean": moments["boot_mean"][j], "boot_sd": moments["boot_sd"][j],
+                         "n_records": iv.attrs["n_records"], "n_refits": len(boot),
                          "covered": float(lo[j] - 1e-12 <= truth[j] <= hi[j] + 1e-12),
                          "point_s": point_s, "cold_s": cold_s, "warm_s": warm_s, "nominal": level})
     return rows
@@ -281,6 +286,11 @@ def bn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
 
 
 def grid(args):
+    if args.cells:  # explicit MODEL:N:EPS cells, in the order given (repetitions stay the outer loop)
+        for cell in args.cells:
+            spec, n, eps = cell.split(":")
+            yield spec, int(n), float(eps)
+        return
     for spec in args.models:
         if spec == "asia":
             ns, epss = args.asia_n, args.asia_eps
@@ -306,6 +316,8 @@ def run(args) -> None:
     models = list(args.models)
     for rep in range(args.start, args.reps):
         for spec, n, eps in grid(args):
+            if spec not in models:
+                models.append(spec)  # --cells: the seed's model index is its first appearance
             if spec in BN_MODELS and rep >= args.bn_reps:
                 continue
             rng = np.random.default_rng([args.seed, models.index(spec), n, int(eps * 1000), rep])
@@ -394,7 +406,7 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
 def markdown(summary: pd.DataFrame) -> str:
     """The docs table: per cell, released cells, then the default (normal) bands and the other rules."""
     head = ("| model | N | eps | reps | released cells: coverage (exact level) | kind | queries | normal: coverage "
-            "[95% band] | width | logit / bc / percentile / basic / arcsine | point query (ms) | first interval query (s) | "
+            "[95% band] | width | logit / bc / percentile / basic / arcsine / score | point query (ms) | first interval query (s) | "
             "later query (ms) | first / point |\n|" + "---|" * 14)
     lines = [head]
     for (model, n, eps), g in summary.groupby(["model", "N", "epsilon"], sort=False):
@@ -456,6 +468,8 @@ def plot(df: pd.DataFrame, path: Path) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="+", default=["chain-5", "er-8", "asia", "asia-bn", "child-bn", "alarm-bn"])
+    ap.add_argument("--cells", nargs="+", default=[], help="explicit cells MODEL:N:EPS (e.g. er-8:1000:1 asia:10000:1) "
+                    "instead of the --models x --n x --eps grid; with --models, a model's seed index is its place there")
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--er-p", type=float, default=0.3)
     ap.add_argument("--n", nargs="+", type=int, default=[1000, 10000])
