@@ -776,7 +776,7 @@ def prior_free_log_potentials(estimator) -> list[np.ndarray]:
             ).log_potentials
         return cgm_em(
             engine, measurements, n, 0.0, tied, init=theta_hat, max_iter=estimator.max_iter, tol=estimator.tol,
-            warn=False,
+            warn=False, accelerate=estimator.accelerate,
         ).log_potentials
 
 
@@ -949,5 +949,6 @@ def _refit(estimator, engine, boot: MarginalRelease, theta_hat, n: float):
         result = cgm_em(
             engine, measurements, n, reg["cgm-em"] / n, tied,
             init=naive.log_potentials, max_iter=estimator.max_iter, tol=estimator.tol, warn=False,
+            accelerate=estimator.accelerate,
         )
     return result.log_potentials

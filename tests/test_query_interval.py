@@ -345,3 +345,24 @@ def test_warm_refits_use_the_estimators_own_warm_start_and_prior(warm_start, war
         # reconciled targets agree on b; each noisy table projected on its own does not
         assert (max_disagreement(est.cliques_, targets) < 1e-10) == (warm_start == "reconciled")
     assert all(lam == pytest.approx(reg["cgm-em"] / n, rel=1e-12) for lam in seen["em"])
+
+
+@pytest.mark.parametrize("accelerate", ["anderson", None])
+def test_refits_use_the_fits_own_em_accelerator(accelerate, monkeypatch):
+    """The warm refits (and the prior-free generator) run CGM-EM with the accelerator the fit used."""
+    import pgmpy_dp.uncertainty as uncertainty
+    from pgmpy_dp.uncertainty import prior_free_log_potentials
+
+    est = fitted(method="cgm-em")
+    est.accelerate = accelerate  # as if fitted with it: only the refits read it from here on
+    seen = []
+    real = uncertainty.cgm_em
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("accelerate", "missing"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(uncertainty, "cgm_em", recording)
+    pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=1)
+    prior_free_log_potentials(est)
+    assert seen and set(seen) == {accelerate}
