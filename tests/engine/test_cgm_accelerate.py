@@ -7,15 +7,9 @@ import pytest
 from pgmpy_dp.engine import JunctionTree, Measurement, cgm_em
 from pgmpy_dp.engine.cgm import ACCELERATORS
 
+from test_cgm import noisy_tables
+
 MODES = [None, "squarem", "anderson"]
-
-
-def noisy_tables(model, n, scale, seed):
-    domain, cliques, theta = model
-    jt = JunctionTree(domain, cliques)
-    marg, _ = jt.marginals(theta)
-    rng = np.random.default_rng(seed)
-    return jt, [Measurement(c, n * m + rng.laplace(0, scale, size=m.shape), scale) for c, m in zip(cliques, marg)]
 
 
 def run(jt, meas, n, accelerate, **kw):
