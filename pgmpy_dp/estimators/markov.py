@@ -212,6 +212,12 @@ class PrivateMarkovEstimator:
         default before issue 13's seventh round) or ``"unresolved"``
         (``UNRESOLVED_PRIOR_PRECISION`` = ``6 / pi**2`` alone). Not used by
         ``"naive-mle"`` or with a numeric ``regularization``.
+    accelerate : {"squarem", "anderson", None}
+        Extrapolation of CGM-EM's EM map ([`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]): SQUAREM
+        (default), Anderson acceleration (measured in issue 13's eighth round and not
+        adopted: significantly worse KL in 4 of 18 grid cells, docs/markov.md) or plain EM.
+        Every choice counts EM maps against ``max_iter``. ``query_interval``'s refits use the
+        fit's choice. Not used by ``"naive-mle"``.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
