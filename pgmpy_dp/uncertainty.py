@@ -772,10 +772,10 @@ def prior_free_log_potentials(estimator) -> list[np.ndarray]:
         if estimator.method == "naive-mle":
             return fit_log_potentials(
                 engine, _naive_targets(cliques, clique_tables, n), 0.0, tied, init=theta_hat,
-                max_iter=max(1000, estimator.max_iter), tol=estimator.tol * 1e-2, warn=False,
+                max_iter=max(1000, estimator.max_iter_), tol=estimator.tol * 1e-2, warn=False,
             ).log_potentials
         return cgm_em(
-            engine, measurements, n, 0.0, tied, init=theta_hat, max_iter=estimator.max_iter, tol=estimator.tol,
+            engine, measurements, n, 0.0, tied, init=theta_hat, max_iter=estimator.max_iter_, tol=estimator.tol,
             warn=False, accelerate=estimator.accelerate,
         ).log_potentials
 
@@ -942,13 +942,13 @@ def _refit(estimator, engine, boot: MarginalRelease, theta_hat, n: float):
         targets = _start_targets(getattr(estimator, "warm_start_", None), cliques, clique_tables, n)
         naive = fit_log_potentials(
             engine, targets, reg.get("warm-start", reg["naive-mle"]) / n, tied, init=theta_hat,
-            max_iter=max(1000, estimator.max_iter), tol=estimator.tol * 1e-2, warn=False,
+            max_iter=max(1000, estimator.max_iter_), tol=estimator.tol * 1e-2, warn=False,
         )
         if estimator.method == "naive-mle":
             return naive.log_potentials
         result = cgm_em(
             engine, measurements, n, reg["cgm-em"] / n, tied,
-            init=naive.log_potentials, max_iter=estimator.max_iter, tol=estimator.tol, warn=False,
+            init=naive.log_potentials, max_iter=estimator.max_iter_, tol=estimator.tol, warn=False,
             accelerate=estimator.accelerate,
         )
     return result.log_potentials

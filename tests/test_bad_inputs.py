@@ -723,7 +723,7 @@ FUZZED = {
     }),
     "PrivateMarkovEstimator": (_call_mn, {
         "method": Fuzzed(lambda v: isinstance(v, str) and v in ("cgm-em", "naive-mle"), r"method"),
-        "max_iter": Fuzzed(lambda v: _int(v) and v >= 1, r"max_iter"),
+        "max_iter": Fuzzed(lambda v: v is None or (_int(v) and v >= 1), r"max_iter"),
         "tol": Fuzzed(lambda v: _positive(v) and not isinstance(v, Fraction), r"tol"),
         "regularization": Fuzzed(
             lambda v: (isinstance(v, str) and v == "auto") or (_is_number(v) and not isinstance(v, Fraction)

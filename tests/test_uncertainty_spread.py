@@ -98,7 +98,7 @@ def test_prior_free_generator_is_the_fits_em_without_its_prior():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         direct = cgm_em(engine, measurements, est.n_records_, 0.0, init=est.log_potentials_,
-                        max_iter=est.max_iter, tol=est.tol, warn=False).log_potentials
+                        max_iter=est.max_iter_, tol=est.tol, warn=False).log_potentials
     np.testing.assert_allclose(pf[0], direct[0])
     p_a = _answerer(DOMAIN, EDGE, "junction-tree", ["a"], {})
     fit_a, pf_a = p_a(est.log_potentials_)[1], p_a(pf)[1]

@@ -58,6 +58,10 @@ _WARM_MAX_ITER: int | None = None
 #: attainable optimum; the default since issue 13's seventh round) or "noisy" (each clique's noisy
 #: table projected to the simplex on its own, the default before it). See docs/markov.md.
 _WARM_STARTS = ("reconciled", "noisy")
+#: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget, not a convergence
+#: requirement (docs/markov.md: the accuracy gains over naive MLE are reached there, and EM is
+#: usually still moving, so a warning at this budget would fire on almost every fit).
+EM_BUDGET = 30
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
@@ -179,11 +183,15 @@ class PrivateMarkovEstimator:
         latent (Bernstein et al. 2017, Algorithms 1-2), started from a naive fit
         (to reconciled tables by default, see ``warm_start``). Every table of every
         release is evidence, each weighted by its own noise scale.
-    max_iter : int
+    max_iter : int or None
         Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
-        ``max(1000, max_iter)`` L-BFGS iterations. EM is usually stopped by this
-        limit rather than by ``tol``; 30 is where the benchmark's accuracy gains
-        over naive MLE are reached at a few times its cost.
+        ``max(1000, max_iter)`` L-BFGS iterations. The default ``None`` is a fixed
+        budget of `EM_BUDGET` (30) iterations, where the benchmark's accuracy gains
+        over naive MLE are reached at a few times its cost. EM is usually still
+        moving there (``converged_`` is then False), and the fit does not warn: the
+        budget is the method. An explicit ``max_iter`` asks for convergence: if EM
+        stops there before ``tol``, a ``ConvergenceWarning`` says so. (The same
+        convention as ``DiscretePrivateMLE``'s.)
     tol : float
         Relative change of the EM objective at which EM stops (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm];
         EM also stops once no inferred count moves by more than 0.001 noise scales);
@@ -257,6 +265,9 @@ class PrivateMarkovEstimator:
         reached, and its last change: EM iterations and the relative change of
         the EM objective for ``"cgm-em"``; L-BFGS iterations and the gradient
         max-norm for ``"naive-mle"``.
+    max_iter_ : int
+        The iteration cap used: ``max_iter``, or `EM_BUDGET` for ``max_iter=None``
+        (``query_interval``'s refits use it).
     mle_n_iter_ : int
         L-BFGS iterations of the naive maximum-likelihood fit, for both methods
         (for ``"cgm-em"`` it is the warm start, so ``n_iter_`` counts EM
@@ -292,7 +303,7 @@ class PrivateMarkovEstimator:
     def __init__(
         self,
         method: str = "cgm-em",
-        max_iter: int = 30,
+        max_iter: int | None = None,
         tol: float = 1e-6,
         regularization: float | str = "auto",
         inference: str = "auto",
@@ -330,8 +341,8 @@ class PrivateMarkovEstimator:
     def _check_params(self) -> None:
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if self.max_iter is not None and not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer or None (a fixed budget of {EM_BUDGET}), got {self.max_iter!r}")
         if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         if self.regularization != "auto":
@@ -521,6 +532,7 @@ class PrivateMarkovEstimator:
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
         self.warm_start_ = _warm_start_used(self, tied_idx)
+        self.max_iter_ = budget = EM_BUDGET if self.max_iter is None else int(self.max_iter)
         naive_targets = _start_targets(self.warm_start_, model_cliques, clique_tables, n_records)
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
@@ -537,7 +549,7 @@ class PrivateMarkovEstimator:
             warm = self.method == "cgm-em"
             naive = fit_log_potentials(
                 engine, naive_targets, lam_warm / n_records, tied_idx,
-                max_iter=_WARM_MAX_ITER if warm and _WARM_MAX_ITER else max(1000, self.max_iter),
+                max_iter=_WARM_MAX_ITER if warm and _WARM_MAX_ITER else max(1000, budget),
                 tol=self._naive_tol(measurements, n_records), solver=_WARM_SOLVER if warm else _NAIVE_SOLVER,
             )
         self.mle_n_iter_ = naive.n_iter
@@ -549,11 +561,11 @@ class PrivateMarkovEstimator:
         else:
             self.regularization_["warm-start"] = lam_warm
             self.regularization_["cgm-em"] = lam_cgm
-            bar = ProgressCallback(self.show_progress, self.max_iter, "CGM-EM")
+            bar = ProgressCallback(self.show_progress, budget, "CGM-EM")
             try:
                 result = cgm_em(
                     engine, measurements, n_records, lam_cgm / n_records, tied_idx,
-                    init=naive.log_potentials, max_iter=self.max_iter, tol=self.tol,
+                    init=naive.log_potentials, max_iter=budget, tol=self.tol,
                     callback=bar.callback, warn=False, accelerate=self.accelerate,
                 )
             finally:
@@ -562,7 +574,7 @@ class PrivateMarkovEstimator:
             self.n_iter_, self.converged_ = result.n_iter, result.converged
             self.tolerance_ = result.tolerance
             self.log_likelihood_ = list(result.log_likelihood)
-            if not result.converged:
+            if not result.converged and self.max_iter is not None:  # the default budget does not warn
                 warnings.warn(
                     f"CGM-EM did not converge: relative change of the EM objective {result.tolerance:.2e} "
                     f"after max_iter={self.max_iter} iterations is above tol={self.tol:g}; "
@@ -589,10 +601,10 @@ def _check_param_types(est: PrivateMarkovEstimator) -> None:
         value = getattr(est, name)
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {value!r} ({type(value).__name__})")
-    for name, kind in (("max_iter", "a positive int"), ("tol", "a positive number"), ("regularization", "a number")):
+    for name, kind in (("max_iter", "a positive int or None"), ("tol", "a positive number"), ("regularization", "a number")):
         value = getattr(est, name)
-        if name == "regularization" and isinstance(value, str):
-            continue  # "auto", or refused by _check_params
+        if (name == "regularization" and isinstance(value, str)) or (name == "max_iter" and value is None):
+            continue  # "auto" (or refused by _check_params); the default budget
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{name} must be {kind}, got {value!r} ({type(value).__name__})")
         if name != "max_iter" and abs(value) > float(np.finfo(np.float64).max):

@@ -210,3 +210,30 @@ def test_cgm_warm_start_stops_at_a_tenth_of_the_noise_scale():
     assert cgm._naive_tol(tables, cgm.n_records_) == pytest.approx(0.1 * scale / cgm.n_records_)
     assert naive._naive_tol(tables, naive.n_records_) == pytest.approx(naive.tol * 1e-2)
     assert cgm.mle_n_iter_ < naive.mle_n_iter_
+
+
+def test_the_default_budget_does_not_warn_but_an_explicit_max_iter_does():
+    """``max_iter=None`` is a fixed budget of EM_BUDGET iterations (no warning when EM is still moving
+    there); the same cap asked for explicitly warns, and both fits are the same."""
+    from pgmpy_dp.estimators.markov import EM_BUDGET
+
+    from pgmpy.utils import get_example_model
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pgmpy's deprecation notice for get_example_model
+        bn = get_example_model("asia")
+    df = bn.simulate(10_000, seed=0, show_progress=False)
+    edges = list(bn.to_markov_model().edges())
+    domain = {v: list(bn.states[v]) for v in bn.nodes()}  # public: the network's declared states
+    release = df.dp.release(edges, epsilon=1.0, domain=domain, random_state=1)
+    model = DiscreteMarkovNetwork(edges)
+    default = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        default.fit(model, release)
+    assert default.max_iter_ == EM_BUDGET and default.n_iter_ == EM_BUDGET and not default.converged_
+    explicit = pgmpy_dp.PrivateMarkovEstimator(max_iter=EM_BUDGET, show_progress=False)
+    with pytest.warns(ConvergenceWarning, match=f"max_iter={EM_BUDGET}"):
+        explicit.fit(model, release)
+    for a, b in zip(default.log_potentials_, explicit.log_potentials_):
+        np.testing.assert_array_equal(a, b)
