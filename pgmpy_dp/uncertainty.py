@@ -390,16 +390,8 @@ def band_limits(
         # depend on p: a fit that came out low has refits that spread less than the estimator does at
         # a larger truth, and on the probability scale that band is too short on the side of the truth
         scale = {"normal": lambda p: np.asarray(p, dtype=np.float64), "logit": _logit, "arcsine": _arcsine}[interval]
-        g_hat = scale(estimate)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
-            g = scale(answers)
-            bias = np.nanmean(g, axis=0) - g_hat
-            sd = np.nanstd(g, axis=0, ddof=1)
-        # the sd is estimated from the refits: Student's t with (refits - 1) degrees of freedom
-        # keeps the band's level for a few dozen refits (a normal quantile would lose ~1 point at 30)
-        z = float(special.stdtrit(max(len(answers) - 1, 1), 1.0 - alpha))
-        centre = g_hat - bias
+        centre, var, z = _pivot(scale(estimate), scale(answers), alpha)
+        sd = np.sqrt(var)
         if interval == "normal":
             return np.clip(centre - z * sd, 0.0, 1.0), np.clip(centre + z * sd, 0.0, 1.0)
         if interval == "arcsine":
@@ -430,6 +422,20 @@ def band_limits(
     return lo, hi
 
 
+def _pivot(g_hat: np.ndarray, g: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The bias-corrected centre ``g_hat - bias``, the refits' variance and Student's ``t`` of the normal-type bands.
+
+    ``bias`` is the refits' mean shift from ``g_hat``. The sd is estimated from the refits: Student's
+    ``t`` with (refits - 1) degrees of freedom keeps the band's level for a few dozen refits (a
+    normal quantile would lose about a point at 30).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
+        bias = np.nanmean(g, axis=0) - g_hat
+        var = np.nanvar(g, axis=0, ddof=1)
+    return g_hat - bias, var, float(special.stdtrit(max(len(g) - 1, 1), 1.0 - alpha))
+
+
 def _check_n_records(n_records, k: int) -> np.ndarray:
     """``n_records`` as a float array of shape ``(k,)``, every entry positive (``inf`` allowed)."""
     if n_records is None:
@@ -437,11 +443,10 @@ def _check_n_records(n_records, k: int) -> np.ndarray:
             "interval='score' needs n_records=: the records behind each answer (N times the fitted probability "
             "of the evidence; numpy.inf for noise-only refits); query_interval passes it"
         )
-    n = np.broadcast_to(np.asarray(n_records, dtype=np.float64), (k,)) if np.ndim(n_records) == 0 else None
-    if n is None:
-        n = np.asarray(n_records, dtype=np.float64).ravel()
-        if n.size != k:
-            raise ValueError(f"n_records must be a scalar or hold one count per state ({k}), got {n.size}")
+    n = np.asarray(n_records, dtype=np.float64)
+    n = np.broadcast_to(n, (k,)) if n.ndim == 0 else n.ravel()
+    if n.size != k:
+        raise ValueError(f"n_records must be a scalar or hold one count per state ({k}), got {n.size}")
     if np.any(np.isnan(n)) or np.any(n <= 0):
         raise ValueError(f"n_records must be positive (numpy.inf for noise-only refits), got {n_records!r}")
     return n
@@ -449,11 +454,7 @@ def _check_n_records(n_records, k: int) -> np.ndarray:
 
 def _score_band(estimate: np.ndarray, answers: np.ndarray, alpha: float, n_records: np.ndarray):
     """The ``"score"`` rule of ``band_limits``: the pivot solved with the spread at the band's end (its Notes)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
-        m = 2.0 * estimate - np.nanmean(answers, axis=0)  # p_hat - bias
-        var = np.nanvar(answers, axis=0, ddof=1)
-    t = float(special.stdtrit(max(len(answers) - 1, 1), 1.0 - alpha))
+    m, var, t = _pivot(estimate, answers, alpha)  # the normal band's centre p_hat - bias, spread and t
     h = estimate * (1.0 - estimate)
     with np.errstate(divide="ignore", invalid="ignore"):
         # the binomial share can be no more than all of the measured variance at the fit
@@ -522,7 +523,8 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
     evidence = dict(evidence or {})
     domain = Domain(states)
     _check_query(domain, variables, evidence)
-    _check_record_level(est.release_ if isinstance(est.release_, list) else [est.release_])
+    releases = _bn_releases(est)
+    _check_record_level(releases)
 
     fitted = DiscreteBayesianNetwork(est._model.edges())
     fitted.add_nodes_from(est._model.nodes())
@@ -532,7 +534,7 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
         f = query(fitted, variables, evidence=evidence or None)
     estimate = np.transpose(f.values, [f.variables.index(v) for v in variables]).ravel()
 
-    families, _ = _bn_families(est)
+    families, theta_bn = _bn_families(est)
     # a joint query over variables no family holds together: one more (flat) clique keeps them in one
     # junction-tree node, so the engine answers every query pgmpy.query does
     extra = [tuple(variables)] if not any(set(variables) <= set(c) for c in families) else []
@@ -544,13 +546,21 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
         lambda: _bayesian_refits(est, n_samples, random_state, show),
     )
     answers = np.array([answer(list(theta) + flat).ravel() for theta in refitted])
-    releases = est.release_ if isinstance(est.release_, list) else [est.release_]
-    _, theta_bn = _bn_families(est)
     n_records = _records_behind(
         lambda v, ev: _answerer(domain, families, "junction-tree", [v], ev), theta_bn, domain, evidence,
-        max(1, int(round(pooled_n_records(releases)))),  # the N each refit draws
+        _refit_records(releases),
     )
     return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records)
+
+
+def _bn_releases(est) -> list:
+    """The releases a fitted ``DiscretePrivateMLE`` used, as a list."""
+    return est.release_ if isinstance(est.release_, list) else [est.release_]
+
+
+def _refit_records(releases) -> int:
+    """The records each BN refit draws: the declared count, else the pooled noisy totals."""
+    return max(1, int(round(pooled_n_records(releases))))
 
 
 def _bn_families(est) -> tuple[list[tuple[str, ...]], list[np.ndarray]]:
@@ -588,7 +598,7 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
     families, theta_bn = _bn_families(est)
     domain = Domain(dict(est.state_names_))
     nodes = set(domain.attrs)
-    releases = est.release_ if isinstance(est.release_, list) else [est.release_]
+    releases = _bn_releases(est)
     # fit_release ignores pooled tables and tables over other attributes; a fit from records has its families
     kept = [[t for t in r if set(t.attrs) <= nodes and t.members is None] for r in releases]
     likelihood = est.consistency == "likelihood"
@@ -597,7 +607,7 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
         consistency=est.consistency, max_iter=est.max_iter, show_progress=False,
         prior_weight=getattr(est, "prior_weight", "global"),
     )
-    n = max(1, int(round(pooled_n_records(releases))))  # the declared count, else the pooled noisy totals
+    n = _refit_records(releases)
     sampler = JunctionTree(domain, families)
     rng = check_random_state(random_state) or np.random.default_rng()
     out = []
