@@ -358,6 +358,7 @@ def main(argv=None):
         "stronger prior), recunit (rec with the unit prior), recpi (rec with the derived 6/pi^2 prior), recpiw (recpi with the warm start under EM's prior), "
         "recmax (rec with prior='floored', max(scaled, 6/pi^2): the default since issue 13's seventh round); "
         "anderson (the default with accelerate='anderson' instead of SQUAREM, issue 13's eighth round); "
+        "sums (the default with the calibration's sums as matrix products, tenth round), sumstol (sums with the warm start stopped at one noise scale); "
         "see VARIANTS, PRIORS and WARM_PRIORS",
     )
     parser.add_argument("--from-csv", action="store_true", help="re-summarise and re-plot an earlier run")
