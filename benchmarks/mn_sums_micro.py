@@ -8,8 +8,9 @@ a random array of that shape (best of 3 x 2,000 calls, microseconds) in four way
 * ``ones-mid-reduce``: each contiguous run of axes as a product with ``ones`` when it is leading or
   trailing, ``np.add.reduce`` over the middle axis of an ``(A, B, C)`` view otherwise;
 * ``ones-mid-gemm``: the same, with a middle run as a product with a tiled identity;
-* ``ones`` (`junction_tree._sum_plan`, what ``_BLAS_SUMS`` runs): every run one product with
-  ``ones``, batched over the leading axes (``np.matmul(ones(B), x.reshape(A, B, C))``).
+* ``ones`` (`_sum_plan`, the tenth round's candidate, then ``junction_tree._sum_plan`` behind the
+  flag ``_BLAS_SUMS``; not adopted, so it lives here now): every run one product with ``ones``,
+  batched over the leading axes (``np.matmul(ones(B), x.reshape(A, B, C))``).
 
 Prints one row per pair and the total weighted by how often one calibration of each tree does it, and
 writes ``results/<out>.csv``. Run with BLAS on one thread, as the grid does:
@@ -30,10 +31,36 @@ import pandas as pd
 
 from mn_accuracy import make_graph
 from pgmpy_dp.engine import JunctionTree
-from pgmpy_dp.engine.junction_tree import _sum_out, _sum_plan
 from pgmpy_dp.privacy.domain import Domain
 
 RESULTS = Path(__file__).parent / "results"
+
+
+def _sum_plan(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
+    """How to sum a C-ordered array of ``shape`` over ``axes`` by matrix products with vectors of ones.
+
+    Each contiguous run of ``axes`` (last run first) is one product: the array viewed as
+    ``(A, B, C)`` with the run as ``B`` is multiplied by ``ones(B)`` from the left (batched over
+    ``A``), or from the right when ``C`` is 1. Steps ``(left, view shape, ones, result shape)``.
+
+    >>> x = np.arange(24.0).reshape(2, 3, 4)
+    >>> bool(np.array_equal(_sum_out(x, _sum_plan(x.shape, (0, 2))), x.sum(axis=(0, 2))))
+    True
+    """
+    steps, cur = [], list(shape)
+    for i, j in reversed(_runs(axes)):
+        a, b, c = math.prod(cur[:i]), math.prod(cur[i:j]), math.prod(cur[j:])
+        cur = cur[:i] + cur[j:]
+        view = (a, b) if c == 1 else (a, b, c) if a > 1 else (b, c)
+        steps.append((c > 1, view, np.ones(b), tuple(cur)))
+    return tuple(steps)
+
+
+def _sum_out(x: np.ndarray, plan: tuple) -> np.ndarray:
+    """``x`` (C-ordered) summed as `_sum_plan` planned: a new array."""
+    for left, view, ones, shape in plan:
+        x = (np.matmul(ones, x.reshape(view)) if left else np.dot(x.reshape(view), ones)).reshape(shape)
+    return x
 
 
 def _runs(axes):

@@ -25,10 +25,6 @@ from .factor import align, log_marginal, logsumexp
 #: products of a few messages stay representable; wider cliques use the log-space path.
 _EXP_RANGE = 600.0
 _TINY = 1e-250  # a belief whose total is below this has lost digits to underflow
-#: Sum the fast path's messages and marginals out of the tree cliques by matrix products with
-#: vectors of ones (`_sum_plan`) instead of ``np.add.reduce`` (issue 13, tenth round). Private: the
-#: benchmark (``benchmarks/mn_accuracy.py --variants sums``) flips it to compare both in one process.
-_BLAS_SUMS = False
 
 __all__ = [
     "Calibration",
@@ -40,50 +36,10 @@ __all__ = [
 ]
 
 
-def _sum_plan(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
-    """How to sum a C-ordered array of ``shape`` over ``axes`` by matrix products with vectors of ones.
-
-    ``np.add.reduce`` over the last axes of a 4-attribute clique costs 7-9x its sum over axis 0
-    (issue 13, ninth round): its inner loop runs over a short contiguous row. Each contiguous run
-    of ``axes`` (last run first) is instead one product: the array viewed as ``(A, B, C)`` with the
-    run as ``B`` is multiplied by ``ones(B)`` from the left (batched over ``A``), or from the right
-    when ``C`` is 1. A list of steps ``(left, view shape, ones, result shape)`` for `_sum_out`.
-    The additions happen in another order than ``np.add.reduce``'s: equal up to rounding.
-
-    >>> x = np.arange(24.0).reshape(2, 3, 4)
-    >>> bool(np.array_equal(_sum_out(x, _sum_plan(x.shape, (0, 2))), x.sum(axis=(0, 2))))
-    True
-    """
-    runs: list[list[int]] = []
-    for a in sorted(axes):
-        if runs and runs[-1][1] == a:
-            runs[-1][1] = a + 1
-        else:
-            runs.append([a, a + 1])
-    steps, cur = [], list(shape)
-    for i, j in reversed(runs):
-        a, b, c = math.prod(cur[:i]), math.prod(cur[i:j]), math.prod(cur[j:])
-        cur = cur[:i] + cur[j:]
-        view = (a, b) if c == 1 else (a, b, c) if a > 1 else (b, c)
-        steps.append((c > 1, view, np.ones(b), tuple(cur)))
-    return tuple(steps)
-
-
-def _sum_out(x: np.ndarray, plan: tuple) -> np.ndarray:
-    """``x`` (C-ordered) summed as `_sum_plan` planned: a new array."""
-    for left, view, ones, shape in plan:
-        x = (np.matmul(ones, x.reshape(view)) if left else np.dot(x.reshape(view), ones)).reshape(shape)
-    return x
-
-
-def _scaled_message(belief: np.ndarray, axes: tuple, shape: tuple, plan: tuple | None = None) -> tuple[np.ndarray, float] | None:
+def _scaled_message(belief: np.ndarray, axes: tuple, shape: tuple) -> tuple[np.ndarray, float] | None:
     """The message a belief sends (summed over ``axes``, reshaped to ``shape``) divided by its largest entry, and that
-    entry; None if the entry is not a positive finite number (the caller falls back to log space). With ``plan``
-    (`_sum_plan` of ``axes``) the sum is done by matrix products."""
-    if not axes:
-        m = belief.reshape(shape)
-    else:
-        m = (_sum_out(belief, plan) if plan is not None else np.add.reduce(belief, axis=axes)).reshape(shape)
+    entry; None if the entry is not a positive finite number (the caller falls back to log space)."""
+    m = np.add.reduce(belief, axis=axes).reshape(shape) if axes else belief.reshape(shape)
     scale = float(np.maximum.reduce(m, axis=None))
     if not (scale > 0 and math.isfinite(scale)):
         return None
@@ -278,17 +234,6 @@ class JunctionTree:
             self._psi_plan[h].append((i, None if order == tuple(range(len(order))) else order, shape))
         self._up = [None if self.parent[v] is None else self._msg_shape[(v, self.parent[v])] for v in range(len(self.nodes))]
         self._down = [[(c, *self._msg_shape[(v, c)]) for c in self.children[v]] for v in range(len(self.nodes))]
-        # the same sums as matrix products with ones (`_sum_plan`; used when `_BLAS_SUMS` is set)
-        self._up_plans = [None if u is None or not u[0] else _sum_plan(self.shapes[v], u[0]) for v, u in enumerate(self._up)]
-        self._down_plans = [[_sum_plan(self.shapes[v], axes) if axes else None for _, axes, _ in d] for v, d in enumerate(self._down)]
-        self._output_plans = []
-        for v, steps in enumerate(self._outputs):
-            shapes, plans = [self.shapes[v]], []
-            for src, axes, target, _ in steps:
-                plans.append(_sum_plan(shapes[src], axes) if axes else None)
-                if target >= 0:
-                    shapes.append(tuple(n for j, n in enumerate(shapes[src]) if j not in axes))
-            self._output_plans.append(plans)
         # the tree cliques' potentials side by side in one flat array: each clique's span and
         # start (for the batched maximum, minimum and exp)
         sizes = [math.prod(sh) for sh in self.shapes]
@@ -450,7 +395,6 @@ class JunctionTree:
         act cell by cell, so the numbers are the same.
         """
         add, maximum, minimum = np.add.reduce, np.maximum.reduce, np.minimum.reduce
-        blas = _BLAS_SUMS
         multiply, divide = np.multiply, np.divide
         # The arithmetic and its order are those of the first version of this path (kept to the bit:
         # tests/engine/test_reference_fits.py). What changed is bookkeeping: lists instead of dicts,
@@ -493,7 +437,7 @@ class JunctionTree:
             if self._up[v] is None:
                 continue
             axes, shape = self._up[v]
-            sent = _scaled_message(b, axes, shape, self._up_plans[v] if blas else None)
+            sent = _scaled_message(b, axes, shape)
             if sent is None:
                 return None
             up[v], scale = sent
@@ -510,11 +454,8 @@ class JunctionTree:
                     return None  # the mass underflowed (or overflowed): use the log-space path
                 log_z += math.log(total)
             buffers = [b]
-            for (src, axes, target, perm), plan in zip(self._outputs[v], self._output_plans[v]):
-                if not axes:
-                    m = buffers[src]
-                else:
-                    m = _sum_out(buffers[src], plan) if blas else add(buffers[src], axis=axes)
+            for src, axes, target, perm in self._outputs[v]:
+                m = add(buffers[src], axis=axes) if axes else buffers[src]
                 if target >= 0:
                     buffers.append(m)
                     continue
@@ -524,7 +465,7 @@ class JunctionTree:
                 m = divide(m, total, out=m) if axes else m / total
                 out[-target - 1] = m if perm is None else np.transpose(m, perm)
             scratch = None
-            for (c, axes, shape), plan in zip(self._down[v], self._down_plans[v]):
+            for c, axes, shape in self._down[v]:
                 # the belief divided by what c sent: the product of everything else, without recomputing it
                 sent = up[c]
                 if float(minimum(sent, axis=None)) > 0:
@@ -538,7 +479,7 @@ class JunctionTree:
                             rest = rest * up[o]
                     if down[v] is not None:
                         rest = rest * down[v]
-                sent = _scaled_message(rest, axes, shape, plan if blas else None)
+                sent = _scaled_message(rest, axes, shape)
                 if sent is None:
                     return None
                 down[c] = sent[0]

@@ -91,8 +91,8 @@ _ACCELERATE = ("squarem", "anderson", None)
 #: keeps the warm start off the noise (docs/markov.md), so it is a switch for benchmarks.
 _WARM_PRIOR = "naive"
 #: The warm start's gradient tolerance as a fraction of the most precise table's noise scale per
-#: record (`_naive_tol`). Private: issue 13's tenth round compares 1.0 (fit no cell more precisely
-#: than its noise) against 0.1 (``benchmarks/mn_accuracy.py --variants sumstol``).
+#: record (`_naive_tol`). Private: issue 13's tenth round piloted 1.0 (fit no cell more precisely
+#: than its noise; ``benchmarks/mn_accuracy.py --variants tol``) against 0.1, not adopted (docs/markov.md).
 _NAIVE_TOL_NOISE = 0.1
 
 

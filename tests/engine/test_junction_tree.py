@@ -117,36 +117,3 @@ def test_shared_partial_sums_give_the_brute_force_marginals(brute_force):
     jt = JunctionTree(domain, cliques)
     assert any(target >= 0 for steps in jt._outputs for _, _, target, _ in steps)  # an intermediate was planned
     _assert_brute_force_marginals(jt, [rng.normal(size=domain.shape(c)) for c in cliques], brute_force)
-
-
-def test_sum_plan_equals_add_reduce_over_every_axis_subset():
-    """`_sum_plan`/`_sum_out` (the matrix-product sums, issue 13 tenth round) give ``np.add.reduce``'s
-    sums to rounding over every subset of axes, runs of axes split or contiguous, on a mixed shape."""
-    from itertools import combinations
-
-    from pgmpy_dp.engine.junction_tree import _sum_out, _sum_plan
-
-    x = np.random.default_rng(5).random((2, 3, 4, 5))
-    for r in range(1, 5):
-        for axes in combinations(range(4), r):
-            got = _sum_out(x, _sum_plan(x.shape, axes))
-            np.testing.assert_allclose(got, np.add.reduce(x, axis=axes), rtol=1e-13, atol=0)
-            assert got.shape == np.add.reduce(x, axis=axes).shape
-
-
-@pytest.mark.parametrize("blas", [False, True])
-def test_both_sum_paths_give_the_brute_force_marginals(monkeypatch, loopy_model, brute_force, blas):
-    """The fast path with either sum (``np.add.reduce`` or matrix products, the `_BLAS_SUMS` switch)
-    reproduces the brute-force marginals and log Z, on a loopy model and a third-order chain."""
-    from pgmpy_dp.engine import junction_tree as jtm
-
-    monkeypatch.setattr(jtm, "_BLAS_SUMS", blas)
-    rng = np.random.default_rng(11)
-    domain = Domain({f"x{i}": list(range(k)) for i, k in enumerate([2, 3, 2, 3, 2, 3])})
-    names = list(domain.attrs)
-    chain = [(names[i], names[j]) for i in range(6) for j in range(i + 1, 6) if j - i <= 3]
-    for dom, cliques in [(loopy_model[0], loopy_model[1]), (domain, chain)]:
-        jt = JunctionTree(dom, cliques)
-        theta = [rng.normal(size=dom.shape(c)) for c in cliques]
-        assert jt._fast_marginals(jt._potentials(theta)) is not None  # the fast path did run
-        _assert_brute_force_marginals(jt, theta, brute_force)
