@@ -145,6 +145,8 @@ LIKELIHOOD_VARIANTS = {
     "lik:weight-x0.3": dict(weight_factor=0.3),
     "lik:weight-x0.1": dict(weight_factor=0.1),
     "lik:weight-x3": dict(weight_factor=3.0),
+    # issue 12, bn12m: the global weight capped at Jeffreys' 1 / trigamma(1/2) = 2 / pi**2 (likelihood.BN_PRIOR_CAP)
+    "lik:cap-jeffreys": dict(weight_cap="jeffreys"),
     # the control: the same three EM stages, the weights held at the global one (what staging alone does)
     "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
 }
@@ -212,7 +214,8 @@ def likelihood_tables(release, options):
     """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator;
     ``prior_weight="per-clique"`` among them: the estimator's per-family prior weights)."""
     from pgmpy_dp.estimators.likelihood import (
-        _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for, noise_regularization,
+        BN_PRIOR_CAP, _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for,
+        noise_regularization,
     )
     from pgmpy_dp.estimators.evidence import pooled_n_records
 
@@ -220,7 +223,8 @@ def likelihood_tables(release, options):
     n = pooled_n_records([release])
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
-    weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
+    cap = {None: None, "jeffreys": BN_PRIOR_CAP}[options.pop("weight_cap", None)]
+    weights, naive = noise_regularization(tables, n, cap=cap) / n, _noise_excess(tables, n) / n
     weights *= options.pop("weight_factor", 1.0)
     if prior_weight == "evidence":
         options["prior_weight"] = "evidence"  # fit_family_tables chooses them around the global weights
