@@ -138,8 +138,8 @@ def noise_regularization(tables, n_records: float, cap: float | None = None) -> 
     ``trigamma(a) (I - 11^T / K)``, the same form. So the Dirichlet(``a``) prior's spread is matched by
     ``lambda = 1 / trigamma(a)``: ``6 / pi**2`` = 0.61 for the uniform ``a = 1`` (the law behind
     ``markov.UNRESOLVED_PRIOR_PRECISION``), ``2 / pi**2`` = 0.203 for Jeffreys' ``a = 1/2``
-    (`BN_PRIOR_CAP`). A larger weight asserts that the columns are flatter than the reference
-    prior for a multinomial (Jeffreys', the invariant and standard non-informative choice), which
+    (`BN_PRIOR_CAP`). A larger weight asserts that the columns are flatter than a draw from
+    Jeffreys' prior, the standard non-informative (reparametrisation-invariant) prior for a multinomial, which
     the noise rule cannot justify: it measures how little the noisy tables say, not that the truth
     is flat. Where the noise swamps a table its fit should fall back on the reference prior, not on
     a stronger one, so the weight is ``min(cap, rule)``. Below the cap the weight is the rule's, bit
