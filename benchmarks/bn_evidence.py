@@ -18,6 +18,7 @@ Issue 12, bn12m (the weight capped at Jeffreys' ``2 / pi**2``, ``lik:cap-jeffrey
 
     python benchmarks/bn_evidence.py --cap-weights  # which grid cells the cap changes (results/bn_cap_weights.csv)
     python benchmarks/bn_evidence.py --rule cap --method lik:cap-jeffreys results/bn_accuracy_u2_runs.csv
+    python benchmarks/bn_evidence.py --cap-kl       # where the cap moves joint KL (results/bn_cap_kl_parts.csv)
 
 prints, per cell, the relative change of the mean against the default (``*``: beyond two paired
 standard errors) for ``lik:evidence`` and any other method in the file (e.g. ``mbi``), the counts
@@ -164,6 +165,45 @@ def cap_weights(runs=(20, 29), seed=1) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def cap_kl_parts(cells=(("child", 10_000, 0.1), ("hepar2", 10_000, 0.5), ("insurance", 10_000, 0.1)),
+                 runs=range(20, 25), seed=1) -> pd.DataFrame:
+    """Issue 12 (bn12m), a diagnosis: where in the CPDs the cap moves joint KL. On the default's tables of ``runs``
+    (seen noise: the judged runs), fit with the uncapped and the capped weight and split each fit's
+    ``KL(P_true || P_est)`` into its columns' terms ``P(u) KL(t(. | u) || e(. | u))`` (each >= 0, smoothed as
+    ``joint_kl`` is), grouped by how flat the true column is (its entropy over ``log K``: below 0.3 "peaked",
+    0.3-0.7, above 0.7 "flat") and by the parent configuration's mass ``P(u)`` (below 0.01, above)."""
+    import numpy as np
+
+    import pgmpy_dp
+    from bn_accuracy import _empty_model, _model_from_tables, likelihood_tables
+    from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.evaluation.bayesian import KL_SMOOTHING, _families_under_truth
+
+    rows = []
+    for name, n, eps in cells:
+        net = load_network(name)
+        df = sample_network(net, n, seed=seed)
+        for run in runs:
+            est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=seed * 1000 + run, consistency=None)
+            _empty_model(net).fit(df, estimator=est)
+            for label, cap in (("default", None), ("cap", "jeffreys")):
+                model = _model_from_tables(net, est.release_, likelihood_tables(est.release_, {"weight_cap": cap}))
+                for t, e, p_u in _families_under_truth(net, model):
+                    k = t.shape[0]
+                    ts, es = ((1 - KL_SMOOTHING) * x + KL_SMOOTHING / k for x in (t, e))
+                    part = (p_u * np.sum(ts * (np.log(ts) - np.log(es)), axis=0)).ravel()
+                    plogp = np.where(t > 0, t * np.log(np.where(t > 0, t, 1.0)), 0.0)
+                    flat = np.digitize((-plogp.sum(axis=0) / np.log(k)).ravel(), [0.3, 0.7])
+                    mass = np.digitize(np.broadcast_to(p_u, t.shape[1:]).ravel(), [0.01])
+                    for c in range(3):
+                        for m in range(2):
+                            rows.append({"network": name, "epsilon": eps, "run": run, "fit": label,
+                                         "column": ["peaked", "middle", "flat"][c], "parent_mass": ["<0.01", ">=0.01"][m],
+                                         "kl": float(part[(flat == c) & (mass == m)].sum())})
+    out = pd.DataFrame(rows).groupby(["network", "epsilon", "run", "fit", "column", "parent_mass"], sort=False).kl.sum()
+    return out.reset_index()
+
+
 def cap_verdict(c: dict) -> tuple[bool, str]:
     """Issue 12 (bn12m), ``benchmarks/rules/issue12_cap.md``: (a) no cell significantly worse on query L1 or
     weighted CPD L1 and at most one on joint KL; (b) a lower mean on query L1 in at least 5 of the 7 cells."""
@@ -184,7 +224,16 @@ def main(argv=None):
     parser.add_argument("--weights", action="store_true", help="report the weights the evidence chose on the pilot cells")
     parser.add_argument("--cap-weights", action="store_true",
                         help="the global weight of every grid cell and whether Jeffreys' cap binds (results/bn_cap_weights.csv)")
+    parser.add_argument("--cap-kl", action="store_true",
+                        help="split joint KL of the uncapped and capped fits by cell (results/bn_cap_kl_parts.csv)")
     args = parser.parse_args(argv)
+    if args.cap_kl:
+        parts = cap_kl_parts()
+        parts.to_csv(Path(__file__).parent / "results" / "bn_cap_kl_parts.csv", index=False)
+        mean = parts.groupby(["network", "epsilon", "column", "parent_mass", "fit"], sort=False).kl.mean().unstack("fit")
+        mean["change"] = mean["cap"] - mean["default"]
+        print(mean.to_string(float_format=lambda v: f"{v:.4f}"))
+        return
     if args.cap_weights:
         w = cap_weights()
         w.to_csv(Path(__file__).parent / "results" / "bn_cap_weights.csv", index=False)
