@@ -88,6 +88,12 @@ summaries by benchmarks/bn_evidence.py), each line one process per (network, N, 
         --out bn_accuracy_t3                                      (insurance 0.1 0.5 1, alarm 0.1, sachs 0.5)
     python benchmarks/bn_accuracy.py --networks NET --records 10000 --epsilons 0.1 0.5 1 --first-run 15 --runs 20 \
         --methods D-Ind default lik:weight-x0.3 --out bn_accuracy_t4 (each of the 6 networks)
+Issue 12, bn12m (the weight capped at Jeffreys' 2 / pi^2; rule in benchmarks/rules/issue12_cap.md, judged by
+``bn_evidence.py --rule cap``), the 7 cells where the cap binds, one process per line in sequence:
+    python benchmarks/bn_accuracy.py --networks insurance --records 10000 --epsilons 0.1 0.5 --first-run 15 --runs 18 \
+        --methods default lik:cap-jeffreys --out bn_accuracy_u1   (pilot; also hepar2 0.1 0.5, alarm/sachs/child 0.1)
+    python benchmarks/bn_accuracy.py --networks insurance --records 10000 --epsilons 0.1 0.5 --first-run 20 --runs 30 \
+        --methods D-Ind default lik:cap-jeffreys mbi --out bn_accuracy_u2   (judged; the same 7 cells)
 and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
     cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
         --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
