@@ -88,6 +88,12 @@ summaries by benchmarks/bn_evidence.py), each line one process per (network, N, 
         --out bn_accuracy_t3                                      (insurance 0.1 0.5 1, alarm 0.1, sachs 0.5)
     python benchmarks/bn_accuracy.py --networks NET --records 10000 --epsilons 0.1 0.5 1 --first-run 15 --runs 20 \
         --methods D-Ind default lik:weight-x0.3 --out bn_accuracy_t4 (each of the 6 networks)
+Issue 12, bn12m (the weight capped at Jeffreys' 2 / pi^2; rule in benchmarks/rules/issue12_cap.md, judged by
+``bn_evidence.py --rule cap``), the 7 cells where the cap binds, one process per line in sequence:
+    python benchmarks/bn_accuracy.py --networks insurance --records 10000 --epsilons 0.1 0.5 --first-run 15 --runs 18 \
+        --methods default lik:cap-jeffreys --out bn_accuracy_u1   (pilot; also hepar2 0.1 0.5, alarm/sachs/child 0.1)
+    python benchmarks/bn_accuracy.py --networks insurance --records 10000 --epsilons 0.1 0.5 --first-run 20 --runs 30 \
+        --methods D-Ind default lik:cap-jeffreys mbi --out bn_accuracy_u2   (judged; the same 7 cells)
 and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
     cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
         --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
@@ -145,6 +151,8 @@ LIKELIHOOD_VARIANTS = {
     "lik:weight-x0.3": dict(weight_factor=0.3),
     "lik:weight-x0.1": dict(weight_factor=0.1),
     "lik:weight-x3": dict(weight_factor=3.0),
+    # issue 12, bn12m: the global weight capped at Jeffreys' 1 / trigamma(1/2) = 2 / pi**2 (likelihood.BN_PRIOR_CAP)
+    "lik:cap-jeffreys": dict(weight_cap="jeffreys"),
     # the control: the same three EM stages, the weights held at the global one (what staging alone does)
     "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
 }
@@ -212,7 +220,8 @@ def likelihood_tables(release, options):
     """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator;
     ``prior_weight="per-clique"`` among them: the estimator's per-family prior weights)."""
     from pgmpy_dp.estimators.likelihood import (
-        _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for, noise_regularization,
+        BN_PRIOR_CAP, _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for,
+        noise_regularization,
     )
     from pgmpy_dp.estimators.evidence import pooled_n_records
 
@@ -220,7 +229,8 @@ def likelihood_tables(release, options):
     n = pooled_n_records([release])
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
-    weights, naive = noise_regularization(tables, n) / n, _noise_excess(tables, n) / n
+    cap = {None: None, "jeffreys": BN_PRIOR_CAP}[options.pop("weight_cap", None)]
+    weights, naive = noise_regularization(tables, n, cap=cap) / n, _noise_excess(tables, n) / n
     weights *= options.pop("weight_factor", 1.0)
     if prior_weight == "evidence":
         options["prior_weight"] = "evidence"  # fit_family_tables chooses them around the global weights

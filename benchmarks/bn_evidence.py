@@ -13,6 +13,13 @@ The runs come from ``bn_accuracy.py`` with ``lik:evidence`` refitted to the defa
     python benchmarks/bn_evidence.py --rule pilot results/bn_accuracy_t1_runs.csv
     python benchmarks/bn_evidence.py --weights     # the weights the evidence chose (results/bn_evidence_weights.csv)
 
+Issue 12, bn12m (the weight capped at Jeffreys' ``2 / pi**2``, ``lik:cap-jeffreys``; rule in
+``benchmarks/rules/issue12_cap.md``):
+
+    python benchmarks/bn_evidence.py --cap-weights  # which grid cells the cap changes (results/bn_cap_weights.csv)
+    python benchmarks/bn_evidence.py --rule cap --method lik:cap-jeffreys results/bn_accuracy_u2_runs.csv
+    python benchmarks/bn_evidence.py --cap-kl       # where the cap moves joint KL (results/bn_cap_kl_parts.csv)
+
 prints, per cell, the relative change of the mean against the default (``*``: beyond two paired
 standard errors) for ``lik:evidence`` and any other method in the file (e.g. ``mbi``), the counts
 the rule reads, and its verdict.
@@ -132,13 +139,107 @@ def weights_summary(w: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def cap_weights(runs=(20, 29), seed=1) -> pd.DataFrame:
+    """Issue 12 (bn12m): the global prior weight (``noise_regularization``, uncapped) of every cell of the grid on
+    the default's noisy tables of ``runs``, and whether Jeffreys' cap ``BN_PRIOR_CAP`` binds there (``affected``)."""
+    import pgmpy_dp
+    from bn_accuracy import _empty_model
+    from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+    from pgmpy_dp.estimators.likelihood import BN_PRIOR_CAP, noise_regularization
+
+    rows = []
+    for name in ("asia", "sachs", "child", "alarm", "insurance", "hepar2"):
+        net = load_network(name)
+        for n in (10_000, 100_000):
+            df = sample_network(net, n, seed=seed)
+            for eps in (0.1, 0.5, 1.0, 2.0, 3.0):
+                row = {"network": name, "records": n, "epsilon": eps}
+                for run in runs:
+                    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=seed * 1000 + run, consistency=None)
+                    _empty_model(net).fit(df, estimator=est)
+                    tables = list(est.release_)
+                    row[f"weight_run{run}"] = noise_regularization(tables, pooled_n_records([est.release_]))
+                row["affected"] = max(row[f"weight_run{r}"] for r in runs) > BN_PRIOR_CAP
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cap_kl_parts(cells=(("child", 10_000, 0.1), ("hepar2", 10_000, 0.5), ("insurance", 10_000, 0.1)),
+                 runs=range(20, 25), seed=1) -> pd.DataFrame:
+    """Issue 12 (bn12m), a diagnosis: where in the CPDs the cap moves joint KL. On the default's tables of ``runs``
+    (seen noise: the judged runs), fit with the uncapped and the capped weight and split each fit's
+    ``KL(P_true || P_est)`` into its columns' terms ``P(u) KL(t(. | u) || e(. | u))`` (each >= 0, smoothed as
+    ``joint_kl`` is), grouped by how flat the true column is (its entropy over ``log K``: below 0.3 "peaked",
+    0.3-0.7, above 0.7 "flat") and by the parent configuration's mass ``P(u)`` (below 0.01, above)."""
+    import numpy as np
+
+    import pgmpy_dp
+    from bn_accuracy import _empty_model, _model_from_tables, likelihood_tables
+    from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.evaluation.bayesian import KL_SMOOTHING, _families_under_truth
+
+    rows = []
+    for name, n, eps in cells:
+        net = load_network(name)
+        df = sample_network(net, n, seed=seed)
+        for run in runs:
+            est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=seed * 1000 + run, consistency=None)
+            _empty_model(net).fit(df, estimator=est)
+            for label, cap in (("default", None), ("cap", "jeffreys")):
+                model = _model_from_tables(net, est.release_, likelihood_tables(est.release_, {"weight_cap": cap}))
+                for t, e, p_u in _families_under_truth(net, model):
+                    k = t.shape[0]
+                    ts, es = ((1 - KL_SMOOTHING) * x + KL_SMOOTHING / k for x in (t, e))
+                    part = (p_u * np.sum(ts * (np.log(ts) - np.log(es)), axis=0)).ravel()
+                    plogp = np.where(t > 0, t * np.log(np.where(t > 0, t, 1.0)), 0.0)
+                    flat = np.digitize((-plogp.sum(axis=0) / np.log(k)).ravel(), [0.3, 0.7])
+                    mass = np.digitize(np.broadcast_to(p_u, t.shape[1:]).ravel(), [0.01])
+                    for c in range(3):
+                        for m in range(2):
+                            rows.append({"network": name, "epsilon": eps, "run": run, "fit": label,
+                                         "column": ["peaked", "middle", "flat"][c], "parent_mass": ["<0.01", ">=0.01"][m],
+                                         "kl": float(part[(flat == c) & (mass == m)].sum())})
+    out = pd.DataFrame(rows).groupby(["network", "epsilon", "run", "fit", "column", "parent_mass"], sort=False).kl.sum()
+    return out.reset_index()
+
+
+def cap_verdict(c: dict) -> tuple[bool, str]:
+    """Issue 12 (bn12m), ``benchmarks/rules/issue12_cap.md``: (a) no cell significantly worse on query L1 or
+    weighted CPD L1 and at most one on joint KL; (b) a lower mean on query L1 in at least 5 of the 7 cells."""
+    q, w, k = c["query_l1"], c["cpd_l1_weighted"], c["joint_kl"]
+    ok_a = q["worse"] == 0 and w["worse"] == 0 and k["worse"] <= 1
+    ok_b = q["lower"] >= 5
+    text = (f"(a) significantly worse cells: query L1 {q['worse']}, weighted CPD L1 {w['worse']} (need 0 each), "
+            f"joint KL {k['worse']} (need <= 1): {'holds' if ok_a else 'fails'}; (b) query L1 lower in "
+            f"{q['lower']}/{q['cells']} (need >= 5): {'holds' if ok_b else 'fails'}")
+    return ok_a and ok_b, text
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*")
-    parser.add_argument("--rule", choices=["pilot", "subset"])
+    parser.add_argument("--rule", choices=["pilot", "subset", "cap"])
     parser.add_argument("--method", default="lik:evidence", help="the variant the rule judges against 'default'")
     parser.add_argument("--weights", action="store_true", help="report the weights the evidence chose on the pilot cells")
+    parser.add_argument("--cap-weights", action="store_true",
+                        help="the global weight of every grid cell and whether Jeffreys' cap binds (results/bn_cap_weights.csv)")
+    parser.add_argument("--cap-kl", action="store_true",
+                        help="split joint KL of the uncapped and capped fits by cell (results/bn_cap_kl_parts.csv)")
     args = parser.parse_args(argv)
+    if args.cap_kl:
+        parts = cap_kl_parts()
+        parts.to_csv(Path(__file__).parent / "results" / "bn_cap_kl_parts.csv", index=False)
+        mean = parts.groupby(["network", "epsilon", "column", "parent_mass", "fit"], sort=False).kl.mean().unstack("fit")
+        mean["change"] = mean["cap"] - mean["default"]
+        print(mean.to_string(float_format=lambda v: f"{v:.4f}"))
+        return
+    if args.cap_weights:
+        w = cap_weights()
+        w.to_csv(Path(__file__).parent / "results" / "bn_cap_weights.csv", index=False)
+        print(w.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(f"affected cells (weight above the cap): {int(w.affected.sum())} of {len(w)}")
+        return
     if args.weights:
         w = chosen_weights()
         w.to_csv(Path(__file__).parent / "results" / "bn_evidence_weights.csv", index=False)
@@ -150,7 +251,7 @@ def main(argv=None):
     print(markdown(table, args.method))
     c = counts(table)
     print(c)
-    ok, text = (pilot_verdict if args.rule == "pilot" else subset_verdict)(c)
+    ok, text = {"pilot": pilot_verdict, "subset": subset_verdict, "cap": cap_verdict}[args.rule](c)
     print(f"\n{args.rule} rule: {'PASSES' if ok else 'FAILS'}: {text}\n")
     for other in [m for m in dict.fromkeys(runs.method) if m not in ("default", args.method)]:
         print(markdown(change_table(runs, other), other))

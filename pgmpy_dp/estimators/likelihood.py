@@ -43,6 +43,7 @@ from .consistency import project_consistent
 __all__ = [
     "FamilyFit", "clique_noise_regularization", "column_information", "effective_parameters", "evidence_weight",
     "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization",
+    "BN_PRIOR_CAP",
 ]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
@@ -54,6 +55,12 @@ EVIDENCE_BOUND = 10.0
 EVIDENCE_ROUNDS = 2
 #: ``evidence_schedule="prefit"``: CGM-EM iterations of each pre-fit the weights are read from
 EVIDENCE_PREFIT_ITER = 10
+#: Issue 12 (bn12m): the largest prior weight a CPD column's centred log-potentials can be given without
+#: claiming they are flatter than a draw from Jeffreys' Dirichlet(1/2) prior, ``1 / trigamma(1/2) = 2 / pi**2``
+#: (derivation in [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]). The noise rule
+#: is capped at ``markov.PRIOR_PRECISION`` = 1 unless ``cap`` says otherwise; ``DiscretePrivateMLE`` keeps 1
+#: (this cap failed its fresh-noise rule on joint KL, docs/bayesian.md).
+BN_PRIOR_CAP = 2.0 / np.pi**2
 
 
 @dataclass
@@ -106,7 +113,7 @@ def measurement_for(table) -> Measurement:
     return Measurement(tuple(table.attrs), table.values, float(table.scale), noise=noise)
 
 
-def noise_regularization(tables, n_records: float) -> float:
+def noise_regularization(tables, n_records: float, cap: float | None = None) -> float:
     """Weight (per ``N`` records) of the Gaussian prior on the log-potentials of the likelihood fit.
 
     Without a prior, maximum likelihood drives every cell whose noisy count is
@@ -123,18 +130,58 @@ def noise_regularization(tables, n_records: float) -> float:
     network in a sweep over 0.03-3 (``docs/bayesian.md``).
     Depends only on public facts (noise scales, table shapes, the record count estimate).
 
+    **The cap** (``cap``; ``None``: the Markov-network rule's own cap, ``markov.PRIOR_PRECISION`` = 1).
+    The weight is the precision of a Gaussian prior on each log-potential, centred at uniform. Within
+    one CPD column (one parent configuration) only the centred log-potentials matter (the column's
+    mean is a gauge), and on them the prior's covariance is ``(1 / lambda) (I - 11^T / K)`` for ``K``
+    states. A column drawn from a symmetric Dirichlet(``a``) is ``g / sum(g)`` with independent
+    ``g_x ~ Gamma(a)``; its centred log-probabilities are the centred ``log g_x``, whose covariance is
+    ``trigamma(a) (I - 11^T / K)``, the same form. So the Dirichlet(``a``) prior's spread is matched by
+    ``lambda = 1 / trigamma(a)``: ``6 / pi**2`` = 0.61 for the uniform ``a = 1`` (the law behind
+    ``markov.UNRESOLVED_PRIOR_PRECISION``), ``2 / pi**2`` = 0.203 for Jeffreys' ``a = 1/2``
+    (`BN_PRIOR_CAP`). A larger weight asserts that the columns are flatter than a draw from
+    Jeffreys' prior, the standard non-informative (reparametrisation-invariant) prior for a multinomial, which
+    the noise rule cannot justify: it measures how little the noisy tables say, not that the truth
+    is flat. Where the noise swamps a table its fit should fall back on that prior, not on a
+    stronger one, so the weight is ``min(cap, rule)``. Below the cap the weight is the rule's, bit
+    for bit, so every fit whose rule is below the cap is unchanged. ``DiscretePrivateMLE`` does not
+    apply it (issue 12, bn12m): on fresh noise, in the 7 cells of the benchmark grid where it binds,
+    it lowered query L1 in all 7 but raised joint KL significantly in 2 (``docs/bayesian.md``,
+    "Where the prior's weight is capped").
+
+    Parameters
+    ----------
+    tables : sequence of NoisyTable
+        The released tables the fit reads (their noise variances, scales and cell counts).
+    n_records : float
+        The record count (declared, or the pooled noisy totals).
+    cap : float or None, default None
+        Upper bound on the weight; ``None`` keeps the Markov-network rule's bound of 1.
+        `BN_PRIOR_CAP` is Jeffreys' bound derived above.
+
     Examples
     --------
     >>> from pgmpy_dp.tables import NoisyTable
     >>> t = NoisyTable(("a", "b"), np.zeros((10, 10)), epsilon=0.1, scale=10.0)
     >>> round(noise_regularization([t], n_records=10_000), 3)
     0.2
+    >>> round(noise_regularization([t], n_records=1_000), 3)       # ten times the noise per record
+    1.0
+    >>> round(noise_regularization([t], n_records=1_000, cap=BN_PRIOR_CAP), 4)  # Jeffreys' cap, 2 / pi**2
+    0.2026
+    >>> noise_regularization([t], 10_000, cap=BN_PRIOR_CAP) == noise_regularization([t], 10_000)  # below it
+    True
     >>> noise_regularization([NoisyTable(("a",), np.zeros(2), epsilon=1e9, scale=1e-9)], 100.0) < 1e-15
     True
     """
     from .markov import cgm_regularization
 
-    return cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
+    weight = cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
+    if cap is None:
+        return weight
+    if not (isinstance(cap, (int, float, np.floating, np.integer)) and 0 < float(cap) < math.inf):
+        raise ValueError(f"cap must be a positive finite number (e.g. likelihood.BN_PRIOR_CAP), got {cap!r}")
+    return float(min(float(cap), weight))
 
 
 def clique_noise_regularization(tables, n_records: float, cliques: Sequence[Sequence[str]]) -> tuple[list[float], list[float]]:

@@ -1,0 +1,67 @@
+"""Issue 12 (bn12m): the BN likelihood fit's prior weight capped at Jeffreys' 1 / trigamma(1/2)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from pgmpy_dp.estimators.likelihood import BN_PRIOR_CAP, noise_regularization
+from pgmpy_dp.estimators.markov import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION
+from pgmpy_dp.tables import NoisyTable
+
+
+def _tables(scale, shapes=((10, 10), (4, 3, 2))):
+    # the tables' values do not enter the weight: only their noise scales and shapes (public facts)
+    return [NoisyTable(tuple("abc"[: len(s)]), np.zeros(s), epsilon=1.0 / scale, scale=scale) for s in shapes]
+
+
+def test_the_cap_is_the_precision_matching_a_jeffreys_column():
+    from scipy.special import polygamma
+
+    assert BN_PRIOR_CAP == pytest.approx(1.0 / float(polygamma(1, 0.5)), rel=1e-12)
+    assert UNRESOLVED_PRIOR_PRECISION == pytest.approx(1.0 / float(polygamma(1, 1.0)), rel=1e-12)  # the same law, a = 1
+    # a column drawn from Dirichlet(1/2): its centred log-probabilities have covariance trigamma(1/2) (I - 11'/K),
+    # i.e. the Gaussian prior of precision BN_PRIOR_CAP on the centred log-potentials (seeded Monte Carlo)
+    k, draws = 4, 200_000
+    p = np.random.default_rng(0).dirichlet(np.full(k, 0.5), size=draws)
+    c = np.log(p) - np.log(p).mean(axis=1, keepdims=True)
+    cov = np.cov(c, rowvar=False)
+    expected = (np.eye(k) - 1.0 / k) / BN_PRIOR_CAP
+    # each entry's standard error from the draws themselves (the products' spread); 5 standard errors
+    se = (c[:, :, None] * c[:, None, :]).std(axis=0) / np.sqrt(draws)
+    assert np.all(np.abs(cov - expected) < 5 * se)
+    # the uniform Dirichlet's spread (precision 6 / pi^2) is far outside it: the check can fail
+    assert np.all(np.abs(np.diag(cov) - (1 - 1 / k) / UNRESOLVED_PRIOR_PRECISION) > 50 * np.diag(se))
+
+
+@pytest.mark.parametrize("n_records", [200.0, 1_000.0, 5_000.0, 20_000.0, 1e6])
+def test_capped_weight_is_the_rule_below_the_cap_bit_for_bit_and_the_cap_above_it(n_records):
+    tables = _tables(scale=4.0)
+    old = noise_regularization(tables, n_records)
+    new = noise_regularization(tables, n_records, cap=BN_PRIOR_CAP)
+    if old <= BN_PRIOR_CAP:
+        assert new == old  # exactly: every fit whose rule is below the cap is unchanged
+    else:
+        assert new == BN_PRIOR_CAP
+    assert old <= PRIOR_PRECISION
+
+
+def test_the_cap_binds_where_the_rule_is_large_and_not_elsewhere():
+    tables = _tables(scale=4.0)
+    weights = {n: noise_regularization(tables, n) for n in (200.0, 1e6)}
+    assert weights[200.0] > BN_PRIOR_CAP > weights[1e6]  # the grid above covers both sides
+    assert noise_regularization(tables, 200.0, cap=BN_PRIOR_CAP) == BN_PRIOR_CAP
+    assert noise_regularization(tables, 1e6, cap=BN_PRIOR_CAP) == weights[1e6]
+    # the default (cap=None) is the Markov-network rule's own cap, unchanged
+    assert noise_regularization(tables, 1.0) == PRIOR_PRECISION
+
+
+def test_noiseless_tables_get_a_vanishing_weight_under_the_cap():
+    tables = _tables(scale=1e-9)
+    assert noise_regularization(tables, 1_000.0, cap=BN_PRIOR_CAP) < 1e-15
+
+
+@pytest.mark.parametrize("cap", [0.0, -1.0, math.inf, math.nan, "jeffreys"])
+def test_a_bad_cap_is_rejected_naming_the_parameter(cap):
+    with pytest.raises(ValueError, match="cap must be a positive finite number"):
+        noise_regularization(_tables(scale=4.0), 1_000.0, cap=cap)
