@@ -51,7 +51,7 @@ def theta_of(est):
 
 
 @pytest.mark.parametrize("variables, evidence", [(["b"], {"a": 0}), (["a"], {}), (["c"], {"b": 2}), (["a", "b"], {})])
-def test_tilt_gives_the_requested_answer_and_keeps_the_other_states_ratios(fit4, variables, evidence):
+def test_tilt_gives_the_requested_answer_keeps_p_evidence_and_the_other_states_ratios(fit4, variables, evidence):
     est = fit4
     answer = _answerer(est.domain_, list(est.cliques_), est.inference_, variables, evidence)
     theta = theta_of(est)
@@ -59,8 +59,11 @@ def test_tilt_gives_the_requested_answer_and_keeps_the_other_states_ratios(fit4,
     host = next(i for i, c in enumerate(est.cliques_) if set(variables) | set(evidence) <= set(c))
     for j, p0 in ((0, 0.5), (1, 0.02), (p.size - 1, 0.97)):
         mask = _event_mask(est.domain_, est.cliques_[host], variables, j, evidence)
-        q = answer(_tilted(theta, host, mask, answer, j, p0)).ravel()
+        tilted = _tilted(theta, host, mask, answer, j, p0)
+        q = answer(tilted).ravel()
         assert q[j] == pytest.approx(p0, abs=1e-9)
+        # the evidence keeps its fitted probability (the records behind the answer stay as many)
+        assert answer.evidence_probability(tilted) == pytest.approx(answer.evidence_probability(theta), rel=1e-9)
         others = np.arange(p.size) != j
         # only the event's mass moves: the other states keep their proportions
         np.testing.assert_allclose(q[others] / q[others].sum(), p[others] / p[others].sum(), rtol=1e-9)
