@@ -11,7 +11,9 @@ against the TRUE model's answer. All six band rules (``normal``, the default;
 ``--generator prior-free`` and ``--refit estimator`` (Markov networks) also score the normal and
 arcsine bands from a second set of refits made that way, with the same seed (rules
 ``normal@prior-free``, ``normal@estimator``, ...); ``--summarise --compare RULE ...`` sets rules side
-by side on the states that have all of them.
+by side on the states that have all of them. ``--inverted`` (Markov networks) also scores
+``query_interval(interval="inverted")`` on the same fits and refits (rules ``inverted``, ``inverted1``;
+its extra wall time per query in ``extra_s``; benchmarks/coverage_inverted.py applies its rule).
 
 Markov networks (``PrivateMarkovEstimator``, CGM-EM, every clique table released
 with discrete Laplace noise): ``chain-5`` (5-node chain, k = 3 states, Dirichlet(1)
