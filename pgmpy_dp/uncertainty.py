@@ -68,6 +68,10 @@ spread evaluated at the band's ends, binomial records plus a noise floor): on
 fresh runs under CGM-EM's new defaults it covered clipped bands 2.5 points more
 and conditionals with a true answer <= 0.02 2.5 points less, and failed its
 pre-stated adoption rule (benchmarks/rules/issue14_band.md, docs/intervals.md).
+``"inverted"`` (Markov networks) keeps the normal band except where it is clipped at
+0 or 1, and finds that band's far end by test inversion: refits drawn from the fit
+tilted to the candidate answer, with the fit's own seed (``query_interval``'s Notes;
+measured against its pre-stated rule, benchmarks/rules/issue14_inverted.md).
 """
 
 from __future__ import annotations
