@@ -11,7 +11,9 @@ against the TRUE model's answer. All six band rules (``normal``, the default;
 ``--generator prior-free`` and ``--refit estimator`` (Markov networks) also score the normal and
 arcsine bands from a second set of refits made that way, with the same seed (rules
 ``normal@prior-free``, ``normal@estimator``, ...); ``--summarise --compare RULE ...`` sets rules side
-by side on the states that have all of them.
+by side on the states that have all of them. ``--inverted`` (Markov networks) also scores
+``query_interval(interval="inverted")`` on the same fits and refits (rules ``inverted``, ``inverted1``;
+its extra wall time per query in ``extra_s``; benchmarks/coverage_inverted.py applies its rule).
 
 Markov networks (``PrivateMarkovEstimator``, CGM-EM, every clique table released
 with discrete Laplace noise): ``chain-5`` (5-node chain, k = 3 states, Dirichlet(1)
@@ -184,10 +186,48 @@ def mn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
         rows += got
         if got:
             asked.append((kind, x, evidence, truth, answer))
+    if args.inverted and asked:
+        rows += inverted_rows(base, est, asked, args, seed)
     if args.generator != "fit" and asked:
         rows += other_refit_rows(base, est, asked, args, seed, args.generator, generator=args.generator)
     if args.refit != "warm" and asked:
         rows += other_refit_rows(base, est, asked, args, seed, args.refit, refit=args.refit)
+    return rows
+
+
+def inverted_rows(base, est, asked, args, seed) -> list[dict]:
+    """The ``"inverted"`` band of the same queries (rule ``inverted``), from the same fit and the same refits.
+
+    ``query_interval(interval="inverted")`` reuses the fit's refits kept on the estimator (same
+    ``n_samples`` and seed) and draws tilted refits only for states whose normal band is clipped;
+    ``extra_s`` is its wall time per query (the normal band's is a few ms once the refits exist).
+    Rule ``inverted1`` is the same band after one tilted refit set per end (the first secant root).
+    """
+    rows = []
+    for kind, x, evidence, truth, _ in asked:
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=args.samples,
+                                         random_state=seed, show_progress=False, interval="inverted")
+        extra = time.perf_counter() - t0
+        rep = iv.attrs["inverted"]
+        q = f"P({x}|{evidence})" if evidence else f"P({x})"
+        lo1, hi1 = iv.lower.to_numpy().copy(), iv.upper.to_numpy().copy()
+        for (j, end), steps in rep["steps"].items():
+            if end == "upper":
+                hi1[j] = steps[0]
+            else:
+                lo1[j] = steps[0]
+        est_ = iv.estimate.to_numpy()
+        for rule, lo, hi in (("inverted", iv.lower.to_numpy(), iv.upper.to_numpy()), ("inverted1", lo1, hi1)):
+            for j, state in enumerate(iv.index):
+                rows.append({**base, "kind": kind, "rule": rule, "query": q, "state": str(state),
+                             "truth": truth[j], "estimate": est_[j], "lower": lo[j], "upper": hi[j],
+                             "covered": float(lo[j] - 1e-12 <= truth[j] <= hi[j] + 1e-12),
+                             "tilted_refits": rep["tilted_refits"], "left_normal": len(rep["left_normal"]),
+                             "extra_s": extra, "point_s": np.nan, "cold_s": np.nan, "warm_s": np.nan,
+                             "nominal": args.level})
     return rows
 
 
@@ -491,6 +531,9 @@ def main(argv=None) -> None:
     ap.add_argument("--refit", default="warm", choices=["warm", "estimator"],
                     help="Markov networks: also score normal and arcsine bands from refits fitted this way "
                          "(rules 'normal@estimator', 'arcsine@estimator': the estimator's own fit per refit)")
+    ap.add_argument("--inverted", action="store_true",
+                    help="Markov networks: also score query_interval(interval='inverted') on the same fits and "
+                         "refits (rules 'inverted' and 'inverted1', wall time per query in 'extra_s')")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
