@@ -34,9 +34,10 @@ rare evidence). The default band (``interval="normal"``) is derived from the
 pivot ``(p_hat - b - p) / s ~ N(0, 1)`` on the probability scale, where ``b``
 and ``s`` are the estimator's bias and spread at the truth ``p``; the
 bootstrap estimates them at the fit (``b_hat`` = mean shift of the refits,
-``s_hat`` their standard deviation), giving ``p_hat - b_hat ± t s_hat`` clipped
-to ``[0, 1]``, with Student's ``t`` for ``n_samples - 1`` degrees of freedom
-(``s_hat`` is estimated). The probability scale is where that pivot is close to
+``s_hat`` their standard deviation), giving ``p_hat - b_hat ± t s_hat sqrt(1 + 1/B)``
+clipped to ``[0, 1]`` for ``B = n_samples`` refits, with Student's ``t`` for ``B - 1``
+degrees of freedom (``s_hat`` is estimated) and ``sqrt(1 + 1/B)`` for the Monte Carlo
+error of ``b_hat``, a mean of ``B`` refits. The probability scale is where that pivot is close to
 free of ``p``: the shrinkage comes from the noise (a cell's count is pulled up
 by about the noise scale whatever its true count) and the prior, both of which
 add mass to a cell rather than multiply it, so the bias is about the same at
@@ -142,7 +143,8 @@ def query_interval(
     n_samples : int
         Bootstrap refits (at least 2). The default ``"normal"`` band needs only the
         refits' mean and spread (its quantile is Student's t with ``n_samples - 1``
-        degrees of freedom, which accounts for the spread being estimated), so a few
+        degrees of freedom, which accounts for the spread being estimated, times
+        ``sqrt(1 + 1/n_samples)`` for the bias being a mean of the refits), so a few
         dozen suffice; quantile bands (``"percentile"``, ``"basic"``, ``"bc"``) want 100
         or more for 95%.
     random_state : int or numpy.random.Generator, optional
@@ -224,7 +226,7 @@ def query_interval(
     ``n_samples`` refits are drawn from the tilted model with the same seed as the fit's own refits
     (common random numbers: the acceptance changes smoothly with ``p0``, and at ``p0 = p_hat`` it is
     the fit's refits, free). ``p0`` is accepted if ``p_hat >= mean - t sd`` of the refits' answers
-    (``mean + t sd >= p_hat`` for a lower end), ``t`` the normal band's Student quantile: a normal
+    (``mean + t sd >= p_hat`` for a lower end), ``t`` the normal band's multiplier: a normal
     approximation rather than the refits' 2.5% quantile, which a few dozen refits cannot place
     (docs/intervals.md, "Cost"), and the rule under which the inverted end equals the normal one
     when bias and spread do not depend on the truth. The end is searched outwards from the normal
@@ -265,8 +267,8 @@ def query_interval(
             normal               inverted              
           estimate  lower  upper estimate  lower  upper
     b                                                  
-    False    0.984  0.972  1.000    0.984  0.958  1.000
-    True     0.016  0.000  0.028    0.016  0.000  0.042
+    False    0.984  0.971  1.000    0.984  0.958  1.000
+    True     0.016  0.000  0.029    0.016  0.000  0.042
     """
     level = check_level(level)
     if generator not in _GENERATORS:
@@ -358,7 +360,7 @@ def _inverted_ends(estimator, answer, variables, evidence, estimate, answers, le
     lo, hi = band_limits(estimate, answers, level, "normal")
     lo, hi = lo.copy(), hi.copy()
     b = len(answers)
-    t = float(special.stdtrit(max(b - 1, 1), 1.0 - (1.0 - level) / 2.0))
+    t = _band_t(b, (1.0 - level) / 2.0)  # the normal band's multiplier: with flat bias and spread, the same ends
     scope = set(variables) | set(evidence)
     host = next((i for i, c in enumerate(estimator.cliques_) if scope <= set(c)), None)
     report = {"upper_inverted": [], "lower_inverted": [], "left_normal": [], "tilted_refits": 0, "steps": {}}
@@ -570,7 +572,8 @@ def band_limits(
         ``"normal"``: bias-corrected normal band on the probability scale,
         ``estimate - bias ± t sd`` clipped to ``[0, 1]``, with ``bias`` and ``sd`` the
         mean shift and spread of the refits and ``t`` Student's quantile for
-        ``n_refits - 1`` degrees of freedom. ``"score"``: the same centre, with the spread
+        ``n_refits - 1`` degrees of freedom times ``sqrt(1 + 1/n_refits)`` (the bias is
+        itself a mean of the refits). ``"score"``: the same centre, with the spread
         evaluated at each candidate end instead of at the fit (a Wilson-type band; see
         Notes); needs ``n_records``. ``"logit"``: the same band on the log-odds scale,
         ``g(estimate) - bias ± z sd`` with ``g = logit``, ``bias`` and ``sd`` the
@@ -611,7 +614,7 @@ def band_limits(
     truncates them), ``a`` is lowered to ``s_hat^2 / h`` and ``c = 0``: all of the measured
     variance scales binomially (Wilson's band with the effective size ``h / s_hat^2``).
     The band is every ``p`` the pivot ``|m - p| <= t s(p)`` accepts, with the normal band's
-    bias-corrected centre ``m = p_hat - bias`` and its Student ``t``; squaring gives
+    bias-corrected centre ``m = p_hat - bias`` and its multiplier ``t``; squaring gives
 
         (1 + t^2 a) p^2 - (2 m + t^2 a) p + m^2 - t^2 c = 0,
 
@@ -700,17 +703,29 @@ def band_limits(
 
 
 def _pivot(g_hat: np.ndarray, g: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """The bias-corrected centre ``g_hat - bias``, the refits' variance and Student's ``t`` of the normal-type bands.
+    """The bias-corrected centre ``g_hat - bias``, the refits' variance and the multiplier of the normal-type bands.
 
-    ``bias`` is the refits' mean shift from ``g_hat``. The sd is estimated from the refits: Student's
-    ``t`` with (refits - 1) degrees of freedom keeps the band's level for a few dozen refits (a
-    normal quantile would lose about a point at 30).
+    ``bias`` is the refits' mean shift from ``g_hat``; the multiplier is ``_band_t``'s.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
         bias = np.nanmean(g, axis=0) - g_hat
         var = np.nanvar(g, axis=0, ddof=1)
-    return g_hat - bias, var, float(special.stdtrit(max(len(g) - 1, 1), 1.0 - alpha))
+    return g_hat - bias, var, _band_t(len(g), alpha)
+
+
+def _band_t(b: int, alpha: float) -> float:
+    """Half-width of a normal-type band in refit standard deviations: ``t * sqrt(1 + 1/b)`` for ``b`` refits.
+
+    The centre ``p_hat - bias = 2 p_hat - mean(refits)`` carries two errors: the estimate's own
+    (variance ``s^2``, which the refits' variance estimates) and the Monte Carlo error of the
+    bias, the mean of ``b`` refits (variance ``s^2 / b``). So ``(truth - centre) / s_hat`` is
+    Student's ``t`` with ``b - 1`` degrees of freedom times ``sqrt(1 + 1/b)``, as for a prediction
+    interval: Student's ``t`` keeps the level for a few dozen refits (a normal quantile would lose
+    about a point at 30), and ``sqrt(1 + 1/b)`` (1.017 at 30 refits, 1.025 at 20) the bias's
+    share, which the band omitted until issue 14's twelfth round (docs/intervals.md).
+    """
+    return float(special.stdtrit(max(b - 1, 1), 1.0 - alpha)) * float(np.sqrt(1.0 + 1.0 / max(b, 1)))
 
 
 def _check_n_records(n_records, k: int) -> np.ndarray:
