@@ -47,6 +47,9 @@ def _gradient(est, release, theta, lam):
 def test_warm_start_is_stationary_under_its_own_prior_only(monkeypatch, warm_prior):
     """The warm start solves the penalised fit to the reconciled targets with the weight it reports:
     its gradient there is within the solver's tolerance, and far from 0 under the other weight."""
+    # at N = 500 and epsilon = 0.1 the default tolerance, one noise scale per record (0.11), is too loose
+    # to tell the two weights' optima apart by their gradients: a tenth of it is, and this test is about the weight
+    monkeypatch.setattr(markov_module, "_NAIVE_TOL_NOISE", 0.1)
     release = release_marginals(_frame(500), EDGES, epsilon=0.1, random_state=3)
     est, seen = _warm_start(release, monkeypatch, warm_prior)
     lam = est.regularization_
