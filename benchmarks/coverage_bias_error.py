@@ -71,8 +71,12 @@ def table(scored: pd.DataFrame) -> pd.DataFrame:
         "old_width": g["old_w"].mean(), "new_width": g["new_w"].mean(),
     })
     out["width_ratio"] = out["new_width"] / out["old_width"]
-    out["scored_is_old_or_new"] = g["covered"].mean().sub(out["old"]).abs().lt(1e-9) | g["covered"].mean().sub(
-        out["new"]).abs().lt(1e-9)
+    covered = scored["covered"].astype(bool)
+    # per row: the band the run scored is one of the two recomputed ones, for every row of the group
+    out["scored_is_old_or_new"] = (
+        scored.assign(old_ok=covered == scored["old_cov"], new_ok=covered == scored["new_cov"])
+        .groupby(["run"] + CELL + ["kind"])[["old_ok", "new_ok"]].all().any(axis=1)
+    )
     return out.reset_index()
 
 
