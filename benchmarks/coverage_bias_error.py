@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from pgmpy_dp.uncertainty import _band_t
+
 RESULTS = Path(__file__).parent / "results"
 CELL = ["model", "N", "epsilon"]
 TARGET = (0.93, 0.97)
@@ -43,13 +45,13 @@ def bands(df: pd.DataFrame) -> pd.DataFrame:
     if "boot_mean" not in df or df["boot_mean"].isna().any():
         raise SystemExit(f"run {df['run'].iat[0]!r} has rows without the refits' moments (boot_mean, boot_sd, "
                          "n_refits): it predates them, and its clipped bands cannot be rebuilt")
-    b = df["n_refits"].to_numpy(dtype=float)
-    half = special.stdtrit(np.maximum(b - 1, 1), 0.975) * df["boot_sd"]
+    b = df["n_refits"].to_numpy(dtype=int)
+    old = special.stdtrit(np.maximum(b - 1, 1), 0.975) * df["boot_sd"]
+    new = np.array([_band_t(int(n), 0.025) for n in b]) * df["boot_sd"]  # the library's own multiplier
     centre = 2 * df["estimate"] - df["boot_mean"]
-    f = np.sqrt(1 + 1 / b)
     out = df.assign(
-        old_lo=np.clip(centre - half, 0, 1), old_hi=np.clip(centre + half, 0, 1),
-        new_lo=np.clip(centre - half * f, 0, 1), new_hi=np.clip(centre + half * f, 0, 1),
+        old_lo=np.clip(centre - old, 0, 1), old_hi=np.clip(centre + old, 0, 1),
+        new_lo=np.clip(centre - new, 0, 1), new_hi=np.clip(centre + new, 0, 1),
     )
     return _score(out)
 
