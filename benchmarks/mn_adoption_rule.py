@@ -87,10 +87,10 @@ def judge(
     parts["a"] = parts["a_cells_significantly_worse"] == 0
     if rule == "round11":
         lr = cells["log_ratio"].to_numpy()
-        t_grid = lr.mean() / (lr.std(ddof=1) / np.sqrt(lr.size))
+        se = lr.std(ddof=1) / np.sqrt(lr.size)
         parts["a2_mean_log_kl_ratio"] = float(lr.mean())
-        parts["a2_se"] = float(lr.std(ddof=1) / np.sqrt(lr.size))
-        parts["a2_p_worse"] = float(stats.t.sf(t_grid, lr.size - 1))
+        parts["a2_se"] = float(se)
+        parts["a2_p_worse"] = float(stats.t.sf(lr.mean() / se, lr.size - 1))
         parts["a2"] = parts["a2_p_worse"] >= 0.05
         parts["a"] = parts["a"] and parts["a2"]
     parts["b"] = parts["b_cells_below_naive"] == parts["cells"]
