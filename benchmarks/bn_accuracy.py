@@ -153,6 +153,9 @@ LIKELIHOOD_VARIANTS = {
     "lik:weight-x3": dict(weight_factor=3.0),
     # issue 12, bn12m: the global weight capped at Jeffreys' 1 / trigamma(1/2) = 2 / pi**2 (likelihood.BN_PRIOR_CAP)
     "lik:cap-jeffreys": dict(weight_cap="jeffreys"),
+    # issue 12, bn12u: capped at the uniform Dirichlet's 1 / trigamma(1) = 6 / pi**2, the unresolved-cell precision
+    # the Markov-network estimator floors its weight at (markov.UNRESOLVED_PRIOR_PRECISION); rules/issue12_uniform_cap.md
+    "lik:cap-uniform": dict(weight_cap="uniform"),
     # the control: the same three EM stages, the weights held at the global one (what staging alone does)
     "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
 }
@@ -229,7 +232,9 @@ def likelihood_tables(release, options):
     n = pooled_n_records([release])
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
-    cap = {None: None, "jeffreys": BN_PRIOR_CAP}[options.pop("weight_cap", None)]
+    from pgmpy_dp.estimators.markov import UNRESOLVED_PRIOR_PRECISION
+
+    cap = {None: None, "jeffreys": BN_PRIOR_CAP, "uniform": UNRESOLVED_PRIOR_PRECISION}[options.pop("weight_cap", None)]
     weights, naive = noise_regularization(tables, n, cap=cap) / n, _noise_excess(tables, n) / n
     weights *= options.pop("weight_factor", 1.0)
     if prior_weight == "evidence":

@@ -20,6 +20,11 @@ Issue 12, bn12m (the weight capped at Jeffreys' ``2 / pi**2``, ``lik:cap-jeffrey
     python benchmarks/bn_evidence.py --rule cap --method lik:cap-jeffreys results/bn_accuracy_u2_runs.csv
     python benchmarks/bn_evidence.py --cap-kl       # where the cap moves joint KL (results/bn_cap_kl_parts.csv)
 
+Issue 12, bn12u (the weight capped at the uniform Dirichlet's ``6 / pi**2``, ``lik:cap-uniform``; rule in
+``benchmarks/rules/issue12_uniform_cap.md``):
+
+    python benchmarks/bn_evidence.py --rule uniform-cap --method lik:cap-uniform results/bn_accuracy_v1_runs.csv
+
 prints, per cell, the relative change of the mean against the default (``*``: beyond two paired
 standard errors) for ``lik:evidence`` and any other method in the file (e.g. ``mbi``), the counts
 the rule reads, and its verdict.
@@ -216,10 +221,22 @@ def cap_verdict(c: dict) -> tuple[bool, str]:
     return ok_a and ok_b, text
 
 
+def uniform_cap_verdict(c: dict) -> tuple[bool, str]:
+    """Issue 12 (bn12u), ``benchmarks/rules/issue12_uniform_cap.md``: (a) no cell significantly worse on query L1,
+    weighted CPD L1 or joint KL; (b) a lower mean query L1 in at least 2 of the 3 cells."""
+    q, w, k = c["query_l1"], c["cpd_l1_weighted"], c["joint_kl"]
+    ok_a = q["worse"] == 0 and w["worse"] == 0 and k["worse"] == 0
+    ok_b = q["lower"] >= 2 and q["cells"] == 3
+    text = (f"(a) significantly worse cells: query L1 {q['worse']}, weighted CPD L1 {w['worse']}, joint KL "
+            f"{k['worse']} (need 0 each): {'holds' if ok_a else 'fails'}; (b) query L1 lower in "
+            f"{q['lower']}/{q['cells']} (need >= 2 of 3): {'holds' if ok_b else 'fails'}")
+    return ok_a and ok_b, text
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*")
-    parser.add_argument("--rule", choices=["pilot", "subset", "cap"])
+    parser.add_argument("--rule", choices=["pilot", "subset", "cap", "uniform-cap"])
     parser.add_argument("--method", default="lik:evidence", help="the variant the rule judges against 'default'")
     parser.add_argument("--weights", action="store_true", help="report the weights the evidence chose on the pilot cells")
     parser.add_argument("--cap-weights", action="store_true",
@@ -251,7 +268,8 @@ def main(argv=None):
     print(markdown(table, args.method))
     c = counts(table)
     print(c)
-    ok, text = {"pilot": pilot_verdict, "subset": subset_verdict, "cap": cap_verdict}[args.rule](c)
+    ok, text = {"pilot": pilot_verdict, "subset": subset_verdict, "cap": cap_verdict,
+                "uniform-cap": uniform_cap_verdict}[args.rule](c)
     print(f"\n{args.rule} rule: {'PASSES' if ok else 'FAILS'}: {text}\n")
     for other in [m for m in dict.fromkeys(runs.method) if m not in ("default", args.method)]:
         print(markdown(change_table(runs, other), other))
