@@ -866,7 +866,7 @@ def _bn_families(est) -> tuple[list[tuple[str, ...]], list[np.ndarray]]:
     return families, theta
 
 
-def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list[np.ndarray]]:
+def _bayesian_refits(est, n_samples: int, random_state, show: bool, generator=None) -> list[list[np.ndarray]]:
     """Log-CPDs (per family of [`_bn_families`][pgmpy_dp.uncertainty._bn_families]) of ``n_samples`` refits of a DiscretePrivateMLE.
 
     What each refit estimates is the estimator's law under its own fit, as the full
@@ -882,11 +882,14 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool) -> list[list
     instead of pgmpy sampling into a DataFrame, counts by ``bincount``, no pgmpy objects.
     The noise scales are the point fit's: a data-dependent allocation is held at the
     allocation the fit made rather than re-run on each sample (the default allocation
-    is data-independent, so nothing changes there).
+    is data-independent, so nothing changes there). ``generator``: log-CPDs (shaped as
+    ``_bn_families``'s) to draw the records from instead of the fit's.
     """
     from .estimators.conditionals import cpd_values
 
     families, theta_bn = _bn_families(est)
+    if generator is not None:
+        theta_bn = list(generator)
     domain = Domain(dict(est.state_names_))
     nodes = set(domain.attrs)
     releases = _bn_releases(est)

@@ -366,3 +366,16 @@ def test_refits_use_the_fits_own_em_accelerator(accelerate, monkeypatch):
     pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=1)
     prior_free_log_potentials(est)
     assert seen and set(seen) == {accelerate}
+
+
+def test_bayesian_refits_can_be_drawn_from_another_network():
+    """``generator=``: the fit's own log-CPDs reproduce the default refits; a flat network gives other refits."""
+    from pgmpy_dp.uncertainty import _bayesian_refits, _bn_families
+
+    est = bn_fitted(5)
+    _, theta = _bn_families(est)
+    own = _bayesian_refits(est, 3, 11, False)
+    same = _bayesian_refits(est, 3, 11, False, generator=theta)
+    assert all(np.array_equal(x, y) for a, b in zip(own, same) for x, y in zip(a, b))
+    flat = _bayesian_refits(est, 3, 11, False, generator=[np.full_like(t, -np.log(t.shape[0])) for t in theta])
+    assert max(np.abs(x - y).max() for a, b in zip(own, flat) for x, y in zip(a, b)) > 0.05
