@@ -94,6 +94,12 @@ Issue 12, bn12m (the weight capped at Jeffreys' 2 / pi^2; rule in benchmarks/rul
         --methods default lik:cap-jeffreys --out bn_accuracy_u1   (pilot; also hepar2 0.1 0.5, alarm/sachs/child 0.1)
     python benchmarks/bn_accuracy.py --networks insurance --records 10000 --epsilons 0.1 0.5 --first-run 20 --runs 30 \
         --methods D-Ind default lik:cap-jeffreys mbi --out bn_accuracy_u2   (judged; the same 7 cells)
+Issue 12, bn12u (the weight capped at the uniform Dirichlet's 6 / pi^2; rule in benchmarks/rules/issue12_uniform_cap.md,
+judged by ``bn_evidence.py --rule uniform-cap``; adopted), the 3 cells where it binds, runs 30-39:
+    python benchmarks/bn_accuracy.py --networks alarm insurance hepar2 --records 10000 --epsilons 0.1 \
+        --first-run 30 --runs 40 --methods D-Ind default lik:cap-uniform mbi --out bn_accuracy_v1
+Since bn12u the ``lik:*`` variants refit with the default's capped weight (a variant without ``weight_cap``
+reproduces runs made before it everywhere but those 3 cells).
 and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
     cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
         --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
@@ -154,7 +160,8 @@ LIKELIHOOD_VARIANTS = {
     # issue 12, bn12m: the global weight capped at Jeffreys' 1 / trigamma(1/2) = 2 / pi**2 (likelihood.BN_PRIOR_CAP)
     "lik:cap-jeffreys": dict(weight_cap="jeffreys"),
     # issue 12, bn12u: capped at the uniform Dirichlet's 1 / trigamma(1) = 6 / pi**2, the unresolved-cell precision
-    # the Markov-network estimator floors its weight at (markov.UNRESOLVED_PRIOR_PRECISION); rules/issue12_uniform_cap.md
+    # the Markov-network estimator floors its weight at (markov.UNRESOLVED_PRIOR_PRECISION); rules/issue12_uniform_cap.md.
+    # Adopted: since then the default's own weight (likelihood.BN_WEIGHT_CAP), so this variant is the default refitted
     "lik:cap-uniform": dict(weight_cap="uniform"),
     # the control: the same three EM stages, the weights held at the global one (what staging alone does)
     "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
@@ -232,9 +239,10 @@ def likelihood_tables(release, options):
     n = pooled_n_records([release])
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
-    from pgmpy_dp.estimators.markov import UNRESOLVED_PRIOR_PRECISION
+    from pgmpy_dp.estimators.likelihood import BN_WEIGHT_CAP
 
-    cap = {None: None, "jeffreys": BN_PRIOR_CAP, "uniform": UNRESOLVED_PRIOR_PRECISION}[options.pop("weight_cap", None)]
+    # no weight_cap: the estimator's own (the uniform Dirichlet's since bn12u; before it, no cap below 1)
+    cap = {None: BN_WEIGHT_CAP, "jeffreys": BN_PRIOR_CAP, "uniform": BN_WEIGHT_CAP}[options.pop("weight_cap", None)]
     weights, naive = noise_regularization(tables, n, cap=cap) / n, _noise_excess(tables, n) / n
     weights *= options.pop("weight_factor", 1.0)
     if prior_weight == "evidence":

@@ -68,6 +68,7 @@ from .allocation import (
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 from .likelihood import (
+    BN_WEIGHT_CAP,
     DEFAULT_MAX_ITER,
     _noise_excess,
     clique_noise_regularization,
@@ -490,7 +491,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             cliques = model_cliques(families, [t.attrs for t in tables], "free")
             weights, naive = clique_noise_regularization(tables, n_records, cliques)
         else:
-            weights, naive = noise_regularization(tables, n_records) / n_records, _noise_excess(tables, n_records) / n_records
+            weight = noise_regularization(tables, n_records, cap=BN_WEIGHT_CAP)  # the uniform Dirichlet's bound
+            weights, naive = weight / n_records, _noise_excess(tables, n_records) / n_records
         try:
             fit = fit_family_tables(
                 domain, families, [measurement_for(t) for t in tables], n_records,

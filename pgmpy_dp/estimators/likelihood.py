@@ -39,11 +39,12 @@ from ..engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_
 from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
+from .markov import UNRESOLVED_PRIOR_PRECISION
 
 __all__ = [
     "FamilyFit", "clique_noise_regularization", "column_information", "effective_parameters", "evidence_weight",
     "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization",
-    "BN_PRIOR_CAP",
+    "BN_PRIOR_CAP", "BN_WEIGHT_CAP",
 ]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
@@ -58,9 +59,16 @@ EVIDENCE_PREFIT_ITER = 10
 #: Issue 12 (bn12m): the largest prior weight a CPD column's centred log-potentials can be given without
 #: claiming they are flatter than a draw from Jeffreys' Dirichlet(1/2) prior, ``1 / trigamma(1/2) = 2 / pi**2``
 #: (derivation in [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]). The noise rule
-#: is capped at ``markov.PRIOR_PRECISION`` = 1 unless ``cap`` says otherwise; ``DiscretePrivateMLE`` keeps 1
-#: (this cap failed its fresh-noise rule on joint KL, docs/bayesian.md).
+#: is capped at ``markov.PRIOR_PRECISION`` = 1 unless ``cap`` says otherwise. Not ``DiscretePrivateMLE``'s cap:
+#: it failed its fresh-noise rule on joint KL (docs/bayesian.md).
 BN_PRIOR_CAP = 2.0 / np.pi**2
+#: Issue 12 (bn12u): the cap ``DiscretePrivateMLE`` puts on its global prior weight, the uniform Dirichlet(1)'s
+#: ``1 / trigamma(1) = 6 / pi**2``: the same law as ``markov.UNRESOLVED_PRIOR_PRECISION``, the log-count precision
+#: of a cell the noise cannot resolve, which the Markov-network estimator floors its weight at. A stronger prior
+#: would claim the columns flatter than that law (derivation in `noise_regularization`). Adopted by a rule fixed
+#: before its fresh-noise run (benchmarks/rules/issue12_uniform_cap.md); it binds only where the noise rule
+#: asks for more (on the benchmark grid: N = 1e4, epsilon 0.1 on alarm, insurance and hepar2).
+BN_WEIGHT_CAP = UNRESOLVED_PRIOR_PRECISION
 
 
 @dataclass
@@ -144,10 +152,12 @@ def noise_regularization(tables, n_records: float, cap: float | None = None) -> 
     the noise rule cannot justify: it measures how little the noisy tables say, not that the truth
     is flat. Where the noise swamps a table its fit should fall back on that prior, not on a
     stronger one, so the weight is ``min(cap, rule)``. Below the cap the weight is the rule's, bit
-    for bit, so every fit whose rule is below the cap is unchanged. ``DiscretePrivateMLE`` does not
-    apply it (issue 12, bn12m): on fresh noise, in the 7 cells of the benchmark grid where it binds,
-    it lowered query L1 in all 7 but raised joint KL significantly in 2 (``docs/bayesian.md``,
-    "Where the prior's weight is capped").
+    for bit, so every fit whose rule is below the cap is unchanged. ``DiscretePrivateMLE`` caps its
+    global weight at the uniform Dirichlet's `BN_WEIGHT_CAP` (``6 / pi**2``; issue 12, bn12u: on fresh
+    noise, in the 3 cells of the benchmark grid where it binds, it lowered joint KL, weighted CPD L1 and
+    query L1 in all 3). Jeffreys' `BN_PRIOR_CAP` went further and was not adopted (bn12m): in the 7
+    cells where it binds it lowered query L1 in all 7 but raised joint KL significantly in 2
+    (``docs/bayesian.md``, "Where the prior's weight is capped").
 
     Parameters
     ----------
