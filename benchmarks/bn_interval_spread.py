@@ -46,7 +46,7 @@ import pgmpy_dp
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.uncertainty import _answerer, _band_t, _bayesian_refits, _bn_families
 
-from interval_spread import summary  # noqa: E402  (benchmarks/ on sys.path when run as a script)
+from interval_spread import answers, summary  # noqa: E402  (benchmarks/ on sys.path when run as a script)
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -97,11 +97,6 @@ def truth_log_cpds(bn, families, domain) -> list[np.ndarray]:
         with np.errstate(divide="ignore"):
             out.append(np.log(np.transpose(values, [list(cpd.variables).index(v) for v in fam])))
     return out
-
-
-def answers(answerers, thetas) -> np.ndarray:
-    """(len(thetas), states) answers of all queries, concatenated."""
-    return np.array([np.concatenate([a(th).ravel() for a in answerers]) for th in thetas])
 
 
 def run(args) -> pd.DataFrame:

@@ -34,7 +34,8 @@ from scipy import optimize
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.uncertainty import _answerer, _band_t, _bayesian_refits, _bn_families
 
-from bn_interval_spread import answers, fit, query_set, truth_log_cpds  # noqa: E402  (benchmarks/ on sys.path)
+from bn_interval_spread import fit, query_set, truth_log_cpds
+from interval_spread import answers  # noqa: E402  (benchmarks/ on sys.path)
 
 RESULTS = Path(__file__).parent / "results"
 
