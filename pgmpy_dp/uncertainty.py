@@ -77,8 +77,11 @@ measured against its pre-stated rule, benchmarks/rules/issue14_inverted.md).
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import functools
 import numbers
+import os
 import warnings
 from collections.abc import Mapping
 
@@ -118,6 +121,7 @@ def query_interval(
     show_progress: bool = True,
     generator: str = "fit",
     refit: str = "warm",
+    n_jobs: int = 1,
 ) -> pd.DataFrame:
     """``P(variables | evidence)`` from a fitted private model, with a bootstrap interval per state.
 
@@ -190,6 +194,13 @@ def query_interval(
     refit : {"warm", "estimator"}
         How each Markov-network refit is fitted (see ``bootstrap_log_potentials``):
         ``"estimator"`` runs the estimator's own ``fit``; an option measured in docs/intervals.md.
+    n_jobs : int
+        ``DiscretePrivateMLE`` fits: worker processes for the refits' fits (``-1``: one per CPU).
+        The simulated tables are drawn in this process from one random stream and only the fits
+        run in the workers, so the bands are the same, bit for bit, for every ``n_jobs``; the
+        refits kept for later queries are shared across ``n_jobs`` too. Worth it for the first
+        query of a large network (each refit is a whole fit); a Markov-network fit needs 1 (its
+        refits are warm-started on one inference engine, whose loopy-BP messages carry over).
 
     Returns
     -------
@@ -284,7 +295,13 @@ def query_interval(
                 "generator= and refit= are only supported for PrivateMarkovEstimator; leave them at 'fit' and 'warm'"
             )
         return _bayesian_interval(
-            estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress
+            estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress,
+            _check_n_jobs(n_jobs),
+        )
+    if _check_n_jobs(n_jobs) != 1:
+        raise ValueError(
+            "n_jobs is supported for DiscretePrivateMLE fits only: a PrivateMarkovEstimator's refits run one "
+            "after the other on one inference engine; leave n_jobs=1"
         )
     _check_estimator(estimator)
     domain, cliques = estimator.domain_, list(estimator.cliques_)
@@ -786,7 +803,9 @@ def _quantile(x: np.ndarray, p: float) -> float:
     return float(np.quantile(x, p, method="weibull")) if x.size else np.nan
 
 
-def _bayesian_interval(est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show):
+def _bayesian_interval(
+    est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show, n_jobs=1
+):
     """query_interval for a fitted DiscretePrivateMLE: the estimator's consistency step re-run on simulated tables.
 
     Each refit draws ``N`` records (integer codes) from the fitted network with the
@@ -835,7 +854,7 @@ def _bayesian_interval(est, variables, evidence, level, n_samples, random_state,
     # the refitted log-CPDs do not depend on the query: keep them for the next query of this fit
     refitted = _cached(
         est, "parameters_", (n_samples, sampling), random_state,
-        lambda: _bayesian_refits(est, n_samples, random_state, show),
+        lambda: _bayesian_refits(est, n_samples, random_state, show, n_jobs=n_jobs),
     )
     answers = np.array([answer(list(theta) + flat).ravel() for theta in refitted])
     n_records = _n_records(
@@ -866,7 +885,9 @@ def _bn_families(est) -> tuple[list[tuple[str, ...]], list[np.ndarray]]:
     return families, theta
 
 
-def _bayesian_refits(est, n_samples: int, random_state, show: bool, generator=None) -> list[list[np.ndarray]]:
+def _bayesian_refits(
+    est, n_samples: int, random_state, show: bool, generator=None, n_jobs: int = 1
+) -> list[list[np.ndarray]]:
     """Log-CPDs (per family of [`_bn_families`][pgmpy_dp.uncertainty._bn_families]) of ``n_samples`` refits of a DiscretePrivateMLE.
 
     What each refit estimates is the estimator's law under its own fit, as the full
@@ -884,9 +905,11 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool, generator=No
     allocation the fit made rather than re-run on each sample (the default allocation
     is data-independent, so nothing changes there). ``generator``: log-CPDs (shaped as
     ``_bn_families``'s) to draw the records from instead of the fit's.
-    """
-    from .estimators.conditionals import cpd_values
 
+    The simulated tables are drawn first, one refit after the other from one random
+    stream; only the fits (95% of the time) run in ``n_jobs`` worker processes, so the
+    refits are the same, bit for bit, whatever ``n_jobs`` is.
+    """
     families, theta_bn = _bn_families(est)
     if generator is not None:
         theta_bn = list(generator)
@@ -895,7 +918,6 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool, generator=No
     releases = _bn_releases(est)
     # fit_release ignores pooled tables and tables over other attributes; a fit from records has its families
     kept = [[t for t in r if set(t.attrs) <= nodes and t.members is None] for r in releases]
-    likelihood = est.consistency == "likelihood"
     # the estimator's own consistency step and settings, on a bare copy (the fit stays untouched)
     step = DiscretePrivateMLE(
         consistency=est.consistency, max_iter=est.max_iter, show_progress=False,
@@ -904,27 +926,43 @@ def _bayesian_refits(est, n_samples: int, random_state, show: bool, generator=No
     n = _refit_records(releases)
     sampler = JunctionTree(domain, families)
     rng = check_random_state(random_state) or np.random.default_rng()
-    out = []
-    for _ in progress(range(n_samples), show, desc="bootstrap refits", total=n_samples):
+    simulated = []
+    for _ in range(n_samples):
         codes = sampler.sample(theta_bn, n, random_state=rng)
-        boot = [
+        simulated.append([
             MarginalRelease(
                 r.domain,
                 [dataclasses.replace(t, values=contingency_table(codes, domain, t.attrs) + _noise(t, rng)) for t in ts],
                 r.mechanism, "seeded", r.n_records,
             )
             for r, ts in zip(releases, kept) if ts
-        ]
-        tables = [t for r in boot for t in r]
-        n_fit = pooled_n_records(boot)
-        with warnings.catch_warnings(), np.errstate(divide="ignore"):
-            warnings.simplefilter("ignore")  # convergence chatter of simulated fits
-            if likelihood:
-                fitted = step._likelihood_tables(domain, families, tables, n_fit)
-            else:
-                fitted = step._consistent_tables(boot[0], domain, families)
-            out.append([np.log(cpd_values(t)).reshape(t.shape) for t in fitted])
-    return out
+        ])
+    fit = functools.partial(_bayesian_refit, step, domain, families)
+    if n_jobs == 1:
+        return list(progress(map(fit, simulated), show, desc="bootstrap refits", total=n_samples))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs) as pool:
+        return list(progress(pool.map(fit, simulated), show, desc="bootstrap refits", total=n_samples))
+
+
+def _bayesian_refit(step, domain, families, boot) -> list[np.ndarray]:
+    """One refit of ``_bayesian_refits``: ``step``'s consistency step on the simulated releases ``boot``."""
+    from .estimators.conditionals import cpd_values
+
+    with warnings.catch_warnings(), np.errstate(divide="ignore"):
+        warnings.simplefilter("ignore")  # convergence chatter of simulated fits
+        if step.consistency == "likelihood":
+            tables = [t for r in boot for t in r]
+            fitted = step._likelihood_tables(domain, families, tables, pooled_n_records(boot))
+        else:
+            fitted = step._consistent_tables(boot[0], domain, families)
+        return [np.log(cpd_values(t)).reshape(t.shape) for t in fitted]
+
+
+def _check_n_jobs(n_jobs) -> int:
+    """Worker processes for the Bayesian-network refits: a positive integer, or -1 for every CPU."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not (n_jobs >= 1 or n_jobs == -1):
+        raise ValueError(f"n_jobs must be a positive integer or -1 (every CPU), got {n_jobs!r}")
+    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
 def bootstrap_log_potentials(

@@ -379,3 +379,26 @@ def test_bayesian_refits_can_be_drawn_from_another_network():
     assert all(np.array_equal(x, y) for a, b in zip(own, same) for x, y in zip(a, b))
     flat = _bayesian_refits(est, 3, 11, False, generator=[np.full_like(t, -np.log(t.shape[0])) for t in theta])
     assert max(np.abs(x - y).max() for a, b in zip(own, flat) for x, y in zip(a, b)) > 0.05
+
+
+def test_bayesian_refits_in_worker_processes_are_the_same_refits():
+    """n_jobs > 1 runs only the fits in workers; the tables are drawn in one stream, so nothing changes."""
+    est = bn_fitted(8)
+    one = pgmpy_dp.query_interval(est, "b", {"a": "x"}, n_samples=4, random_state=2, show_progress=False)
+    est.__dict__.pop("_bootstrap_refits")  # make the second call refit instead of reusing the kept refits
+    two = pgmpy_dp.query_interval(est, "b", {"a": "x"}, n_samples=4, random_state=2, show_progress=False, n_jobs=2)
+    assert np.array_equal(one.attrs["bootstrap"], two.attrs["bootstrap"])
+    pd.testing.assert_frame_equal(one, two)
+    assert one.attrs["bootstrap"][:, 0].std() > 0  # the refits do differ from one another: the check can fail
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, True, "2"])
+def test_bad_n_jobs_is_rejected_naming_the_parameter(n_jobs):
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer or -1"):
+        pgmpy_dp.query_interval(bn_fitted(8), "a", n_samples=2, random_state=0, n_jobs=n_jobs)
+
+
+def test_markov_refits_refuse_worker_processes():
+    est = fitted(n=500)
+    with pytest.raises(ValueError, match="n_jobs is supported for DiscretePrivateMLE fits only"):
+        pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=0, n_jobs=2)
