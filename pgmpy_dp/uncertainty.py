@@ -195,12 +195,13 @@ def query_interval(
         How each Markov-network refit is fitted (see ``bootstrap_log_potentials``):
         ``"estimator"`` runs the estimator's own ``fit``; an option measured in docs/intervals.md.
     n_jobs : int
-        ``DiscretePrivateMLE`` fits: worker processes for the refits' fits (``-1``: one per CPU).
-        The simulated tables are drawn in this process from one random stream and only the fits
-        run in the workers, so the bands are the same, bit for bit, for every ``n_jobs``; the
-        refits kept for later queries are shared across ``n_jobs`` too. Worth it for the first
-        query of a large network (each refit is a whole fit); a Markov-network fit needs 1 (its
-        refits are warm-started on one inference engine, whose loopy-BP messages carry over).
+        Worker processes for the refits' fits (``-1``: one per CPU). The simulated tables are
+        drawn in this process from one random stream and only the fits run in the workers, so
+        the bands are the same, bit for bit, for every ``n_jobs``; the refits kept for later
+        queries are shared across ``n_jobs`` too. Worth it for the first query of a fit (each
+        refit is a whole fit) and for ``"inverted"``'s tilted refits. A Markov network fitted with
+        ``inference="loopy"`` needs 1: its refits run one after the other on one engine, whose
+        messages carry over from call to call.
 
     Returns
     -------
@@ -298,11 +299,7 @@ def query_interval(
             estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress,
             _check_n_jobs(n_jobs),
         )
-    if _check_n_jobs(n_jobs) != 1:
-        raise ValueError(
-            "n_jobs is supported for DiscretePrivateMLE fits only: a PrivateMarkovEstimator's refits run one "
-            "after the other on one inference engine; leave n_jobs=1"
-        )
+    n_jobs = _check_n_jobs(n_jobs)
     _check_estimator(estimator)
     domain, cliques = estimator.domain_, list(estimator.cliques_)
     variables = [variables] if isinstance(variables, str) else list(variables)
@@ -334,7 +331,7 @@ def query_interval(
             estimator, "log_potentials_", (n_samples, sampling, generator, refit), seed,
             lambda: bootstrap_log_potentials(
                 estimator, n_samples, random_state=seed, sampling=sampling, show_progress=show_progress,
-                generator=generator, refit=refit,
+                generator=generator, refit=refit, n_jobs=n_jobs,
             ),
         )
     answers = np.array([answer(theta).ravel() for theta in refits])
@@ -349,7 +346,8 @@ def query_interval(
     ends = None
     if interval == "inverted":
         ends = _inverted_ends(
-            estimator, answer, variables, evidence, estimate.ravel(), answers, level, seed, sampling, refit, show_progress
+            estimator, answer, variables, evidence, estimate.ravel(), answers, level, seed, sampling, refit, show_progress,
+            n_jobs,
         )
     return _bands(estimate, answers, states, level, interval, n_records, ends)
 
@@ -367,7 +365,7 @@ _INVERSION_XTOL = 0.002  # stop early once a secant step moves the end by less t
 
 
 def _inverted_ends(estimator, answer, variables, evidence, estimate, answers, level, seed, sampling, refit, show,
-                   max_evals: int = _INVERSION_EVALS, xtol: float = _INVERSION_XTOL):
+                   n_jobs: int = 1, max_evals: int = _INVERSION_EVALS, xtol: float = _INVERSION_XTOL):
     """The ``"inverted"`` rule: the normal band, with the far end of a band clipped at 0 (or 1) found by test inversion.
 
     Returns ``(lower, upper, report)``; ``report`` counts the tilted refits, names the states inverted and
@@ -387,7 +385,8 @@ def _inverted_ends(estimator, answer, variables, evidence, estimate, answers, le
         if host is None:
             report["left_normal"].append(j)
             continue
-        test = _TiltTest(estimator, answer, variables, evidence, host, j, end, estimate[j], t, b, seed, sampling, refit)
+        test = _TiltTest(estimator, answer, variables, evidence, host, j, end, estimate[j], t, b, seed, sampling, refit,
+                         n_jobs)
         # the fit's own refits are the tilt at eta = 0 under the same seed: that point costs nothing
         f0 = _acceptance(answers[:, j], t, test.sign, estimate[j])
         start = hi[j] if end == "upper" else lo[j]
@@ -412,8 +411,9 @@ class _TiltTest:
     seed (common random numbers), so the function is smooth in ``p0``.
     """
 
-    def __init__(self, estimator, answer, variables, evidence, host, j, end, p_hat, t, b, seed, sampling, refit):
-        self.estimator, self.answer, self.host, self.j = estimator, answer, host, j
+    def __init__(self, estimator, answer, variables, evidence, host, j, end, p_hat, t, b, seed, sampling, refit,
+                 n_jobs=1):
+        self.estimator, self.answer, self.host, self.j, self.n_jobs = estimator, answer, host, j, n_jobs
         self.sign = -1.0 if end == "upper" else 1.0
         self.p_hat, self.t, self.b, self.seed, self.sampling, self.refit = float(p_hat), t, b, seed, sampling, refit
         self.theta = [np.asarray(th, dtype=np.float64) for th in estimator.log_potentials_]
@@ -424,7 +424,7 @@ class _TiltTest:
         theta = _tilted(self.theta, self.host, self.mask, self.answer, self.j, p0)
         fits = bootstrap_log_potentials(
             self.estimator, self.b, random_state=self.seed, sampling=self.sampling, show_progress=False,
-            generator=theta, refit=self.refit,
+            generator=theta, refit=self.refit, n_jobs=self.n_jobs,
         )
         self.refits += self.b
         a = np.array([self.answer(f).ravel()[self.j] for f in fits])
@@ -973,6 +973,7 @@ def bootstrap_log_potentials(
     show_progress: bool = True,
     generator: str | list = "fit",
     refit: str = "warm",
+    n_jobs: int = 1,
 ) -> list[list[np.ndarray]]:
     """Refits of a fitted ``PrivateMarkovEstimator`` on tables simulated from its own fit.
 
@@ -1013,6 +1014,12 @@ def bootstrap_log_potentials(
         setting the fit derives from the data (record count, regularisation, the naive
         warm start's cold start and tolerance) is derived the same way; slower (the
         fit's cold start and its pgmpy model). An option measured in docs/intervals.md.
+    n_jobs : int
+        Worker processes for the refits' fits (``-1``: one per CPU). The simulated tables
+        are drawn in this process from one random stream, so the refits are the same, bit
+        for bit, for every ``n_jobs``. Junction-tree fits only: with loopy inference the
+        refits run one after the other on one engine, whose messages carry over (``n_jobs``
+        must then be 1).
 
     Returns
     -------
@@ -1059,8 +1066,14 @@ def bootstrap_log_potentials(
     if refit not in ("warm", "estimator"):
         raise ValueError(f"refit must be 'warm' or 'estimator', got {refit!r}")
     declared = next((r.n_records for r in estimator.releases_ if r.n_records is not None), None)
-    out = []
-    for _ in progress(range(n_samples), show_progress, desc="bootstrap refits", total=n_samples):
+    n_jobs = _check_n_jobs(n_jobs)
+    if n_jobs != 1 and not isinstance(engine, JunctionTree):
+        raise ValueError(
+            "n_jobs > 1 needs junction-tree inference: with inference='loopy' the refits run one after the "
+            "other on one engine, whose messages carry over from call to call; leave n_jobs=1"
+        )
+    boots = []
+    for _ in range(n_samples):
         if not sampling:
             counts = [n * p for p in probs]
         elif isinstance(engine, JunctionTree):
@@ -1072,13 +1085,16 @@ def bootstrap_log_potentials(
                 for t in tables
             ]
         noisy = [dataclasses.replace(t, values=c + _noise(t, rng)) for t, c in zip(tables, counts)]
-        if refit == "estimator":
-            boot = MarginalRelease(domain, noisy, estimator.releases_[0].mechanism, "seeded", declared)
-            out.append(_refit_as_estimator(estimator, boot))
-            continue
-        boot = MarginalRelease(domain, noisy, estimator.releases_[0].mechanism, "seeded", n)
-        out.append(_refit(estimator, engine, boot, theta_hat, n))
-    return out
+        mechanism = estimator.releases_[0].mechanism
+        boots.append(MarginalRelease(domain, noisy, mechanism, "seeded", declared if refit == "estimator" else n))
+    if refit == "estimator":
+        fit = functools.partial(_refit_as_estimator, estimator)
+    else:
+        fit = functools.partial(_refit, estimator, engine, theta_hat=theta_hat, n=n)
+    if n_jobs == 1:
+        return list(progress(map(fit, boots), show_progress, desc="bootstrap refits", total=n_samples))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs) as pool:
+        return list(progress(pool.map(fit, boots), show_progress, desc="bootstrap refits", total=n_samples))
 
 
 def prior_free_log_potentials(estimator) -> list[np.ndarray]:
@@ -1289,7 +1305,7 @@ def _estimator_params(estimator) -> list[str]:
     return [p for p in inspect.signature(PrivateMarkovEstimator.__init__).parameters if p != "self"]
 
 
-def _refit(estimator, engine, boot: MarginalRelease, theta_hat, n: float):
+def _refit(estimator, engine, boot: MarginalRelease, *, theta_hat, n: float):
     """The estimator's own two stages on simulated tables, warm-started from the fitted parameters.
 
     The naive stage fits the targets and L2 weight the estimator's own first stage used (for

@@ -398,7 +398,22 @@ def test_bad_n_jobs_is_rejected_naming_the_parameter(n_jobs):
         pgmpy_dp.query_interval(bn_fitted(8), "a", n_samples=2, random_state=0, n_jobs=n_jobs)
 
 
-def test_markov_refits_refuse_worker_processes():
-    est = fitted(n=500)
-    with pytest.raises(ValueError, match="n_jobs is supported for DiscretePrivateMLE fits only"):
+@pytest.mark.parametrize("refit", ["warm", "estimator"])
+def test_markov_refits_in_worker_processes_are_the_same_refits(refit):
+    est = fitted(n=800, method="cgm-em")
+    one = bootstrap_log_potentials(est, 3, random_state=4, show_progress=False, refit=refit)
+    two = bootstrap_log_potentials(est, 3, random_state=4, show_progress=False, refit=refit, n_jobs=2)
+    assert all(np.array_equal(x, y) for a, b in zip(one, two) for x, y in zip(a, b))
+    assert max(np.abs(x - y).max() for x, y in zip(one[0], one[1])) > 1e-3  # distinct refits: the check can fail
+
+
+def test_loopy_markov_refits_refuse_worker_processes():
+    rng = np.random.default_rng(3)
+    codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 500, random_state=rng)
+    release = release_from_codes(codes, DOMAIN, CHAIN, 1.0, random_state=rng)
+    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False, max_iter=2, inference="loopy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(DiscreteMarkovNetwork(CHAIN), release)
+    with pytest.raises(ValueError, match="n_jobs > 1 needs junction-tree inference"):
         pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=0, n_jobs=2)
