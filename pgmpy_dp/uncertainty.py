@@ -937,11 +937,7 @@ def _bayesian_refits(
             )
             for r, ts in zip(releases, kept) if ts
         ])
-    fit = functools.partial(_bayesian_refit, step, domain, families)
-    if n_jobs == 1:
-        return list(progress(map(fit, simulated), show, desc="bootstrap refits", total=n_samples))
-    with concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        return list(progress(pool.map(fit, simulated), show, desc="bootstrap refits", total=n_samples))
+    return _map_refits(functools.partial(_bayesian_refit, step, domain, families), simulated, n_jobs, show)
 
 
 def _bayesian_refit(step, domain, families, boot) -> list[np.ndarray]:
@@ -958,8 +954,20 @@ def _bayesian_refit(step, domain, families, boot) -> list[np.ndarray]:
         return [np.log(cpd_values(t)).reshape(t.shape) for t in fitted]
 
 
+def _map_refits(fit, simulated: list, n_jobs: int, show: bool) -> list:
+    """``fit`` of every simulated release in order, in this process or in ``n_jobs`` worker processes.
+
+    The releases were drawn beforehand from one random stream, and ``fit`` is deterministic, so the
+    result is the same for every ``n_jobs``.
+    """
+    if n_jobs == 1:
+        return list(progress(map(fit, simulated), show, desc="bootstrap refits", total=len(simulated)))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs) as pool:
+        return list(progress(pool.map(fit, simulated), show, desc="bootstrap refits", total=len(simulated)))
+
+
 def _check_n_jobs(n_jobs) -> int:
-    """Worker processes for the Bayesian-network refits: a positive integer, or -1 for every CPU."""
+    """Worker processes for the refits' fits: a positive integer, or -1 for every CPU."""
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not (n_jobs >= 1 or n_jobs == -1):
         raise ValueError(f"n_jobs must be a positive integer or -1 (every CPU), got {n_jobs!r}")
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
@@ -1072,6 +1080,7 @@ def bootstrap_log_potentials(
             "n_jobs > 1 needs junction-tree inference: with inference='loopy' the refits run one after the "
             "other on one engine, whose messages carry over from call to call; leave n_jobs=1"
         )
+    mechanism = estimator.releases_[0].mechanism
     boots = []
     for _ in range(n_samples):
         if not sampling:
@@ -1085,16 +1094,12 @@ def bootstrap_log_potentials(
                 for t in tables
             ]
         noisy = [dataclasses.replace(t, values=c + _noise(t, rng)) for t, c in zip(tables, counts)]
-        mechanism = estimator.releases_[0].mechanism
         boots.append(MarginalRelease(domain, noisy, mechanism, "seeded", declared if refit == "estimator" else n))
     if refit == "estimator":
         fit = functools.partial(_refit_as_estimator, estimator)
     else:
         fit = functools.partial(_refit, estimator, engine, theta_hat=theta_hat, n=n)
-    if n_jobs == 1:
-        return list(progress(map(fit, boots), show_progress, desc="bootstrap refits", total=n_samples))
-    with concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        return list(progress(pool.map(fit, boots), show_progress, desc="bootstrap refits", total=n_samples))
+    return _map_refits(fit, boots, n_jobs, show_progress)
 
 
 def prior_free_log_potentials(estimator) -> list[np.ndarray]:
