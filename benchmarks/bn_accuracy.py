@@ -230,7 +230,7 @@ def likelihood_tables(release, options):
     """The likelihood fit's family tables from ``release`` with CGM-EM ``options`` (same prior as the estimator;
     ``prior_weight="per-clique"`` among them: the estimator's per-family prior weights)."""
     from pgmpy_dp.estimators.likelihood import (
-        BN_PRIOR_CAP, _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for,
+        BN_PRIOR_CAP, BN_WEIGHT_CAP, _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for,
         noise_regularization,
     )
     from pgmpy_dp.estimators.evidence import pooled_n_records
@@ -239,8 +239,6 @@ def likelihood_tables(release, options):
     n = pooled_n_records([release])
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
-    from pgmpy_dp.estimators.likelihood import BN_WEIGHT_CAP
-
     # no weight_cap: the estimator's own (the uniform Dirichlet's since bn12u; before it, no cap below 1)
     cap = {None: BN_WEIGHT_CAP, "jeffreys": BN_PRIOR_CAP, "uniform": BN_WEIGHT_CAP}[options.pop("weight_cap", None)]
     weights, naive = noise_regularization(tables, n, cap=cap) / n, _noise_excess(tables, n) / n
