@@ -163,7 +163,7 @@ def timed_interval(est, x, evidence, args, n_samples, seed, first):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter of the refits, pgmpy notices
             iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=n_samples,
-                                         random_state=seed, show_progress=False)
+                                         random_state=seed, show_progress=False, n_jobs=args.n_jobs)
     except ValueError:  # evidence the fit gives probability zero: no answer to bound
         return None
     secs = time.perf_counter() - t0
@@ -535,6 +535,8 @@ def main(argv=None) -> None:
                     help="Markov networks: also score query_interval(interval='inverted') on the same fits and "
                          "refits (rules 'inverted' and 'inverted1', wall time per query in 'extra_s')")
     ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument("--n-jobs", type=int, default=1,
+                    help="query_interval's n_jobs: the refits' fits in worker processes (same bands; cold_s changes)")
     ap.add_argument("--out", default="coverage")
     ap.add_argument("--append", action="store_true", help="append to an existing CSV instead of replacing it")
     ap.add_argument("--summarise", action="store_true", help="only rebuild summary and plot from the CSV")
