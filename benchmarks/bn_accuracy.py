@@ -165,6 +165,9 @@ LIKELIHOOD_VARIANTS = {
     "lik:cap-uniform": dict(weight_cap="uniform"),
     # the control: the same three EM stages, the weights held at the global one (what staging alone does)
     "lik:evidence-staged": dict(prior_weight="evidence", evidence_bounds=(1.0, 1.0), evidence_schedule="staged"),
+    # issue 12, bn12g (pilot): every Laplace table fitted under a Gaussian likelihood of the same variance
+    # (mbi's squared loss; the prior unchanged), to ask whether the loss is what mbi wins by at epsilon 0.1
+    "lik:gaussian-loss": dict(noise_model="gaussian"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {
@@ -233,12 +236,17 @@ def likelihood_tables(release, options):
         BN_PRIOR_CAP, BN_WEIGHT_CAP, _noise_excess, clique_noise_regularization, fit_family_tables, measurement_for,
         noise_regularization,
     )
+    from pgmpy_dp.engine.cgm import Measurement
     from pgmpy_dp.estimators.evidence import pooled_n_records
 
     tables = list(release)
     n = pooled_n_records([release])
     options = dict(options)
     prior_weight = options.pop("prior_weight", "global")
+    measurements = [measurement_for(t) for t in tables]
+    if options.pop("noise_model", None) == "gaussian":
+        measurements = [Measurement(m.attrs, m.values, float(np.sqrt(t.variance)), noise="gaussian")
+                        for m, t in zip(measurements, tables)]
     # no weight_cap: the estimator's own (the uniform Dirichlet's since bn12u; before it, no cap below 1)
     cap = {None: BN_WEIGHT_CAP, "jeffreys": BN_PRIOR_CAP, "uniform": BN_WEIGHT_CAP}[options.pop("weight_cap", None)]
     weights, naive = noise_regularization(tables, n, cap=cap) / n, _noise_excess(tables, n) / n
@@ -249,7 +257,7 @@ def likelihood_tables(release, options):
         per, per_naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
         pick = {"per-clique": lambda c, g: c, "per-clique-lower": min, "per-clique-raise": max}[prior_weight]
         weights, naive = [pick(c, weights) for c in per], [pick(c, naive) for c in per_naive]
-    fit = fit_family_tables(release.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
+    fit = fit_family_tables(release.domain, [t.attrs for t in tables], measurements, n,
                             regularization=weights, naive_regularization=naive, **options)
     return fit.tables
 

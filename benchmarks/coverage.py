@@ -63,7 +63,7 @@ from pgmpy_dp.tables import contingency_table, release_from_codes
 from pgmpy_dp.uncertainty import _answerer, band_limits, bootstrap_log_potentials
 
 RESULTS = Path(__file__).parent / "results"
-RULES = ("normal", "logit", "bc", "percentile", "basic", "arcsine", "score")
+RULES = ("normal", "logit", "bc", "percentile", "basic", "arcsine", "score", "ratio")
 DEFAULT = RULES[0]  # query_interval's default band
 BN_MODELS = {"asia-bn": "asia", "child-bn": "child", "alarm-bn": "alarm"}
 
@@ -125,15 +125,31 @@ def score(base, kind, query, iv, truth, point_s, cold_s, warm_s, level) -> list[
     # the refits' moments and the records behind the answer: any moment rule can be recomputed from the CSV
     moments = dict(boot_mean=np.nanmean(boot, axis=0), boot_sd=np.nanstd(boot, axis=0, ddof=1))
     for rule in RULES:
-        lo, hi = band_limits(est, boot, level, rule, n_records=iv.attrs["n_records"])
+        lo, hi = band_limits(est, boot, level, rule, n_records=iv.attrs["n_records"],
+                             evidence_probability=iv.attrs["evidence_probability"],
+                             evidence_bootstrap=iv.attrs["evidence_bootstrap"])
         for j, state in enumerate(iv.index):
             rows.append({**base, "kind": kind, "rule": rule, "query": query, "state": str(state),
                          "truth": truth[j], "estimate": est[j], "lower": lo[j], "upper": hi[j],
                          "boot_mean": moments["boot_mean"][j], "boot_sd": moments["boot_sd"][j],
                          "n_records": iv.attrs["n_records"], "n_refits": len(boot),
+                         # the denominator's moments: the "ratio" rule can be recomputed from the CSV too
+                         **_denominator_moments(iv, boot, j),
                          "covered": float(lo[j] - 1e-12 <= truth[j] <= hi[j] + 1e-12),
                          "point_s": point_s, "cold_s": cold_s, "warm_s": warm_s, "nominal": level})
     return rows
+
+
+def _denominator_moments(iv, boot, j) -> dict:
+    """``P(evidence)`` at the fit, the refits' mean and sd of it and its covariance with state ``j``'s joint."""
+    b_hat, b = iv.attrs["evidence_probability"], iv.attrs["evidence_bootstrap"]
+    if b_hat is None:
+        return {"ev_p": np.nan, "ev_mean": np.nan, "ev_sd": np.nan, "joint_mean": np.nan, "joint_sd": np.nan,
+                "joint_ev_cov": np.nan}
+    a = boot[:, j] * b
+    return {"ev_p": b_hat, "ev_mean": float(np.mean(b)), "ev_sd": float(np.std(b, ddof=1)),
+            "joint_mean": float(np.mean(a)), "joint_sd": float(np.std(a, ddof=1)),
+            "joint_ev_cov": float(np.cov(a, b)[0, 1])}
 
 
 def fitted_mn(spec, n, eps, rng, k=3, er_p=0.3):

@@ -104,7 +104,7 @@ from .tables.release import MarginalRelease
 
 __all__ = ["band_limits", "bootstrap_log_potentials", "prior_free_log_potentials", "query_interval"]
 
-_INTERVALS = ("normal", "score", "logit", "arcsine", "bc", "percentile", "basic")
+_INTERVALS = ("normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic")
 _GENERATORS = ("fit", "prior-free")
 
 
@@ -153,12 +153,14 @@ def query_interval(
         or more for 95%.
     random_state : int or numpy.random.Generator, optional
         Seed of the simulation (public post-processing: seeding it is harmless).
-    interval : {"normal", "score", "logit", "arcsine", "bc", "percentile", "basic", "inverted"}
+    interval : {"normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "inverted"}
         How the refits' answers become a band (see [`band_limits`][pgmpy_dp.uncertainty.band_limits]).
         ``"normal"`` (default): bias-corrected normal band on the probability scale; it
         removes the shrinkage bias the regularised estimator repeats on its own
         simulated data, which the plain ``"percentile"`` band doubles (centred on a
-        twice-shrunk answer). ``"score"``: the same centre, with the spread evaluated at
+        twice-shrunk answer). ``"ratio"``: for a conditional, Fieller's band for
+        ``P(x, e) / P(e)`` from the refits' numerators and denominators, for answers with
+        few records behind the evidence (the normal band for a marginal). ``"score"``: the same centre, with the spread evaluated at
         each end of the band (binomial record variance plus a constant noise floor, the
         records being ``N`` times the fitted probability of the evidence) instead of at the
         fit, for fits far from the truth (docs/intervals.md measures it). ``"logit"``: the same on the log-odds scale (strictly
@@ -334,10 +336,17 @@ def query_interval(
                 generator=generator, refit=refit, n_jobs=n_jobs,
             ),
         )
-    answers = np.array([answer(theta).ravel() for theta in refits])
+    theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
+    denominators = None
+    if evidence and (interval == "ratio" or estimator.inference_ == "junction-tree"):
+        # P(evidence) under the fit and each refit, for the "ratio" band (kept in the frame's attrs)
+        chain = lambda v, ev: _answerer(domain, cliques, estimator.inference_, [v], ev)  # noqa: E731
+        answers, denominators = _answers_and_denominators(answer, [theta_hat, *refits], chain, domain, evidence)
+        answers = answers[1:]
+    else:
+        answers = np.array([answer(theta).ravel() for theta in refits])
     n_samples = len(refits)
     states = {v: list(domain[v]) for v in variables}
-    theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
     n_records = (
         _n_records(answer, theta_hat, lambda v, ev: _answerer(domain, cliques, estimator.inference_, [v], ev),
                    domain, evidence, estimator.n_records_)
@@ -349,7 +358,7 @@ def query_interval(
             estimator, answer, variables, evidence, estimate.ravel(), answers, level, seed, sampling, refit, show_progress,
             n_jobs,
         )
-    return _bands(estimate, answers, states, level, interval, n_records, ends)
+    return _bands(estimate, answers, states, level, interval, n_records, ends, denominators)
 
 
 def _n_records(answer, theta, make_answer, domain, evidence: dict, n: float) -> float:
@@ -547,15 +556,37 @@ def _records_behind(make_answer, theta, domain, evidence: dict, n: float) -> flo
     return max(float(n) * prob, 1e-12)
 
 
-def _bands(estimate, answers, states: dict, level: float, interval: str, n_records: float, ends=None) -> pd.DataFrame:
+def _answers_and_denominators(answer, thetas, make_answer, domain, evidence: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The answers under each of ``thetas`` (rows) and ``P(evidence)`` under each: the answers' denominators.
+
+    Read off the answer's own junction tree; with loopy inference, chained one-variable answers.
+    """
+    answers, denominators = [], []
+    for theta in thetas:
+        a, p = answer.with_evidence(theta)
+        answers.append(np.asarray(a).ravel())
+        denominators.append(_records_behind(make_answer, theta, domain, evidence, 1.0) if p is None else p)
+    return np.array(answers), np.asarray(denominators, dtype=np.float64)
+
+
+def _bands(
+    estimate, answers, states: dict, level: float, interval: str, n_records: float, ends=None, denominators=None
+) -> pd.DataFrame:
     """The interval frame from the point answer and the refits' answers (rows), by the rule ``interval``.
 
     ``ends``: ``(lower, upper, report)`` of the ``"inverted"`` rule, which ``band_limits`` cannot compute
-    (it needs refits from other models); ``report`` goes to ``attrs["inverted"]``.
+    (it needs refits from other models); ``report`` goes to ``attrs["inverted"]``. ``denominators``:
+    ``P(evidence)`` under the fit and under each refit (``None`` for a marginal), kept in
+    ``attrs["evidence_probability"]`` and ``attrs["evidence_bootstrap"]`` for the ``"ratio"`` rule.
     """
     variables = list(states)
+    fit_p = boot_p = None
+    if denominators is not None:
+        denominators = np.asarray(denominators, dtype=np.float64)
+        fit_p, boot_p = float(denominators[0]), denominators[1:]
     if ends is None:
-        lo, hi = band_limits(estimate.ravel(), answers, level, interval, n_records=n_records)
+        lo, hi = band_limits(estimate.ravel(), answers, level, interval, n_records=n_records,
+                             evidence_probability=fit_p, evidence_bootstrap=boot_p)
     else:
         lo, hi = ends[0], ends[1]
     if len(variables) == 1:
@@ -565,7 +596,7 @@ def _bands(estimate, answers, states: dict, level: float, interval: str, n_recor
     frame = pd.DataFrame({"estimate": estimate.ravel(), "lower": lo, "upper": hi}, index=index)
     frame.attrs.update(
         level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap", bootstrap=answers,
-        n_records=n_records,
+        n_records=n_records, evidence_probability=fit_p, evidence_bootstrap=boot_p,
     )
     if ends is not None:
         frame.attrs["inverted"] = ends[2]
@@ -573,9 +604,10 @@ def _bands(estimate, answers, states: dict, level: float, interval: str, n_recor
 
 
 def band_limits(
-    estimate, answers, level: float, interval: str = "normal", n_records=None
+    estimate, answers, level: float, interval: str = "normal", n_records=None, evidence_probability=None,
+    evidence_bootstrap=None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of seven rules.
+    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of eight rules.
 
     Parameters
     ----------
@@ -585,12 +617,14 @@ def band_limits(
         The refits' answers, shape ``(n_refits, k)``.
     level : float
         Wanted coverage per state.
-    interval : {"normal", "score", "logit", "arcsine", "bc", "percentile", "basic"}
+    interval : {"normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic"}
         ``"normal"``: bias-corrected normal band on the probability scale,
         ``estimate - bias ± t sd`` clipped to ``[0, 1]``, with ``bias`` and ``sd`` the
         mean shift and spread of the refits and ``t`` Student's quantile for
         ``n_refits - 1`` degrees of freedom times ``sqrt(1 + 1/n_refits)`` (the bias is
-        itself a mean of the refits). ``"score"``: the same centre, with the spread
+        itself a mean of the refits). ``"ratio"``: Fieller's band for a conditional read as
+        the ratio ``P(x, e) / P(e)`` (see Notes); needs ``evidence_probability`` and
+        ``evidence_bootstrap`` for a conditional, and is the normal band for a marginal. ``"score"``: the same centre, with the spread
         evaluated at each candidate end instead of at the fit (a Wilson-type band; see
         Notes); needs ``n_records``. ``"logit"``: the same band on the log-odds scale,
         ``g(estimate) - bias ± z sd`` with ``g = logit``, ``bias`` and ``sd`` the
@@ -606,6 +640,12 @@ def band_limits(
         the evidence (``N`` for a marginal), ``numpy.inf`` when the refits redraw only
         the noise (``sampling=False``). [`query_interval`][pgmpy_dp.uncertainty.query_interval]
         passes it and keeps it in ``frame.attrs["n_records"]``.
+    evidence_probability : float, optional
+        ``"ratio"`` only: ``P(evidence)`` under the fit (``None`` or 1 for a marginal).
+        ``query_interval`` keeps it in ``frame.attrs["evidence_probability"]``.
+    evidence_bootstrap : numpy.ndarray, optional
+        ``"ratio"`` only: ``P(evidence)`` under each refit, shape ``(n_refits,)``
+        (``frame.attrs["evidence_bootstrap"]``).
 
     Returns
     -------
@@ -641,6 +681,29 @@ def band_limits(
     band. For ``m`` in ``[0, 1]`` the band contains ``m``. The refits are the same as for
     every other rule: it costs nothing extra.
 
+    The ``"ratio"`` band. A conditional answer is a ratio ``p = a / b`` of the fitted
+    probabilities ``a = P(x, e)`` and ``b = P(e)``. When few records lie behind the evidence
+    the denominator is itself uncertain by a good fraction of its size, and the normal band's
+    spread, measured at the fit's ``b_hat``, is not the spread at the truth's ``b``: a fit whose
+    ``b_hat`` came out above ``b`` has refits that spread less than the estimator does, and its
+    band is too short (docs/intervals.md measures the normal band's coverage falling with the
+    records behind the evidence). The privacy noise is added to counts, so it is the numerator and
+    denominator, not their ratio, whose errors have about the same law at the fit as at the
+    truth. Fieller's construction uses that: with ``(a*, b*)`` the refits' pairs, ``S`` their
+    covariance, and the bias-corrected centres ``a~ = 2 a_hat - mean(a*)``, ``b~ = 2 b_hat - mean(b*)``
+    (the normal band's correction, applied to each), the pivot ``(a~ - p b~) / sqrt(S_aa - 2 p S_ab
+    + p^2 S_bb)`` is approximately normal at the true ``p`` whatever ``b`` is, and the band is every
+    ``p`` it accepts at the normal band's multiplier ``t``:
+
+        (b~^2 - t^2 S_bb) p^2 - 2 (a~ b~ - t^2 S_ab) p + a~^2 - t^2 S_aa <= 0.
+
+    If ``b~^2 > t^2 S_bb`` (the evidence's probability is resolved) the set is the interval
+    between the roots, which contains ``a~ / b~``, clipped to ``[0, 1]``; otherwise it is
+    unbounded and the band is ``[0, 1]``. With a denominator known exactly (a marginal,
+    ``S_bb = S_ab = 0``, ``b = 1``) it is the normal band, and when ``b``'s relative spread is small
+    it is the normal band to first order (the delta method). It uses the fit's and refits'
+    ``P(evidence)``, two more junction-tree calibrations per refit.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -674,7 +737,9 @@ def band_limits(
     alpha = (1.0 - level) / 2.0
     if interval == "score":
         return _score_band(estimate, answers, alpha, _check_n_records(n_records, estimate.size))
-    if interval in ("normal", "logit", "arcsine"):
+    if interval == "ratio" and evidence_probability is not None:
+        return _ratio_band(estimate, answers, alpha, evidence_probability, evidence_bootstrap)
+    if interval in ("normal", "ratio", "logit", "arcsine"):
         # The refits' answers are the estimator's law under the fitted model. Regularisation
         # shrinks towards uniform, so that law is centred on a twice-shrunk answer: its mean
         # shift from the estimate estimates the estimator's own bias (to first order), which we
@@ -686,10 +751,12 @@ def band_limits(
         # "arcsine": the same on g(p) = arcsin(sqrt(p)), where a proportion's sampling spread does not
         # depend on p: a fit that came out low has refits that spread less than the estimator does at
         # a larger truth, and on the probability scale that band is too short on the side of the truth
-        scale = {"normal": lambda p: np.asarray(p, dtype=np.float64), "logit": _logit, "arcsine": _arcsine}[interval]
+        # "ratio" without a denominator (a marginal): the normal band, which it reduces to
+        identity = lambda p: np.asarray(p, dtype=np.float64)  # noqa: E731
+        scale = {"normal": identity, "ratio": identity, "logit": _logit, "arcsine": _arcsine}[interval]
         centre, var, z = _pivot(scale(estimate), scale(answers), alpha)
         sd = np.sqrt(var)
-        if interval == "normal":
+        if interval in ("normal", "ratio"):
             return np.clip(centre - z * sd, 0.0, 1.0), np.clip(centre + z * sd, 0.0, 1.0)
         if interval == "arcsine":
             return _arcsine_inverse(centre - z * sd), _arcsine_inverse(centre + z * sd)
@@ -782,6 +849,41 @@ def _score_band(estimate: np.ndarray, answers: np.ndarray, alpha: float, n_recor
     return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
 
 
+def _ratio_band(estimate: np.ndarray, answers: np.ndarray, alpha: float, b_hat, b_boot):
+    """The ``"ratio"`` rule of ``band_limits``: Fieller's band for ``P(x, e) / P(e)`` (its Notes)."""
+    b_boot = np.asarray(b_boot, dtype=np.float64).ravel()
+    if b_boot.size != answers.shape[0]:
+        raise ValueError(
+            f"evidence_bootstrap must hold P(evidence) under each refit ({answers.shape[0]}), got {b_boot.size}"
+        )
+    b_hat = float(b_hat)
+    if not (np.isfinite(b_hat) and 0.0 < b_hat <= 1.0 + 1e-9):
+        raise ValueError(f"evidence_probability must be in (0, 1], got {b_hat!r}")
+    a_boot = answers * b_boot[:, None]  # the refits' joint probabilities P*(x, e)
+    t = _band_t(len(answers), alpha)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (zero-probability evidence)
+        ok = ~np.isnan(a_boot)
+        a_mean = np.nanmean(a_boot, axis=0)
+        b_mean = np.array([np.mean(b_boot[ok[:, j]]) if ok[:, j].any() else np.nan for j in range(answers.shape[1])])
+        a_c = 2.0 * estimate * b_hat - a_mean
+        b_c = 2.0 * b_hat - b_mean
+        da, db = a_boot - a_mean, np.where(ok, b_boot[:, None] - b_mean, np.nan)
+        dof = np.maximum(ok.sum(axis=0) - 1, 1)
+        s_aa = np.nansum(da * da, axis=0) / dof
+        s_ab = np.nansum(da * db, axis=0) / dof
+        s_bb = np.nansum(db * db, axis=0) / dof
+    t2 = t * t
+    quad = b_c * b_c - t2 * s_bb
+    half = a_c * b_c - t2 * s_ab
+    disc = np.maximum(half * half - quad * (a_c * a_c - t2 * s_aa), 0.0)
+    resolved = quad > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.where(resolved, (half - np.sqrt(disc)) / quad, 0.0)
+        hi = np.where(resolved, (half + np.sqrt(disc)) / quad, 1.0)
+    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+
+
 def _logit(p) -> np.ndarray:
     # refits are positive models, so answers are inside (0, 1); the clip only guards rounding
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1.0 - 1e-12)
@@ -856,11 +958,18 @@ def _bayesian_interval(
         est, "parameters_", (n_samples, sampling), random_state,
         lambda: _bayesian_refits(est, n_samples, random_state, show, n_jobs=n_jobs),
     )
-    answers = np.array([answer(list(theta) + flat).ravel() for theta in refitted])
+    denominators = None
+    if evidence:  # P(evidence) under the fit and each refit, for the "ratio" band
+        answers, denominators = _answers_and_denominators(
+            answer, [list(theta_bn) + flat] + [list(theta) + flat for theta in refitted], None, domain, evidence
+        )
+        answers = answers[1:]
+    else:
+        answers = np.array([answer(list(theta) + flat).ravel() for theta in refitted])
     n_records = _n_records(
         answer, list(theta_bn) + flat, None, domain, evidence, _refit_records(releases),
     )
-    return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records)
+    return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records, denominators=denominators)
 
 
 def _bn_releases(est) -> list:
@@ -1250,7 +1359,23 @@ def _answerer(domain, cliques, inference: str, variables, evidence):
         p = float(np.exp(clamped - free))
         return p if np.isfinite(p) else 0.0
 
+    def with_evidence(theta) -> tuple[np.ndarray, float | None]:
+        """``(answer(theta), evidence_probability(theta))`` with one calibration fewer on a junction tree.
+
+        The clamped calibration that answers the query also gives the clamped ``Z``.
+        """
+        if not clamps or not isinstance(engine, JunctionTree):
+            return answer(theta), evidence_probability(theta)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            calibrated = engine.calibrate(list(theta) + clamps)
+            p = engine.marginal(calibrated, variables)
+            free = engine.calibrate(list(theta) + [np.zeros_like(c) for c in clamps]).log_z
+            total = p.sum()
+            pe = float(np.exp(calibrated.log_z - free))
+        return (p / total if total > 0 else np.full(p.shape, np.nan)), (pe if np.isfinite(pe) else 0.0)
+
     answer.evidence_probability = evidence_probability
+    answer.with_evidence = with_evidence
     return answer
 
 
