@@ -73,6 +73,9 @@ pre-stated adoption rule (benchmarks/rules/issue14_band.md, docs/intervals.md).
 0 or 1, and finds that band's far end by test inversion: refits drawn from the fit
 tilted to the candidate answer, with the fit's own seed (``query_interval``'s Notes;
 measured against its pre-stated rule, benchmarks/rules/issue14_inverted.md).
+``"ratio"`` (Fieller's band for ``P(x, e) / P(e)``, from the refits' numerators and
+denominators) addresses what the normal band's conditional coverage falls with: the
+records behind the evidence (``band_limits``' Notes; benchmarks/rules/issue14_ratio.md).
 """
 
 from __future__ import annotations
