@@ -168,6 +168,11 @@ LIKELIHOOD_VARIANTS = {
     # issue 12, bn12g (pilot): every Laplace table fitted under a Gaussian likelihood of the same variance
     # (mbi's squared loss; the prior unchanged), to ask whether the loss is what mbi wins by at epsilon 0.1
     "lik:gaussian-loss": dict(noise_model="gaussian"),
+    # issue 12, bn12d (pilot): Dirichlet priors on the CPD columns instead of the Gaussian on the log-potentials,
+    # a = dirichlet_pseudo_count(weight) pseudo-records per cell (1 at the cap 6/pi^2), exact closed-form M-step
+    "lik:dirichlet": dict(prior="dirichlet"),
+    "lik:dirichlet-x0.5": dict(prior="dirichlet", weight_factor=0.25),   # a halved, about (a ~ sqrt(weight))
+    "lik:dirichlet-jeffreys": dict(prior="dirichlet", weight_cap="jeffreys"),  # a at most 1/2 (Jeffreys' Dirichlet)
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

@@ -301,6 +301,7 @@ def cgm_em(
     callback: Callable[[int, float, float], None] | None = None,
     warn: bool = True,
     prior_mean: Sequence[np.ndarray] | None = None,
+    m_step=None,
 ) -> CGMResult:
     """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
 
@@ -362,6 +363,13 @@ def cgm_em(
     prior_mean : sequence of numpy.ndarray, optional
         Centre of the penalty, one array per clique: ``(lambda N / 2) ||theta - prior_mean||^2``
         (default: 0, shrinkage towards the uniform model).
+    m_step : object, optional
+        A closed-form M-step replacing the penalised L-BFGS one (then ``regularization`` must be 0):
+        ``m_step.step(mu)`` maps the E-step's clique marginals to the new log-potentials, the exact
+        maximiser of ``N <theta, mu> - N log Z(theta) + m_step.log_prior(theta)``, and
+        ``m_step.log_prior(theta)`` is the log prior density the EM objective ``F`` adds. E.g. a
+        Bayesian network's CPDs under Dirichlet priors
+        ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]).
 
     Returns
     -------
@@ -408,6 +416,8 @@ def cgm_em(
     hosts = _host_cliques(cliques, measurements)
     groups = tie_groups(cliques, tied, domain)
     lam = clique_weights(regularization, groups)  # a float, or one weight per clique
+    if m_step is not None and (any(np.atleast_1d(lam)) or tied is not None):
+        raise ValueError("a closed-form m_step carries its own prior: pass regularization=0 and no tied cliques")
     # per parameter group: the weight of its first clique (a tuple keeps the float code path untouched)
     group_lam = None if isinstance(lam, float) else [lam[g[0]] for g in groups]
     if m_step_iter is None:
@@ -597,6 +607,9 @@ def cgm_em(
         ll_phi = loglik(mu_phi)
         entropy = N * (lz_phi - dot(phi, mu_phi))
         state = (phi, mu_phi, lz_phi)
+        if m_step is not None:  # the exact M-step in closed form, under its own prior
+            value = N * (dot(theta, mu_phi) - log_z) + entropy + ll_phi + m_step.log_prior(theta)
+            return _EMStep(m_step.step(mu_phi), state, value)
         value = N * (dot(theta, mu_phi) - log_z) + entropy + ll_phi - penalty(theta)
         if not any(np.atleast_1d(lam)) and tied is None:
             # phi is exactly the MLE of the counts N mu(phi): KL = 0

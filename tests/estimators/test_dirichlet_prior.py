@@ -1,0 +1,95 @@
+"""Issue 12, bn12d: Dirichlet priors on the CPD columns, with CGM-EM's exact closed-form M-step."""
+
+import numpy as np
+import pytest
+from scipy import special
+
+from pgmpy_dp.engine import JunctionTree, Measurement, cgm_em
+from pgmpy_dp.estimators.likelihood import DirichletCPDStep, dirichlet_pseudo_count, fit_family_tables
+from pgmpy_dp.privacy.domain import Domain
+
+FAMILIES = [("a",), ("b", "a"), ("c", "b")]
+DOMAIN = Domain({"a": [0, 1], "b": [0, 1, 2], "c": [0, 1]})
+
+
+def _true_tables(n=1000.0, seed=0):
+    rng = np.random.default_rng(seed)
+    pa = rng.dirichlet([1, 1])
+    pb = rng.dirichlet([0.3] * 3, size=2).T  # (b, a), peaked columns
+    pc = rng.dirichlet([0.5] * 2, size=3).T  # (c, b)
+    ab = pb * pa
+    pbm = ab.sum(axis=1)
+    return [n * pa, n * ab, n * pc * pbm]
+
+
+def test_step_is_the_closed_form_and_its_prior_is_exact_on_log_cpds():
+    step = DirichletCPDStep(FAMILIES, n_records=200.0, pseudo_count=0.7)
+    tables = _true_tables(200.0)
+    theta = step.step([t / 200.0 for t in tables])
+    for t, th in zip(tables, theta):
+        expected = (t + 0.7) / (t + 0.7).sum(axis=0, keepdims=True)
+        np.testing.assert_allclose(np.exp(th), expected, rtol=1e-12)
+    # on log-CPDs the log-softmax is the identity: log prior = a * sum(theta)
+    assert step.log_prior(theta) == pytest.approx(0.7 * sum(float(th.sum()) for th in theta), rel=1e-12)
+
+
+def test_step_maximises_the_expected_log_posterior_of_each_column():
+    """sum_x (n_x + a) log p_x over the simplex: random feasible columns never beat the closed form."""
+    rng = np.random.default_rng(1)
+    n, a = np.array([40.0, 0.0, 3.0]), 0.5
+    step = DirichletCPDStep([("x",)], n_records=43.0, pseudo_count=a)
+    best = np.exp(step.step([n / 43.0])[0])
+
+    def objective(p):
+        return float(np.sum((n + a) * np.log(p)))
+
+    top = objective(best)
+    for _ in range(2000):
+        assert objective(rng.dirichlet(np.ones(3) * rng.uniform(0.2, 5))) <= top + 1e-12
+
+
+def test_pseudo_count_matches_the_gaussian_spread():
+    """trigamma(a) = 1 / weight: a = 1 at 6/pi^2, 1/2 at Jeffreys' 2/pi^2, and it vanishes with the weight."""
+    for weight in (6 / np.pi**2, 2 / np.pi**2, 0.09, 1e-6):
+        a = dirichlet_pseudo_count(weight)
+        assert special.polygamma(1, a) == pytest.approx(1 / weight, rel=1e-9)
+    assert dirichlet_pseudo_count(6 / np.pi**2) == pytest.approx(1.0, abs=1e-9)
+    assert dirichlet_pseudo_count(0.0) == 0.0
+    assert dirichlet_pseudo_count(1e-10) < 1e-4
+
+
+def test_noiseless_tables_are_recovered_exactly():
+    tables = _true_tables()
+    ms = [Measurement(f, t, 1e-6) for f, t in zip(FAMILIES, tables)]
+    fit = fit_family_tables(DOMAIN, FAMILIES, ms, 1000.0, regularization=0.0, prior="dirichlet")
+    for got, want in zip(fit.tables, tables):
+        np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+def test_exact_tables_give_the_posterior_mean_cpds():
+    """Tables measured almost exactly: the E-step's counts are the tables, and the fit's CPDs are the closed form
+    (n_xu + a) / (n_u + K a), with a = 1 at the uniform cap's weight 6/pi^2."""
+    n = 2000.0
+    pa = np.array([0.5, 0.5])
+    pb = np.array([[0.98, 0.01], [0.01, 0.01], [0.01, 0.98]])
+    tables = [n * pa, n * pb * pa, n * np.full((2, 3), 0.5) * (pb * pa).sum(axis=1)]
+    ms = [Measurement(f, t, 1e-3) for f, t in zip(FAMILIES, tables)]
+    fit = fit_family_tables(DOMAIN, FAMILIES, ms, n, regularization=(6 / np.pi**2) / n, prior="dirichlet")
+    for got, t in zip(fit.tables, tables):
+        want = (t + 1.0) / (t + 1.0).sum(axis=0, keepdims=True)
+        np.testing.assert_allclose(got / got.sum(axis=0, keepdims=True), want, atol=1e-6)
+
+
+def test_bad_uses_are_refused():
+    tables = _true_tables()
+    ms = [Measurement(f, t, 1.0) for f, t in zip(FAMILIES, tables)] + [Measurement(("a", "c"), np.ones((2, 2)), 1.0)]
+    with pytest.raises(ValueError, match="one measured table per family"):
+        fit_family_tables(DOMAIN, FAMILIES, ms, 1000.0, regularization=1e-4, prior="dirichlet")
+    jt = JunctionTree(DOMAIN, FAMILIES)
+    step = DirichletCPDStep(FAMILIES, 1000.0, 0.5)
+    with pytest.raises(ValueError, match="regularization=0"):
+        cgm_em(jt, ms[:3], 1000.0, regularization=1e-3, m_step=step)
+    with pytest.raises(ValueError, match="pseudo_count"):
+        DirichletCPDStep(FAMILIES, 1000.0, -1.0)
+    with pytest.raises(ValueError, match="prior must be one of"):
+        fit_family_tables(DOMAIN, FAMILIES, ms[:3], 1000.0, prior="dirichlet-ish")
