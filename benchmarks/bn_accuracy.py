@@ -173,6 +173,8 @@ LIKELIHOOD_VARIANTS = {
     "lik:dirichlet": dict(prior="dirichlet"),
     "lik:dirichlet-x0.5": dict(prior="dirichlet", weight_factor=0.25),   # a halved, about (a ~ sqrt(weight))
     "lik:dirichlet-jeffreys": dict(prior="dirichlet", weight_cap="jeffreys"),  # a at most 1/2 (Jeffreys' Dirichlet)
+    # a = the weight itself: the Dirichlet whose log-density has the Gaussian's curvature at the uniform column
+    "lik:dirichlet-curvature": dict(prior="dirichlet", dirichlet_match="curvature"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

@@ -93,3 +93,31 @@ def test_bad_uses_are_refused():
         DirichletCPDStep(FAMILIES, 1000.0, -1.0)
     with pytest.raises(ValueError, match="prior must be one of"):
         fit_family_tables(DOMAIN, FAMILIES, ms[:3], 1000.0, prior="dirichlet-ish")
+
+
+
+
+@pytest.mark.xfail(strict=True, reason="known defect of the option (issue 12, bn12d): at epsilon 1e9 on asia the "
+                   "Dirichlet fit leaves P(either | lung, tub) up to 0.09 off the exact CPD; cause not found yet")
+def test_noiseless_asia_is_recovered_exactly():
+    """The Gaussian default recovers asia's exact tables at epsilon 1e9 (tests/estimators); the Dirichlet option
+    does not yet (the small network above is exact): kept visible as a strict xfail until it is mended."""
+    import warnings
+
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    import pgmpy_dp
+    from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.estimators.likelihood import measurement_for
+
+    net = load_network("asia")
+    df = sample_network(net, 5000, seed=0)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1e9, random_state=0, domain=net.states)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        DiscreteBayesianNetwork(net.edges()).fit(df, estimator=est)
+    tables = list(est.release_)
+    fit = fit_family_tables(est.release_.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables],
+                            5000.0, regularization=1e-20, prior="dirichlet")
+    for t, got in zip(tables, fit.tables):
+        np.testing.assert_allclose(got, t.values, atol=1e-3)
