@@ -178,7 +178,9 @@ def timed_interval(est, x, evidence, args, n_samples, seed, first):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter of the refits, pgmpy notices
-            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=n_samples,
+            # interval="ratio": its frame carries P(evidence) of the fit and refits, which score() needs to
+            # recompute that band (every rule is recomputed from the frame's attrs; the timing includes them)
+            iv = pgmpy_dp.query_interval(est, x, evidence, level=args.level, n_samples=n_samples, interval="ratio",
                                          random_state=seed, show_progress=False, n_jobs=args.n_jobs)
     except ValueError:  # evidence the fit gives probability zero: no answer to bound
         return None

@@ -341,8 +341,9 @@ def query_interval(
         )
     theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
     denominators = None
-    if evidence and (interval == "ratio" or estimator.inference_ == "junction-tree"):
-        # P(evidence) under the fit and each refit, for the "ratio" band (kept in the frame's attrs)
+    if evidence and interval == "ratio":
+        # P(evidence) under the fit and each refit, for the "ratio" band (kept in the frame's attrs): one more
+        # calibration per refit, so only where the band needs them
         chain = lambda v, ev: _answerer(domain, cliques, estimator.inference_, [v], ev)  # noqa: E731
         answers, denominators = _answers_and_denominators(answer, [theta_hat, *refits], chain, domain, evidence)
         answers = answers[1:]
@@ -579,8 +580,9 @@ def _bands(
 
     ``ends``: ``(lower, upper, report)`` of the ``"inverted"`` rule, which ``band_limits`` cannot compute
     (it needs refits from other models); ``report`` goes to ``attrs["inverted"]``. ``denominators``:
-    ``P(evidence)`` under the fit and under each refit (``None`` for a marginal), kept in
-    ``attrs["evidence_probability"]`` and ``attrs["evidence_bootstrap"]`` for the ``"ratio"`` rule.
+    ``P(evidence)`` under the fit and under each refit (``None`` for a marginal, and for every rule but
+    ``"ratio"``, which alone pays for them), kept in ``attrs["evidence_probability"]`` and
+    ``attrs["evidence_bootstrap"]``.
     """
     variables = list(states)
     fit_p = boot_p = None
@@ -962,7 +964,7 @@ def _bayesian_interval(
         lambda: _bayesian_refits(est, n_samples, random_state, show, n_jobs=n_jobs),
     )
     denominators = None
-    if evidence:  # P(evidence) under the fit and each refit, for the "ratio" band
+    if evidence and interval == "ratio":  # P(evidence) under the fit and each refit, for the "ratio" band
         answers, denominators = _answers_and_denominators(
             answer, [list(theta_bn) + flat] + [list(theta) + flat for theta in refitted], None, domain, evidence
         )
