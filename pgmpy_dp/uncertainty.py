@@ -215,7 +215,9 @@ def query_interval(
         ``estimate`` (the fitted model's answer), ``lower``, ``upper``.
         ``frame.attrs`` holds ``level``, ``n_samples``, ``interval``, ``method``,
         ``bootstrap``: the refits' answers, shape ``(n_samples, number of states)``, and
-        ``n_records``: the records behind the answer (``band_limits``'s argument of that name), and
+        ``n_records``: the records behind the answer (``band_limits``'s argument of that name),
+        ``evidence_probability`` and ``evidence_bootstrap``: ``P(evidence)`` under the fit and under each
+        refit (with ``interval="ratio"`` and evidence; else ``None``), and
         with ``interval="inverted"`` ``inverted``: the states whose upper (lower) end was inverted, those
         left normal, the tilted refits drawn (``tilted_refits``) and each end's candidates (``steps``).
 
@@ -707,7 +709,7 @@ def band_limits(
     unbounded and the band is ``[0, 1]``. With a denominator known exactly (a marginal,
     ``S_bb = S_ab = 0``, ``b = 1``) it is the normal band, and when ``b``'s relative spread is small
     it is the normal band to first order (the delta method). It uses the fit's and refits'
-    ``P(evidence)``, two more junction-tree calibrations per refit.
+    ``P(evidence)``, one more junction-tree calibration per refit (computed only for this rule).
 
     Examples
     --------

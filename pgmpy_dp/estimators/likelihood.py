@@ -549,16 +549,16 @@ class DirichletCPDStep:
 
     Examples
     --------
-    >>> step = DirichletCPDStep([("a",), ("b", "a")], n_records=100.0, pseudo_count=1.0)
+    >>> step = DirichletCPDStep(n_records=100.0, pseudo_count=1.0)   # families ("a",), ("b", "a"): node first
     >>> theta = step.step([np.array([0.5, 0.5]), np.array([[0.5, 0.0], [0.0, 0.5]])])
     >>> np.round(np.exp(theta[1]), 4).tolist()   # 50 records per column, one state never seen
     [[0.9808, 0.0192], [0.0192, 0.9808]]
     """
 
-    def __init__(self, cliques: Sequence[Sequence[str]], n_records: float, pseudo_count: float):
+    def __init__(self, n_records: float, pseudo_count: float):
         if not (math.isfinite(pseudo_count) and pseudo_count >= 0):
             raise ValueError(f"pseudo_count must be a non-negative number, got {pseudo_count!r}")
-        self.n, self.a, self.cliques = float(n_records), float(pseudo_count), [tuple(c) for c in cliques]
+        self.n, self.a = float(n_records), float(pseudo_count)
 
     def step(self, mu) -> list[np.ndarray]:
         out = []
@@ -604,8 +604,8 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
                    nlbp_iter, count_tol, prior_weight, match="spread") -> FamilyFit:
     """``fit_family_tables(prior="dirichlet")``: CGM-EM with the exact M-step of `DirichletCPDStep`.
 
-    The pseudo-count per cell is [`dirichlet_pseudo_count`][pgmpy_dp.estimators.likelihood.dirichlet_pseudo_count]
-    of the (global) prior weight; the start is the CPDs of the projected tables under the same prior.
+    The pseudo-count per cell is read off the (global) prior weight by ``match`` (``fit_family_tables``'
+    ``dirichlet_match``); the start is the CPDs of the projected tables under the same prior.
     """
     weights = np.atleast_1d(np.asarray(regularization, dtype=np.float64))
     if list(cliques) != list(families) or np.ptp(weights) > 0 or prior_weight != "given":
@@ -616,7 +616,7 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
     if match not in ("spread", "curvature"):
         raise ValueError(f"dirichlet_match must be 'spread' or 'curvature', got {match!r}")
     weight = float(weights[0]) * n_records
-    step = DirichletCPDStep(cliques, n_records, dirichlet_pseudo_count(weight) if match == "spread" else weight)
+    step = DirichletCPDStep(n_records, dirichlet_pseudo_count(weight) if match == "spread" else weight)
     init = step.step([t / n_records for t in targets])
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
