@@ -540,10 +540,7 @@ class DirichletCPDStep:
     The Gaussian prior on the log-potentials penalises a log-probability quadratically, this one
     linearly; a column the noise leaves unresolved (``N mu_f(u)`` small) falls back towards uniform
     under either. The step is exact, where the Gaussian prior's M-step is a few L-BFGS iterations
-    (docs/bayesian.md measures the two). Known defect: at epsilon 1e9 on asia it leaves
-    ``P(either | lung, tub)`` up to 0.09 off the exact CPD (cells measured at zero come out near
-    half a record), where the Gaussian default is exact; a small network is exact
-    (tests/estimators/test_dirichlet_prior.py). ``log_prior`` evaluates the prior at any
+    (docs/bayesian.md measures the two). ``log_prior`` evaluates the prior at any
     log-potentials through each family's log-softmax over the node's axis (exact for log-CPDs; the
     EM objective only needs it at extrapolated points, to accept or shorten a jump).
 
@@ -600,12 +597,14 @@ def dirichlet_pseudo_count(weight: float) -> float:
     return float(math.exp(log_a))
 
 
-def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, targets, max_iter, tol, callback,
+def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, start, max_iter, tol, callback,
                    nlbp_iter, count_tol, prior_weight, match="spread") -> FamilyFit:
     """``fit_family_tables(prior="dirichlet")``: CGM-EM with the exact M-step of `DirichletCPDStep`.
 
     The pseudo-count per cell is read off the (global) prior weight by ``match`` (``fit_family_tables``'
-    ``dirichlet_match``); the start is the CPDs of the projected tables under the same prior.
+    ``dirichlet_match``). CGM-EM starts from ``start``, the Gaussian fit's warm start (a Markov network
+    that matches consistent tables exactly, which a network of CPDs cannot when a family's parents are
+    dependent in the tables but not in the DAG); its first M-step turns it into CPDs.
     """
     weights = np.atleast_1d(np.asarray(regularization, dtype=np.float64))
     if list(cliques) != list(families) or np.ptp(weights) > 0 or prior_weight != "given":
@@ -617,10 +616,9 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
         raise ValueError(f"dirichlet_match must be 'spread' or 'curvature', got {match!r}")
     weight = float(weights[0]) * n_records
     step = DirichletCPDStep(n_records, dirichlet_pseudo_count(weight) if match == "spread" else weight)
-    init = step.step([t / n_records for t in targets])
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
-        result = cgm_em(jt, measurements, n_records, 0.0, init=init, max_iter=max_iter, tol=tol, callback=callback,
+        result = cgm_em(jt, measurements, n_records, 0.0, init=start, max_iter=max_iter, tol=tol, callback=callback,
                         warn=False, nlbp_iter=nlbp_iter, count_tol=count_tol, m_step=step)
         mu, _ = jt.marginals(result.log_potentials)
     tables = [n_records * _family_marginal(f, cliques, mu) for f in families]
@@ -826,7 +824,10 @@ def fit_family_tables(
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
     n_families = sum(1 for c in cliques if c in families)  # the fitted families come first
     if prior == "dirichlet":
-        return _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, targets, max_iter, tol,
+        # the same warm start as the Gaussian fit (exact for noiseless tables): the first E-step then starts at
+        # the tables, and the closed-form M-step reads the CPDs off them
+        start = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
+        return _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, start, max_iter, tol,
                               callback, nlbp_iter, count_tol, prior_weight, dirichlet_match)
     centre = _CENTRES[prior](domain, cliques, n_families, targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)

@@ -97,17 +97,18 @@ def test_bad_uses_are_refused():
 
 
 
-@pytest.mark.xfail(strict=True, reason="known defect of the option (issue 12, bn12d): at epsilon 1e9 on asia the "
-                   "Dirichlet fit leaves P(either | lung, tub) up to 0.09 off the exact CPD; cause not found yet")
-def test_noiseless_asia_is_recovered_exactly():
-    """The Gaussian default recovers asia's exact tables at epsilon 1e9 (tests/estimators); the Dirichlet option
-    does not yet (the small network above is exact): kept visible as a strict xfail until it is mended."""
+def test_noiseless_asia_gives_the_empirical_cpds():
+    """At epsilon 1e9 on asia the CPDs are the empirical ones (pgmpy's DiscreteMLE) to 1e-5. The fitted *tables*
+    need not be the released ones: a network of CPDs cannot hold the dependence between lung and tub that the
+    `either` table shows and the DAG does not. (Before CGM-EM started from the Gaussian fit's warm start, the
+    network of the projected CPDs, P(either | lung, tub) came out 0.09 off.)"""
     import warnings
 
     from pgmpy.models import DiscreteBayesianNetwork
 
     import pgmpy_dp
     from pgmpy_dp.datasets import load_network, sample_network
+    from pgmpy_dp.estimators.conditionals import cpd_values
     from pgmpy_dp.estimators.likelihood import measurement_for
 
     net = load_network("asia")
@@ -120,4 +121,4 @@ def test_noiseless_asia_is_recovered_exactly():
     fit = fit_family_tables(est.release_.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables],
                             5000.0, regularization=1e-20, prior="dirichlet")
     for t, got in zip(tables, fit.tables):
-        np.testing.assert_allclose(got, t.values, atol=1e-3)
+        np.testing.assert_allclose(cpd_values(got), cpd_values(t.values), atol=1e-5)
