@@ -342,11 +342,14 @@ def query_interval(
             ),
         )
     theta_hat = [np.asarray(t, dtype=np.float64) for t in estimator.log_potentials_]
+
+    def chain(v, ev):  # one-variable answers, chained where P(evidence) cannot be read off the answer's own tree
+        return _answerer(domain, cliques, estimator.inference_, [v], ev)
+
     denominators = None
     if evidence and interval == "ratio":
         # P(evidence) under the fit and each refit, for the "ratio" band (kept in the frame's attrs): one more
         # calibration per refit, so only where the band needs them
-        chain = lambda v, ev: _answerer(domain, cliques, estimator.inference_, [v], ev)  # noqa: E731
         answers, denominators = _answers_and_denominators(answer, [theta_hat, *refits], chain, domain, evidence)
         answers = answers[1:]
     else:
@@ -354,8 +357,7 @@ def query_interval(
     n_samples = len(refits)
     states = {v: list(domain[v]) for v in variables}
     n_records = (
-        _n_records(answer, theta_hat, lambda v, ev: _answerer(domain, cliques, estimator.inference_, [v], ev),
-                   domain, evidence, estimator.n_records_)
+        _n_records(answer, theta_hat, chain, domain, evidence, estimator.n_records_)
         if sampling else np.inf
     )
     ends = None
@@ -1337,6 +1339,18 @@ def _answerer(domain, cliques, inference: str, variables, evidence):
                 "ask one variable at a time"
             )
 
+    def normalised(p) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = p.sum()
+            return p / total if total > 0 else np.full(p.shape, np.nan)
+
+    def evidence_from(clamped_log_z: float, theta) -> float:
+        """``P(evidence)`` from the clamped ``log Z``: over ``Z`` free (the clamp cliques get zeros)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            free = engine.calibrate(list(theta) + [np.zeros_like(c) for c in clamps]).log_z
+            p = float(np.exp(clamped_log_z - free))
+        return p if np.isfinite(p) else 0.0
+
     def answer(theta) -> np.ndarray:
         full = list(theta) + clamps
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -1346,8 +1360,7 @@ def _answerer(domain, cliques, inference: str, variables, evidence):
                 marg, _ = engine.marginals(full)
                 c = engine.cliques[host[0]]
                 p = np.exp(log_marginal(np.log(marg[host[0]]), c, variables))
-            total = p.sum()
-            return p / total if total > 0 else np.full(p.shape, np.nan)
+        return normalised(p)
 
     def evidence_probability(theta) -> float | None:
         """``P(evidence)`` under ``theta``: ``Z`` clamped over ``Z`` free, on this answer's own junction tree.
@@ -1362,9 +1375,7 @@ def _answerer(domain, cliques, inference: str, variables, evidence):
             return None
         with np.errstate(invalid="ignore", divide="ignore"):
             clamped = engine.calibrate(list(theta) + clamps).log_z
-            free = engine.calibrate(list(theta) + [np.zeros_like(c) for c in clamps]).log_z
-        p = float(np.exp(clamped - free))
-        return p if np.isfinite(p) else 0.0
+        return evidence_from(clamped, theta)
 
     def with_evidence(theta) -> tuple[np.ndarray, float | None]:
         """``(answer(theta), evidence_probability(theta))`` with one calibration fewer on a junction tree.
@@ -1376,10 +1387,7 @@ def _answerer(domain, cliques, inference: str, variables, evidence):
         with np.errstate(invalid="ignore", divide="ignore"):
             calibrated = engine.calibrate(list(theta) + clamps)
             p = engine.marginal(calibrated, variables)
-            free = engine.calibrate(list(theta) + [np.zeros_like(c) for c in clamps]).log_z
-            total = p.sum()
-            pe = float(np.exp(calibrated.log_z - free))
-        return (p / total if total > 0 else np.full(p.shape, np.nan)), (pe if np.isfinite(pe) else 0.0)
+        return normalised(p), evidence_from(calibrated.log_z, theta)
 
     answer.evidence_probability = evidence_probability
     answer.with_evidence = with_evidence

@@ -589,7 +589,7 @@ def cgm_em(
     # only for the junction tree: loopy BP starts each call from the previous call's messages, so a
     # skipped call would change where the next one starts
     stateless = isinstance(inference, JunctionTree)
-    m_solver = WarmMLE(inference, lam, tied)
+    m_solver = WarmMLE(inference, lam, tied) if m_step is None else None  # a closed-form m_step needs no solver
 
     def em_map(theta, state) -> _EMStep:
         """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given.
