@@ -733,6 +733,22 @@ def band_limits(
     >>> s_lo, s_hi = band_limits(low, refits, 0.95, "score", n_records=330)
     >>> bool(s_hi[0] > n_hi[0] + 0.005)             # the spread at the upper end is larger: a longer upper arm
     True
+
+    ``"ratio"`` for a conditional whose evidence is uncertain by a fifth of itself: the refits' ``P(e)``
+    spread 0.02 around 0.1, and ``P(x | e)`` 0.05 around 0.4, independently. Fieller's band is wider than the
+    normal one (the normal band's spread is measured at the fit's ``P(e)``); with ``P(e)`` known exactly
+    it is the normal band.
+
+    >>> b = 0.1 + 0.02 * rng.standard_normal(30)
+    >>> p = np.clip(0.4 + 0.05 * rng.standard_normal((30, 1)), 0, 1)
+    >>> r_lo, r_hi = band_limits(np.array([0.4]), p, 0.95, "ratio", evidence_probability=0.1, evidence_bootstrap=b)
+    >>> n_lo, n_hi = band_limits(np.array([0.4]), p, 0.95)
+    >>> bool(r_hi[0] - r_lo[0] > n_hi[0] - n_lo[0])
+    True
+    >>> e_lo, e_hi = band_limits(np.array([0.4]), p, 0.95, "ratio", evidence_probability=0.1,
+    ...                          evidence_bootstrap=np.full(30, 0.1))
+    >>> bool(np.allclose([e_lo[0], e_hi[0]], [n_lo[0], n_hi[0]]))
+    True
     """
     if interval == "inverted":
         raise ValueError(
