@@ -25,6 +25,12 @@ Issue 12, bn12u (the weight capped at the uniform Dirichlet's ``6 / pi**2``, ``l
 
     python benchmarks/bn_evidence.py --rule uniform-cap --method lik:cap-uniform results/bn_accuracy_v1_runs.csv
 
+Issue 12, bn12d (Dirichlet priors on the CPD columns, ``lik:dirichlet-x0.5``; rule in
+``benchmarks/rules/issue12_dirichlet.md``, judged on the full grid's fresh runs 40-49):
+
+    python benchmarks/bn_evidence.py --rule dirichlet --method lik:dirichlet-x0.5 \
+        results/bn_accuracy_w1_runs.csv results/bn_accuracy_w2_runs.csv
+
 prints, per cell, the relative change of the mean against the default (``*``: beyond two paired
 standard errors) for ``lik:evidence`` and any other method in the file (e.g. ``mbi``), the counts
 the rule reads, and its verdict.
@@ -233,10 +239,53 @@ def uniform_cap_verdict(c: dict) -> tuple[bool, str]:
     return ok_a and ok_b, text
 
 
+def dirichlet_table(runs: pd.DataFrame, method: str) -> pd.DataFrame:
+    """Per cell and metric (the three of ``change_table`` and the unweighted CPD L1): the relative change of
+    the mean against ``default`` and whether it is significant (beyond two paired standard errors)."""
+    table = change_table(runs, method)
+    p = paired(runs, method, "default", "cpd_l1")
+    p["cpd_l1"] = 100 * p["diff"] / p["baseline"]
+    p["cpd_l1_sig"] = (p["diff"] > 2 * p["se"]).astype(int) - (p["diff"] < -2 * p["se"]).astype(int)
+    return table.merge(p[["network", "records", "epsilon", "cpd_l1", "cpd_l1_sig"]], on=["network", "records", "epsilon"])
+
+
+def dirichlet_verdict(table: pd.DataFrame) -> tuple[bool, str]:
+    """Issue 12 (bn12d), ``benchmarks/rules/issue12_dirichlet.md``, over the 60 cells of the grid (each with at
+    least 5 paired runs): (a) query L1 lower in >= 36 cells, significantly worse by > 1% in <= 3 and by > 10% in
+    none; (b) weighted CPD L1 lower in >= 30, significantly worse by > 1% in <= 3 and by > 5% in none;
+    (c) joint KL significantly worse by > 1% in no more cells than significantly better by > 1%, by > 10% in
+    none; (d) unweighted CPD L1 significantly worse by > 15% in none."""
+    def worse(m, x):
+        return int(((table[m + "_sig"] > 0) & (table[m] > x)).sum())
+
+    def better(m, x):
+        return int(((table[m + "_sig"] < 0) & (table[m] < -x)).sum())
+
+    def lower(m):
+        return int((table[m] < 0).sum())
+
+    judged = int((table["runs"] >= 5).sum())
+    checks = {
+        "cells": (judged == 60, f"{judged}/60 cells with >= 5 paired runs"),
+        "a": (lower("query_l1") >= 36 and worse("query_l1", 1) <= 3 and worse("query_l1", 10) == 0,
+              f"query L1 lower in {lower('query_l1')} (need >= 36), significantly worse by > 1% in "
+              f"{worse('query_l1', 1)} (<= 3), by > 10% in {worse('query_l1', 10)} (0)"),
+        "b": (lower("cpd_l1_weighted") >= 30 and worse("cpd_l1_weighted", 1) <= 3 and worse("cpd_l1_weighted", 5) == 0,
+              f"weighted CPD L1 lower in {lower('cpd_l1_weighted')} (>= 30), significantly worse by > 1% in "
+              f"{worse('cpd_l1_weighted', 1)} (<= 3), by > 5% in {worse('cpd_l1_weighted', 5)} (0)"),
+        "c": (worse("joint_kl", 1) <= better("joint_kl", 1) and worse("joint_kl", 10) == 0,
+              f"joint KL significantly worse by > 1% in {worse('joint_kl', 1)}, better in {better('joint_kl', 1)}, "
+              f"worse by > 10% in {worse('joint_kl', 10)} (0)"),
+        "d": (worse("cpd_l1", 15) == 0, f"unweighted CPD L1 significantly worse by > 15% in {worse('cpd_l1', 15)} (0)"),
+    }
+    text = "; ".join(f"({k}) {t}: {'holds' if ok else 'fails'}" for k, (ok, t) in checks.items())
+    return all(ok for ok, _ in checks.values()), text
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*")
-    parser.add_argument("--rule", choices=["pilot", "subset", "cap", "uniform-cap"])
+    parser.add_argument("--rule", choices=["pilot", "subset", "cap", "uniform-cap", "dirichlet"])
     parser.add_argument("--method", default="lik:evidence", help="the variant the rule judges against 'default'")
     parser.add_argument("--weights", action="store_true", help="report the weights the evidence chose on the pilot cells")
     parser.add_argument("--cap-weights", action="store_true",
@@ -264,6 +313,13 @@ def main(argv=None):
         return
     runs = pd.concat([pd.read_csv(f) for f in args.runs], ignore_index=True)
     runs = runs[runs.method != "non-private MLE"]
+    if args.rule == "dirichlet":
+        table = dirichlet_table(runs, args.method)
+        print(markdown(table, args.method))
+        print(table[["network", "records", "epsilon", "cpd_l1", "cpd_l1_sig"]].to_string(index=False))
+        ok, text = dirichlet_verdict(table)
+        print(f"\ndirichlet rule: {'PASSES' if ok else 'FAILS'}: {text}\n")
+        return
     table = change_table(runs, args.method)
     print(markdown(table, args.method))
     c = counts(table)
