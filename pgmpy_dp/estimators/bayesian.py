@@ -68,6 +68,7 @@ from .allocation import (
 from .conditionals import cpd_values, normalise_table
 from .consistency import heuristic_consistent, project_consistent
 from .likelihood import (
+    BN_DIRICHLET_SPREAD,
     BN_WEIGHT_CAP,
     DEFAULT_MAX_ITER,
     _noise_excess,
@@ -84,6 +85,7 @@ __all__ = ["DiscretePrivateMLE"]
 _ALLOCATIONS = ("optimal", "data-dependent", "uniform")
 _CONSISTENCY = ("likelihood", "projection", "heuristic", None)
 _PRIOR_WEIGHTS = ("global", "per-clique", "evidence")
+_CPD_PRIORS = ("auto", "dirichlet", "gaussian")
 
 
 
@@ -171,6 +173,18 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         lowered joint KL in 57 cells, weighted CPD L1 in 57 and query L1 in 51, but raised query L1
         significantly on insurance at 1e5 records, epsilon 3 (+7.6%; +3% to +7% at every epsilon there
         over 15 runs), which the rule fixed before the runs did not allow (``docs/bayesian.md``).
+    cpd_prior : {"gaussian", "dirichlet", "auto"}, keyword only
+        The prior of the ``"likelihood"`` fit. ``"gaussian"``: on the log-potentials, with the weight
+        above. ``"dirichlet"``: a symmetric Dirichlet on every CPD column, ``a`` pseudo-records per cell
+        read off the same weight (``trigamma(a) = 4 / w``, twice the Gaussian's spread of log-probabilities;
+        [`BN_DIRICHLET_SPREAD`][pgmpy_dp.estimators.likelihood.BN_DIRICHLET_SPREAD]), fitted by CGM-EM with
+        the exact M-step ``(N mu(x, u) + a) / (N mu(u) + K a)``
+        ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]). It pulls a column
+        towards uniform linearly in the log-probabilities rather than quadratically, so peaked CPDs keep
+        more of their peak. It needs the fitted model to be the network itself: every released table
+        inside a family and ``prior_weight="global"``. ``"auto"`` is ``"dirichlet"`` where it applies and
+        ``"gaussian"`` elsewhere (a fit from releases with tables over other attribute sets, or a
+        per-family weight); ``cpd_prior_`` says which was used. Post-processing either way.
     contribution, max_records_per_user, skip_state : optional, keyword only
         See ``privacy_unit``. A ``skip_state`` is refused before anything is
         spent (as are releases made with one): skipped tables do not measure
@@ -199,6 +213,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         The public domain used, ``{variable: [states]}``.
     n_iter_ : int or None
         CGM-EM iterations of the ``"likelihood"`` fit (``None`` for the other methods).
+    cpd_prior_ : {"gaussian", "dirichlet"} or None
+        The prior the ``"likelihood"`` fit used (``cpd_prior`` resolved; ``None`` for the other methods).
     converged_ : bool or None
         Whether that fit met CGM-EM's tolerance (relative change of its objective below 1e-6)
         within its iterations (``None`` for the other methods). At the default ``max_iter`` it
@@ -253,6 +269,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         skip_state=None,
         prior_weight: str = "global",
         tables: str = "all",
+        cpd_prior: str = "gaussian",
     ) -> None:
         self.epsilon = epsilon
         self.rho = rho
@@ -262,6 +279,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.skip_state = skip_state
         self.prior_weight = prior_weight
         self.tables = tables
+        self.cpd_prior = cpd_prior
         self.allocation = allocation
         self.stage1_fraction = stage1_fraction
         self.sample_rate = sample_rate
@@ -315,6 +333,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
         if not isinstance(self.prior_weight, str) or self.prior_weight not in _PRIOR_WEIGHTS:
             raise ValueError(f"prior_weight must be one of {_PRIOR_WEIGHTS}, got {self.prior_weight!r}")
+        if not isinstance(self.cpd_prior, str) or self.cpd_prior not in _CPD_PRIORS:
+            raise ValueError(f"cpd_prior must be one of {_CPD_PRIORS}, got {self.cpd_prior!r}")
+        if self.cpd_prior == "dirichlet" and self.prior_weight != "global":
+            raise ValueError(
+                f"cpd_prior='dirichlet' takes its pseudo-count from the one global weight; prior_weight="
+                f"{self.prior_weight!r} sets one per family, which only the Gaussian prior uses: give "
+                "cpd_prior='gaussian' (or 'auto') or prior_weight='global'"
+            )
         if not isinstance(self.tables, str) or self.tables not in ("all", "maximal"):
             raise ValueError(f"tables must be 'all' or 'maximal', got {self.tables!r}")
         if self.tables == "maximal" and (self.consistency != "likelihood" or self.allocation == "data-dependent"):
@@ -493,12 +519,15 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         else:
             weight = noise_regularization(tables, n_records, cap=BN_WEIGHT_CAP)  # the uniform Dirichlet's bound
             weights, naive = weight / n_records, _noise_excess(tables, n_records) / n_records
+        self.cpd_prior_ = self._resolve_cpd_prior(families, [t.attrs for t in tables])
+        dirichlet = dict(prior="dirichlet", dirichlet_spread=BN_DIRICHLET_SPREAD) if self.cpd_prior_ == "dirichlet" else {}
         try:
             fit = fit_family_tables(
                 domain, families, [measurement_for(t) for t in tables], n_records,
                 regularization=weights, naive_regularization=naive, max_iter=max_iter, callback=bar.callback,
                 prior_weight="evidence" if self.prior_weight == "evidence" else "given",
                 unmeasured="free",  # a family without a table (tables="maximal") is read off its host, unshrunk
+                **dirichlet,
             )
         finally:
             bar.close()
@@ -514,6 +543,25 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 stacklevel=2,
             )
         return fit.tables
+
+    def _resolve_cpd_prior(self, families, measured) -> str:
+        """``"dirichlet"`` or ``"gaussian"``: what ``cpd_prior`` means for these tables.
+
+        The Dirichlet's closed-form M-step needs the fitted model to be the network itself: every
+        measured table inside a family (``model_cliques`` adds no clique) and one global weight."""
+        if self.cpd_prior == "gaussian":
+            return "gaussian"
+        network = self.prior_weight == "global" and model_cliques(families, measured, "free") == [tuple(f) for f in families]
+        if network:
+            return "dirichlet"
+        if self.cpd_prior == "dirichlet":
+            outside = [tuple(m) for m in measured if not any(set(m) <= set(f) for f in families)]
+            raise ValueError(
+                f"cpd_prior='dirichlet' needs every released table inside one family of the model; {outside} "
+                "lie in none (the fit then needs cliques beyond the families, which only the Gaussian prior "
+                "handles): give cpd_prior='gaussian' or 'auto', or fit from releases of the families"
+            )
+        return "gaussian"
 
     def _check_model(self, model, data):
         from pgmpy.base import DAG
@@ -642,7 +690,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def _consistent_tables(self, release: MarginalRelease, domain: Domain, families) -> list[np.ndarray]:
         attrs = [t.attrs for t in release]
-        self.n_iter_ = self.converged_ = None
+        self.n_iter_ = self.converged_ = self.cpd_prior_ = None
         if self.consistency == "likelihood":
             return self._likelihood_tables(domain, families, list(release), pooled_n_records([release]))
         if self.consistency == "projection":

@@ -45,7 +45,7 @@ from .markov import UNRESOLVED_PRIOR_PRECISION
 __all__ = [
     "FamilyFit", "clique_noise_regularization", "column_information", "effective_parameters", "evidence_weight",
     "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization",
-    "BN_PRIOR_CAP", "BN_WEIGHT_CAP",
+    "BN_PRIOR_CAP", "BN_WEIGHT_CAP", "BN_DIRICHLET_SPREAD", "DirichletCPDStep", "dirichlet_pseudo_count",
 ]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
@@ -70,6 +70,12 @@ BN_PRIOR_CAP = 2.0 / np.pi**2
 #: before its fresh-noise run (benchmarks/rules/issue12_uniform_cap.md); it binds only where the noise rule
 #: asks for more (on the benchmark grid: N = 1e4, epsilon 0.1 on alarm, insurance and hepar2).
 BN_WEIGHT_CAP = UNRESOLVED_PRIOR_PRECISION
+#: Issue 12 (bn12d): with ``prior="dirichlet"``, how much wider than the Gaussian prior's (of the capped global
+#: weight ``w``) the Dirichlet's spread of centred log-probabilities is: ``trigamma(a) = spread**2 / w``, so
+#: ``a ~ sqrt(w) / 2`` as the noise vanishes and ``a = 0.45`` at the cap. Chosen on seen noise (the pilots of
+#: docs/bayesian.md: twice the spread was the best of four matches), judged on fresh noise by
+#: benchmarks/rules/issue12_dirichlet.md.
+BN_DIRICHLET_SPREAD = 2.0
 
 
 @dataclass
@@ -598,11 +604,11 @@ def dirichlet_pseudo_count(weight: float) -> float:
 
 
 def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, start, max_iter, tol, callback,
-                   nlbp_iter, count_tol, prior_weight, match="spread") -> FamilyFit:
+                   nlbp_iter, count_tol, prior_weight, match="spread", spread=1.0) -> FamilyFit:
     """``fit_family_tables(prior="dirichlet")``: CGM-EM with the exact M-step of `DirichletCPDStep`.
 
-    The pseudo-count per cell is read off the (global) prior weight by ``match`` (``fit_family_tables``'
-    ``dirichlet_match``). CGM-EM starts from ``start``, the Gaussian fit's warm start (a Markov network
+    The pseudo-count per cell is read off the (global) prior weight by ``match`` and ``spread``
+    (``fit_family_tables``' ``dirichlet_match`` and ``dirichlet_spread``). CGM-EM starts from ``start``, the Gaussian fit's warm start (a Markov network
     that matches consistent tables exactly, which a network of CPDs cannot when a family's parents are
     dependent in the tables but not in the DAG); its first M-step turns it into CPDs.
     """
@@ -614,8 +620,10 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
         )
     if match not in ("spread", "curvature"):
         raise ValueError(f"dirichlet_match must be 'spread' or 'curvature', got {match!r}")
+    if not (isinstance(spread, (int, float, np.integer, np.floating)) and math.isfinite(spread) and spread > 0):
+        raise ValueError(f"dirichlet_spread must be a positive finite number, got {spread!r}")
     weight = float(weights[0]) * n_records
-    step = DirichletCPDStep(n_records, dirichlet_pseudo_count(weight) if match == "spread" else weight)
+    step = DirichletCPDStep(n_records, dirichlet_pseudo_count(weight / spread**2) if match == "spread" else weight)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = cgm_em(jt, measurements, n_records, 0.0, init=start, max_iter=max_iter, tol=tol, callback=callback,
@@ -684,6 +692,7 @@ def fit_family_tables(
     evidence_bounds: tuple[float, float] = (1.0 / EVIDENCE_BOUND, EVIDENCE_BOUND),
     evidence_schedule: str = "prefit",
     dirichlet_match: str = "spread",
+    dirichlet_spread: float = 1.0,
 ) -> FamilyFit:
     """Family count tables of the model that maximises the likelihood of all noisy tables.
 
@@ -754,6 +763,10 @@ def fit_family_tables(
         ([`dirichlet_pseudo_count`][pgmpy_dp.estimators.likelihood.dirichlet_pseudo_count]); ``"curvature"``,
         the one whose log-density has the Gaussian's curvature at the uniform column, ``a = w`` (the
         log-density ``a sum_x log p_x`` has Hessian ``a (I - 11^T / K)`` in the centred log-potentials there).
+    dirichlet_spread : float
+        With ``dirichlet_match="spread"``: the Dirichlet's spread of log-probabilities over the Gaussian's,
+        ``trigamma(a) = dirichlet_spread**2 / w``; above 1 a smaller pseudo-count, a weaker pull towards
+        uniform (`BN_DIRICHLET_SPREAD`, 2, is what ``DiscretePrivateMLE`` uses).
     evidence_bounds : (float, float)
         With ``prior_weight="evidence"``: the factors of the given weight an evidence weight is clipped
         to, ``0 < lower <= upper`` (default ``(1/10, 10)``; ``upper=1`` lets the evidence only lower weights).
@@ -828,7 +841,7 @@ def fit_family_tables(
         # the tables, and the closed-form M-step reads the CPDs off them
         start = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
         return _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, start, max_iter, tol,
-                              callback, nlbp_iter, count_tol, prior_weight, dirichlet_match)
+                              callback, nlbp_iter, count_tol, prior_weight, dirichlet_match, dirichlet_spread)
     centre = _CENTRES[prior](domain, cliques, n_families, targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # prior_weight="evidence": MacKay's scheme, the weights re-chosen at the fit between stages of EM

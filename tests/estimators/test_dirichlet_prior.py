@@ -122,3 +122,118 @@ def test_noiseless_asia_gives_the_empirical_cpds():
                             5000.0, regularization=1e-20, prior="dirichlet")
     for t, got in zip(tables, fit.tables):
         np.testing.assert_allclose(cpd_values(got), cpd_values(t.values), atol=1e-5)
+
+
+def test_spread_is_the_weight_divided_by_its_square():
+    """dirichlet_spread=s reads a off w / s**2: the same fit as spread 1 at a quarter of the weight (s = 2)."""
+    tables = _true_tables(300.0, seed=2)
+    rng = np.random.default_rng(3)
+    ms = [Measurement(f, t + rng.laplace(0, 5.0, t.shape), 5.0) for f, t in zip(FAMILIES, tables)]
+    w = 0.3 / 300.0
+    wide = fit_family_tables(DOMAIN, FAMILIES, ms, 300.0, regularization=w, prior="dirichlet", dirichlet_spread=2.0)
+    quarter = fit_family_tables(DOMAIN, FAMILIES, ms, 300.0, regularization=w / 4, prior="dirichlet")
+    plain = fit_family_tables(DOMAIN, FAMILIES, ms, 300.0, regularization=w, prior="dirichlet")
+    for a, b, c in zip(wide.tables, quarter.tables, plain.tables):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    assert max(np.abs(a - c).max() for a, c in zip(wide.tables, plain.tables)) > 1e-3  # the spread matters
+    with pytest.raises(ValueError, match="dirichlet_spread"):
+        fit_family_tables(DOMAIN, FAMILIES, ms, 300.0, regularization=w, prior="dirichlet", dirichlet_spread=0.0)
+
+
+def _asia(n=5000):
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import load_network, sample_network
+
+    net = load_network("asia")
+    return net, sample_network(net, n, seed=0), lambda: DiscreteBayesianNetwork(net.edges())
+
+
+def test_estimator_dirichlet_is_the_fit_family_tables_option_on_its_own_release():
+    """DiscretePrivateMLE(cpd_prior="dirichlet"): CPDs from fit_family_tables(prior="dirichlet",
+    dirichlet_spread=BN_DIRICHLET_SPREAD) at the estimator's capped global weight, on the same noisy tables."""
+    import pgmpy_dp
+    from pgmpy_dp.estimators.conditionals import cpd_values
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+    from pgmpy_dp.estimators.likelihood import (
+        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, _noise_excess, measurement_for, noise_regularization,
+    )
+
+    net, df, empty = _asia()
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=0.5, random_state=4, domain=net.states, cpd_prior="dirichlet")
+    model = empty().fit(df, estimator=est)
+    assert est.cpd_prior_ == "dirichlet"
+    tables = list(est.release_)
+    n = pooled_n_records([est.release_])
+    fit = fit_family_tables(est.release_.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables], n,
+                            regularization=noise_regularization(tables, n, cap=BN_WEIGHT_CAP) / n,
+                            naive_regularization=_noise_excess(tables, n) / n, prior="dirichlet",
+                            dirichlet_spread=BN_DIRICHLET_SPREAD)
+    for t, table in zip(tables, fit.tables):
+        cpd = model.get_cpds(t.attrs[0])
+        np.testing.assert_allclose(cpd.get_values(), cpd_values(table), atol=1e-9)
+    gaussian = empty().fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=0.5, random_state=4, domain=net.states))
+    assert max(np.abs(model.get_cpds(v).get_values() - gaussian.get_cpds(v).get_values()).max()
+               for v in net.nodes()) > 1e-3  # a different fit from the same tables
+
+
+@pytest.mark.parametrize("tables", ["all", "maximal"])
+def test_estimator_dirichlet_recovers_the_empirical_cpds_without_noise(tables):
+    """At epsilon 1e9 the pseudo-count vanishes with the weight: the CPDs are pgmpy's DiscreteMLE ones, also when only
+    the maximal families are released (the others are read off the fitted network)."""
+    import warnings
+
+    from pgmpy.parameter_estimator import DiscreteMLE
+
+    import pgmpy_dp
+
+    net, df, empty = _asia()
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1e9, random_state=0, domain=net.states, cpd_prior="dirichlet", tables=tables)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = empty().fit(df, estimator=est)
+    assert est.cpd_prior_ == "dirichlet"
+    mle = empty().fit(df, estimator=DiscreteMLE(state_names=net.states))
+    for v in net.nodes():
+        np.testing.assert_allclose(model.get_cpds(v).get_values(), mle.get_cpds(v).get_values(), atol=1e-5)
+
+
+def test_auto_uses_the_dirichlet_where_it_applies_and_says_so():
+    import pgmpy_dp
+
+    net, df, empty = _asia(2000)
+    families = [(v, *sorted(net.get_parents(v))) for v in net.nodes()]
+    auto = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, cpd_prior="auto")
+    empty().fit(df, estimator=auto)
+    assert auto.cpd_prior_ == "dirichlet"
+    per = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, cpd_prior="auto",
+                                      prior_weight="per-clique")
+    empty().fit(df, estimator=per)
+    assert per.cpd_prior_ == "gaussian"
+    # a release with a table over (smoke, xray), inside no family: the model needs a clique beyond the families
+    release = df.dp.release(families + [("xray", "smoke")], epsilon=1.0, random_state=2, domain=net.states)
+    refit = pgmpy_dp.DiscretePrivateMLE(cpd_prior="auto")
+    empty().fit(release, estimator=refit)
+    assert refit.cpd_prior_ == "gaussian"
+    only_families = pgmpy_dp.DiscretePrivateMLE(cpd_prior="auto")
+    empty().fit(df.dp.release(families, epsilon=1.0, random_state=2, domain=net.states), estimator=only_families)
+    assert only_families.cpd_prior_ == "dirichlet"
+    with pytest.raises(ValueError, match=r"\('xray', 'smoke'\).*cpd_prior='gaussian'"):
+        empty().fit(release, estimator=pgmpy_dp.DiscretePrivateMLE(cpd_prior="dirichlet"))
+    projected = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, consistency="projection",
+                                            cpd_prior="auto")
+    empty().fit(df, estimator=projected)
+    assert projected.cpd_prior_ is None
+
+
+def test_estimator_refuses_a_bad_cpd_prior_before_spending():
+    import pgmpy_dp
+
+    net, df, empty = _asia(500)
+    budget = pgmpy_dp.PrivacyBudget(epsilon=2.0)
+    for kwargs, match in (({"cpd_prior": "beta"}, "cpd_prior must be one of"),
+                          ({"cpd_prior": "dirichlet", "prior_weight": "evidence"}, "prior_weight='global'")):
+        est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=0, domain=net.states, budget=budget, **kwargs)
+        with pytest.raises(ValueError, match=match):
+            empty().fit(df, estimator=est)
+    assert budget.spent == 0
