@@ -1055,7 +1055,7 @@ def _bayesian_refits(
     # the estimator's own consistency step and settings, on a bare copy (the fit stays untouched)
     step = DiscretePrivateMLE(
         consistency=est.consistency, max_iter=est.max_iter, show_progress=False,
-        prior_weight=getattr(est, "prior_weight", "global"),
+        prior_weight=getattr(est, "prior_weight", "global"), cpd_prior=getattr(est, "cpd_prior", "gaussian"),
     )
     n = _refit_records(releases)
     sampler = JunctionTree(domain, families)

@@ -283,27 +283,30 @@ def test_bayesian_refits_with_the_projection_leave_the_fit_alone():
     assert iv.attrs["bootstrap"][:, 0].std() > 1e-3 and (iv.lower <= iv.upper).all()
 
 
-@pytest.mark.parametrize("prior_weight", ["global", "per-clique"])
-def test_bayesian_refits_fit_with_the_estimators_prior_weight(prior_weight, monkeypatch):
-    """The refits re-run the estimator's own likelihood fit, its prior weighting included."""
+@pytest.mark.parametrize("prior_weight, cpd_prior", [("global", "gaussian"), ("per-clique", "auto"),
+                                                     ("global", "dirichlet"), ("global", "auto")])
+def test_bayesian_refits_fit_with_the_estimators_prior(prior_weight, cpd_prior, monkeypatch):
+    """The refits re-run the estimator's own likelihood fit, its prior weighting and CPD prior included."""
     from pgmpy.models import DiscreteBayesianNetwork
 
     from pgmpy_dp.datasets import sample_network
     from pgmpy_dp.estimators.bayesian import DiscretePrivateMLE
 
     df = sample_network(bn_truth(), 1000, seed=2)
-    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=2, prior_weight=prior_weight)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=2, prior_weight=prior_weight, cpd_prior=cpd_prior)
     DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
     seen = []
     original = DiscretePrivateMLE._likelihood_tables
 
     def spy(self, *args, **kwargs):
-        seen.append(self.prior_weight)
-        return original(self, *args, **kwargs)
+        tables = original(self, *args, **kwargs)
+        seen.append((self.prior_weight, self.cpd_prior_))
+        return tables
 
     monkeypatch.setattr(DiscretePrivateMLE, "_likelihood_tables", spy)
     pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=0, show_progress=False)
-    assert seen == [prior_weight] * 2
+    assert seen == [(prior_weight, est.cpd_prior_)] * 2
+    assert est.cpd_prior_ == ("gaussian" if cpd_prior == "gaussian" or prior_weight != "global" else "dirichlet")
 
 
 @pytest.mark.parametrize("warm_start, warm_prior", [("reconciled", "naive"), ("noisy", "naive"), ("reconciled", "em")])
