@@ -171,7 +171,11 @@ LIKELIHOOD_VARIANTS = {
     # issue 12, bn12d (pilot): Dirichlet priors on the CPD columns instead of the Gaussian on the log-potentials,
     # a = dirichlet_pseudo_count(weight) pseudo-records per cell (1 at the cap 6/pi^2), exact closed-form M-step
     "lik:dirichlet": dict(prior="dirichlet"),
-    "lik:dirichlet-x0.5": dict(prior="dirichlet", weight_factor=0.25),   # a halved, about (a ~ sqrt(weight))
+    # a halved, about (a ~ sqrt(weight)). Adopted (rules/issue12_dirichlet.md): since then the default's own fit
+    # (DiscretePrivateMLE(cpd_prior="auto") with dirichlet_spread=2, the same pseudo-count), so this is the default refitted
+    "lik:dirichlet-x0.5": dict(prior="dirichlet", weight_factor=0.25),
+    # the Gaussian prior on the log-potentials, the default before bn12d (every lik:* variant above is a Gaussian one)
+    "lik:gaussian": dict(),
     "lik:dirichlet-jeffreys": dict(prior="dirichlet", weight_cap="jeffreys"),  # a at most 1/2 (Jeffreys' Dirichlet)
     # a = the weight itself: the Dirichlet whose log-density has the Gaussian's curvature at the uniform column
     "lik:dirichlet-curvature": dict(prior="dirichlet", dirichlet_match="curvature"),

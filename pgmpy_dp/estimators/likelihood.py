@@ -45,7 +45,7 @@ from .markov import UNRESOLVED_PRIOR_PRECISION
 __all__ = [
     "FamilyFit", "clique_noise_regularization", "column_information", "effective_parameters", "evidence_weight",
     "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization",
-    "BN_PRIOR_CAP", "BN_WEIGHT_CAP", "BN_DIRICHLET_SPREAD", "DirichletCPDStep", "dirichlet_pseudo_count",
+    "BN_PRIOR_CAP", "BN_WEIGHT_CAP", "BN_DIRICHLET_SPREAD", "DirichletCPDStep", "dirichlet_pseudo_count", "is_network_model",
 ]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
@@ -73,8 +73,8 @@ BN_WEIGHT_CAP = UNRESOLVED_PRIOR_PRECISION
 #: Issue 12 (bn12d): with ``prior="dirichlet"``, how much wider than the Gaussian prior's (of the capped global
 #: weight ``w``) the Dirichlet's spread of centred log-probabilities is: ``trigamma(a) = spread**2 / w``, so
 #: ``a ~ sqrt(w) / 2`` as the noise vanishes and ``a = 0.45`` at the cap. Chosen on seen noise (the pilots of
-#: docs/bayesian.md: twice the spread was the best of four matches), judged on fresh noise by
-#: benchmarks/rules/issue12_dirichlet.md.
+#: docs/bayesian.md: twice the spread was the best of four matches) and adopted as ``DiscretePrivateMLE``'s
+#: default (``cpd_prior="auto"``) by a rule fixed before its fresh-noise runs (benchmarks/rules/issue12_dirichlet.md).
 BN_DIRICHLET_SPREAD = 2.0
 
 
@@ -662,6 +662,28 @@ def model_cliques(
         if not any(set(attrs) <= set(c) for c in cliques):
             cliques.append(tuple(attrs))
     return cliques
+
+
+def is_network_model(families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]]) -> bool:
+    """Whether ``fit_family_tables(prior="dirichlet")`` applies: its model is the network itself.
+
+    True when every measured attribute set lies inside a family (no clique beyond the families) and
+    every family inside another is measured exactly (no family whose potential the fit leaves free
+    of the prior, as ``unmeasured="free"`` does for the families ``tables="maximal"`` drops).
+
+    Examples
+    --------
+    >>> is_network_model([("a",), ("b", "a")], [("a",), ("b", "a")])
+    True
+    >>> is_network_model([("a",), ("b", "a")], [("b", "a")])  # a's family is read off (b, a), unshrunk
+    False
+    >>> is_network_model([("a",), ("b", "a")], [("a",), ("b", "a"), ("c", "a")])  # a clique beyond them
+    False
+    """
+    families = [tuple(f) for f in families]
+    exact = {frozenset(m) for m in measured}
+    free = any(frozenset(f) not in exact and any(set(f) < set(g) for g in families) for f in families)
+    return not free and model_cliques(families, measured, "free") == families
 
 
 def _family_marginal(family: tuple[str, ...], cliques, mu) -> np.ndarray:

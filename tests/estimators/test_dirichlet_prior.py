@@ -150,8 +150,9 @@ def _asia(n=5000):
 
 
 def test_estimator_dirichlet_is_the_fit_family_tables_option_on_its_own_release():
-    """DiscretePrivateMLE(cpd_prior="dirichlet"): CPDs from fit_family_tables(prior="dirichlet",
-    dirichlet_spread=BN_DIRICHLET_SPREAD) at the estimator's capped global weight, on the same noisy tables."""
+    """DiscretePrivateMLE(cpd_prior="dirichlet"), and the default, which resolves to it: CPDs from
+    fit_family_tables(prior="dirichlet", dirichlet_spread=BN_DIRICHLET_SPREAD) at the estimator's capped global
+    weight, on the same noisy tables; the Gaussian prior (the default before bn12d) gives another fit."""
     import pgmpy_dp
     from pgmpy_dp.estimators.conditionals import cpd_values
     from pgmpy_dp.estimators.evidence import pooled_n_records
@@ -172,15 +173,18 @@ def test_estimator_dirichlet_is_the_fit_family_tables_option_on_its_own_release(
     for t, table in zip(tables, fit.tables):
         cpd = model.get_cpds(t.attrs[0])
         np.testing.assert_allclose(cpd.get_values(), cpd_values(table), atol=1e-9)
-    gaussian = empty().fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=0.5, random_state=4, domain=net.states))
+    default = pgmpy_dp.DiscretePrivateMLE(epsilon=0.5, random_state=4, domain=net.states)  # the default: the same fit
+    same = empty().fit(df, estimator=default)
+    assert default.cpd_prior == "auto" and default.cpd_prior_ == "dirichlet"
+    assert all(np.array_equal(same.get_cpds(v).get_values(), model.get_cpds(v).get_values()) for v in net.nodes())
+    gaussian = empty().fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=0.5, random_state=4, domain=net.states,
+                                                                     cpd_prior="gaussian"))
     assert max(np.abs(model.get_cpds(v).get_values() - gaussian.get_cpds(v).get_values()).max()
                for v in net.nodes()) > 1e-3  # a different fit from the same tables
 
 
-@pytest.mark.parametrize("tables", ["all", "maximal"])
-def test_estimator_dirichlet_recovers_the_empirical_cpds_without_noise(tables):
-    """At epsilon 1e9 the pseudo-count vanishes with the weight: the CPDs are pgmpy's DiscreteMLE ones, also when only
-    the maximal families are released (the others are read off the fitted network)."""
+def test_estimator_dirichlet_recovers_the_empirical_cpds_without_noise():
+    """At epsilon 1e9 the pseudo-count vanishes with the weight: the CPDs are pgmpy's DiscreteMLE ones."""
     import warnings
 
     from pgmpy.parameter_estimator import DiscreteMLE
@@ -188,7 +192,7 @@ def test_estimator_dirichlet_recovers_the_empirical_cpds_without_noise(tables):
     import pgmpy_dp
 
     net, df, empty = _asia()
-    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1e9, random_state=0, domain=net.states, cpd_prior="dirichlet", tables=tables)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1e9, random_state=0, domain=net.states, cpd_prior="dirichlet")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = empty().fit(df, estimator=est)
@@ -220,6 +224,10 @@ def test_auto_uses_the_dirichlet_where_it_applies_and_says_so():
     assert only_families.cpd_prior_ == "dirichlet"
     with pytest.raises(ValueError, match=r"\('xray', 'smoke'\).*cpd_prior='gaussian'"):
         empty().fit(release, estimator=pgmpy_dp.DiscretePrivateMLE(cpd_prior="dirichlet"))
+    # tables="maximal": the dropped families are read off their hosts, free of the prior (the Gaussian fit's model)
+    maximal = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, tables="maximal")
+    empty().fit(df, estimator=maximal)
+    assert maximal.cpd_prior_ == "gaussian"
     projected = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, consistency="projection",
                                             cpd_prior="auto")
     empty().fit(df, estimator=projected)
@@ -232,7 +240,8 @@ def test_estimator_refuses_a_bad_cpd_prior_before_spending():
     net, df, empty = _asia(500)
     budget = pgmpy_dp.PrivacyBudget(epsilon=2.0)
     for kwargs, match in (({"cpd_prior": "beta"}, "cpd_prior must be one of"),
-                          ({"cpd_prior": "dirichlet", "prior_weight": "evidence"}, "prior_weight='global'")):
+                          ({"cpd_prior": "dirichlet", "prior_weight": "evidence"}, "prior_weight='global'"),
+                          ({"cpd_prior": "dirichlet", "tables": "maximal"}, "tables='all'")):
         est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=0, domain=net.states, budget=budget, **kwargs)
         with pytest.raises(ValueError, match=match):
             empty().fit(df, estimator=est)
