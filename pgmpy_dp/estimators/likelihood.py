@@ -575,7 +575,11 @@ class DirichletCPDStep:
         total = 0.0
         for t in theta:
             t = np.asarray(t, dtype=np.float64)
-            total += float(np.sum(t - special.logsumexp(t, axis=0, keepdims=True)))
+            top = t.max(axis=0)  # a log-sum-exp over the node's axis in plain numpy (scipy's costs ~0.1 ms a table)
+            with np.errstate(invalid="ignore"):
+                log_norm = np.log(np.exp(t - top).sum(axis=0)) + top
+            # sum over a column of (t - log_norm), K cells each
+            total += float(t.sum() - t.shape[0] * log_norm.sum())
         return self.a * total
 
 

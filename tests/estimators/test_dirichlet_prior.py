@@ -31,6 +31,11 @@ def test_step_is_the_closed_form_and_its_prior_is_exact_on_log_cpds():
         np.testing.assert_allclose(np.exp(th), expected, rtol=1e-12)
     # on log-CPDs the log-softmax is the identity: log prior = a * sum(theta)
     assert step.log_prior(theta) == pytest.approx(0.7 * sum(float(th.sum()) for th in theta), rel=1e-12)
+    # at any log-potentials (an extrapolated EM point): a sum over each column's log-softmax
+    rng = np.random.default_rng(5)
+    raw = [th + rng.normal(0, 2.0, th.shape) for th in theta]
+    want = 0.7 * sum(float(np.sum(r - special.logsumexp(r, axis=0, keepdims=True))) for r in raw)
+    assert step.log_prior(raw) == pytest.approx(want, rel=1e-12)
 
 
 def test_step_maximises_the_expected_log_posterior_of_each_column():
