@@ -180,6 +180,9 @@ LIKELIHOOD_VARIANTS = {
     # form; smoother at high noise, not exact for noiseless tables), and the better of the two starts by final EM objective
     "lik:dirichlet-cpds": dict(prior="dirichlet", weight_factor=0.25, warm_start="cpds"),
     "lik:dirichlet-best-start": dict(prior="dirichlet", weight_factor=0.25, warm_start="best"),
+    "lik:dirichlet-first-start": dict(prior="dirichlet", weight_factor=0.25, warm_start="first"),
+    # ... and only where the noise swamps the tables (the global weight's cap 6/pi^2 binds; rules/issue12_best_start.md)
+    "lik:dirichlet-best-at-cap": dict(prior="dirichlet", weight_factor=0.25, warm_start="best-at-cap"),
     # issue 12, bn12t (pilot): the Dirichlet default with fewer NLBP sweeps per E-step (its E-steps use all 10, the
     # Gaussian's about 5: alarm at 1e6 rows took about twice the Gaussian's time)
     "lik:dirichlet-nlbp5": dict(prior="dirichlet", weight_factor=0.25, nlbp_iter=5),
@@ -276,6 +279,15 @@ def likelihood_tables(release, options):
         per, per_naive = clique_noise_regularization(tables, n, [t.attrs for t in tables])  # the families are the cliques
         pick = {"per-clique": lambda c, g: c, "per-clique-lower": min, "per-clique-raise": max}[prior_weight]
         weights, naive = [pick(c, weights) for c in per], [pick(c, naive) for c in per_naive]
+    if options.get("warm_start") == "best-at-cap":  # bn12s: "best" where the weight's cap binds, else the default
+        binds = noise_regularization(tables, n) > BN_WEIGHT_CAP
+        options = {**options, "warm_start": "best" if binds else "mle"}
+    if options.get("warm_start") == "first":  # the start whose first EM map scores higher, then the full fit (bn12s)
+        firsts = [fit_family_tables(release.domain, [t.attrs for t in tables], measurements, n, regularization=weights,
+                                    naive_regularization=naive, **{**options, "warm_start": start, "max_iter": 1})
+                  for start in ("mle", "cpds")]
+        start = ("mle", "cpds")[int(firsts[1].log_likelihood[-1] > firsts[0].log_likelihood[-1])]
+        options = {**options, "warm_start": start}
     if options.get("warm_start") == "best":  # both starts, the fit with the higher EM objective (bn12s pilot)
         fits = [fit_family_tables(release.domain, [t.attrs for t in tables], measurements, n, regularization=weights,
                                   naive_regularization=naive, **{**options, "warm_start": start}) for start in ("mle", "cpds")]

@@ -31,6 +31,10 @@ Issue 12, bn12d (Dirichlet priors on the CPD columns, ``lik:dirichlet-x0.5``; ru
     python benchmarks/bn_evidence.py --rule dirichlet --method lik:dirichlet-x0.5 \
         results/bn_accuracy_w1_runs.csv results/bn_accuracy_w2_runs.csv
 
+Issue 12, bn12s (where the weight's cap binds, the better of two CGM-EM starts; ``rules/issue12_best_start.md``):
+
+    python benchmarks/bn_evidence.py --rule best-start --method lik:dirichlet-best-at-cap results/bn_accuracy_x1_runs.csv
+
 prints, per cell, the relative change of the mean against the default (``*``: beyond two paired
 standard errors) for ``lik:evidence`` and any other method in the file (e.g. ``mbi``), the counts
 the rule reads, and its verdict.
@@ -282,10 +286,24 @@ def dirichlet_verdict(table: pd.DataFrame) -> tuple[bool, str]:
     return all(ok for ok, _ in checks.values()), text
 
 
+def best_start_verdict(table: pd.DataFrame) -> tuple[bool, str]:
+    """Issue 12 (bn12s), ``benchmarks/rules/issue12_best_start.md``, over the 3 cells where the weight's cap binds:
+    (a) significantly worse by more than 1% in no cell on query L1, weighted CPD L1 or joint KL; (b) a lower
+    mean query L1 in at least 2 of the 3."""
+    worse = {m: int(((table[m + "_sig"] > 0) & (table[m] > 1)).sum()) for m in METRICS}
+    lower = int((table["query_l1"] < 0).sum())
+    judged = int((table["runs"] >= 5).sum())
+    ok_a, ok_b = all(w == 0 for w in worse.values()), lower >= 2
+    text = (f"{judged}/3 cells with >= 5 paired runs; (a) significantly worse by > 1%: "
+            + ", ".join(f"{m} {w}" for m, w in worse.items()) + f" (0 each): {'holds' if ok_a else 'fails'}; "
+            f"(b) query L1 lower in {lower}/3 (>= 2): {'holds' if ok_b else 'fails'}")
+    return judged == 3 and ok_a and ok_b, text
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*")
-    parser.add_argument("--rule", choices=["pilot", "subset", "cap", "uniform-cap", "dirichlet"])
+    parser.add_argument("--rule", choices=["pilot", "subset", "cap", "uniform-cap", "dirichlet", "best-start"])
     parser.add_argument("--method", default="lik:evidence", help="the variant the rule judges against 'default'")
     parser.add_argument("--weights", action="store_true", help="report the weights the evidence chose on the pilot cells")
     parser.add_argument("--cap-weights", action="store_true",
@@ -319,6 +337,16 @@ def main(argv=None):
         print(table[["network", "records", "epsilon", "cpd_l1", "cpd_l1_sig"]].to_string(index=False))
         ok, text = dirichlet_verdict(table)
         print(f"\ndirichlet rule: {'PASSES' if ok else 'FAILS'}: {text}\n")
+        return
+    if args.rule == "best-start":
+        table = change_table(runs, args.method)
+        print(markdown(table, args.method))
+        ok, text = best_start_verdict(table)
+        print(f"\nbest-start rule: {'PASSES' if ok else 'FAILS'}: {text}\n")
+        for other in ("D-Ind", "mbi"):
+            if other in set(runs.method):
+                print(markdown(change_table(runs, args.method, baseline=other), f"{args.method} vs {other}"))
+                print(markdown(change_table(runs, "default", baseline=other), f"default vs {other}"))
         return
     table = change_table(runs, args.method)
     print(markdown(table, args.method))
