@@ -212,31 +212,25 @@ def test_auto_uses_the_dirichlet_where_it_applies_and_says_so():
 
     net, df, empty = _asia(2000)
     families = [(v, *sorted(net.get_parents(v))) for v in net.nodes()]
-    auto = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, cpd_prior="auto")
-    empty().fit(df, estimator=auto)
-    assert auto.cpd_prior_ == "dirichlet"
-    per = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, cpd_prior="auto",
-                                      prior_weight="per-clique")
-    empty().fit(df, estimator=per)
-    assert per.cpd_prior_ == "gaussian"
-    # a release with a table over (smoke, xray), inside no family: the model needs a clique beyond the families
-    release = df.dp.release(families + [("xray", "smoke")], epsilon=1.0, random_state=2, domain=net.states)
-    refit = pgmpy_dp.DiscretePrivateMLE(cpd_prior="auto")
-    empty().fit(release, estimator=refit)
-    assert refit.cpd_prior_ == "gaussian"
-    only_families = pgmpy_dp.DiscretePrivateMLE(cpd_prior="auto")
-    empty().fit(df.dp.release(families, epsilon=1.0, random_state=2, domain=net.states), estimator=only_families)
-    assert only_families.cpd_prior_ == "dirichlet"
-    with pytest.raises(ValueError, match=r"\('xray', 'smoke'\).*cpd_prior='gaussian'"):
-        empty().fit(release, estimator=pgmpy_dp.DiscretePrivateMLE(cpd_prior="dirichlet"))
+    # a release with a table over (xray, smoke), inside no family: the model needs a clique beyond the families
+    extra = df.dp.release(families + [("xray", "smoke")], epsilon=1.0, random_state=2, domain=net.states)
+    only_families = df.dp.release(families, epsilon=1.0, random_state=2, domain=net.states)
+    private = dict(epsilon=1.0, random_state=1, domain=net.states)
+
+    def resolved(data, **kw):
+        est = pgmpy_dp.DiscretePrivateMLE(**kw)
+        empty().fit(data, estimator=est)
+        return est.cpd_prior_
+
+    assert resolved(df, **private) == "dirichlet"  # the default, cpd_prior="auto"
+    assert resolved(df, prior_weight="per-clique", **private) == "gaussian"
     # tables="maximal": the dropped families are read off their hosts, free of the prior (the Gaussian fit's model)
-    maximal = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, tables="maximal")
-    empty().fit(df, estimator=maximal)
-    assert maximal.cpd_prior_ == "gaussian"
-    projected = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=1, domain=net.states, consistency="projection",
-                                            cpd_prior="auto")
-    empty().fit(df, estimator=projected)
-    assert projected.cpd_prior_ is None
+    assert resolved(df, tables="maximal", **private) == "gaussian"
+    assert resolved(df, consistency="projection", **private) is None
+    assert resolved(extra) == "gaussian"
+    assert resolved(only_families) == "dirichlet"
+    with pytest.raises(ValueError, match=r"\('xray', 'smoke'\).*cpd_prior='gaussian'"):
+        resolved(extra, cpd_prior="dirichlet")
 
 
 def test_estimator_refuses_a_bad_cpd_prior_before_spending():
