@@ -181,7 +181,8 @@ LIKELIHOOD_VARIANTS = {
     "lik:dirichlet-cpds": dict(prior="dirichlet", weight_factor=0.25, warm_start="cpds"),
     "lik:dirichlet-best-start": dict(prior="dirichlet", weight_factor=0.25, warm_start="best"),
     "lik:dirichlet-first-start": dict(prior="dirichlet", weight_factor=0.25, warm_start="first"),
-    # ... and only where the noise swamps the tables (the global weight's cap 6/pi^2 binds; rules/issue12_best_start.md)
+    # ... and only where the noise swamps the tables (the global weight's cap 6/pi^2 binds; rules/issue12_best_start.md).
+    # Adopted: since then the default's own fit (lik:dirichlet-x0.5 is the default only where the cap does not bind)
     "lik:dirichlet-best-at-cap": dict(prior="dirichlet", weight_factor=0.25, warm_start="best-at-cap"),
     # issue 12, bn12t (pilot): the Dirichlet default with fewer NLBP sweeps per E-step (its E-steps use all 10, the
     # Gaussian's about 5: alarm at 1e6 rows took about twice the Gaussian's time)

@@ -796,10 +796,12 @@ def fit_family_tables(
     evidence_bounds : (float, float)
         With ``prior_weight="evidence"``: the factors of the given weight an evidence weight is clipped
         to, ``0 < lower <= upper`` (default ``(1/10, 10)``; ``upper=1`` lets the evidence only lower weights).
-    warm_start : {"mle", "cpds"}
+    warm_start : {"mle", "cpds", "best"}
         Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
         (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
-        exact for noiseless tables).
+        exact for noiseless tables). ``"best"`` (``prior="dirichlet"`` only): CGM-EM from both,
+        keeping the run with the higher final EM objective (the better MAP point; twice the cost;
+        what ``DiscretePrivateMLE`` does where the weight's cap binds, issue 12's bn12s).
     m_step_iter, nlbp_iter : int
         L-BFGS iterations per M-step and NLBP sweeps per E-step of CGM-EM. Partial steps keep EM
         monotone (a generalised EM). With the default 5 M-step iterations a fit of alarm takes
@@ -856,8 +858,10 @@ def fit_family_tables(
         )
     with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
         targets = _naive_targets(cliques, measurements)
-    if warm_start not in ("cpds", "mle"):
-        raise ValueError(f"warm_start must be 'cpds' or 'mle', got {warm_start!r}")
+    if warm_start not in ("cpds", "mle", "best"):
+        raise ValueError(f"warm_start must be 'cpds', 'mle' or 'best', got {warm_start!r}")
+    if warm_start == "best" and prior != "dirichlet":
+        raise ValueError("warm_start='best' (CGM-EM from both starts) is implemented for prior='dirichlet' only")
     # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
     # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
@@ -865,9 +869,16 @@ def fit_family_tables(
     if prior == "dirichlet":
         # the same warm start as the Gaussian fit (exact for noiseless tables): the first E-step then starts at
         # the tables, and the closed-form M-step reads the CPDs off them
-        start = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
-        return _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization, start, max_iter, tol,
-                              callback, nlbp_iter, count_tol, prior_weight, dirichlet_match, dirichlet_spread)
+        def shifted(k):  # the second run's iterations count on from max_iter (one progress bar of 2 max_iter)
+            return None if callback is None else (lambda i, obj, change: callback(k * max_iter + i, obj, change))
+
+        fits = [
+            _dirichlet_fit(jt, families, cliques, measurements, n_records, regularization,
+                           _initial_log_potentials(jt, targets, naive_regularization, start, start_tol), max_iter, tol,
+                           shifted(k), nlbp_iter, count_tol, prior_weight, dirichlet_match, dirichlet_spread)
+            for k, start in enumerate(("mle", "cpds") if warm_start == "best" else (warm_start,))
+        ]
+        return max(fits, key=lambda f: f.log_likelihood[-1])  # a tie keeps the exact start's
     centre = _CENTRES[prior](domain, cliques, n_families, targets) if _CENTRES[prior] else None
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol, prior_mean=centre)
     # prior_weight="evidence": MacKay's scheme, the weights re-chosen at the fit between stages of EM

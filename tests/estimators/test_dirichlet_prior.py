@@ -245,3 +245,55 @@ def test_estimator_refuses_a_bad_cpd_prior_before_spending():
         with pytest.raises(ValueError, match=match):
             empty().fit(df, estimator=est)
     assert budget.spent == 0
+
+
+def test_best_start_keeps_the_run_with_the_higher_objective():
+    """warm_start="best": CGM-EM from the exact start and from the CPD network, the better final EM objective kept."""
+    # a v-structure c <- (a, b) whose table couples a and b: the CPD network cannot hold that, the exact start can
+    families = [("a",), ("b",), ("c", "a", "b")]
+    domain = Domain({"a": [0, 1], "b": [0, 1, 2], "c": [0, 1]})
+    rng = np.random.default_rng(7)
+    ab = 200.0 * rng.dirichlet(np.full(6, 0.4)).reshape(2, 3)
+    cab = rng.dirichlet([0.5, 0.5], size=(2, 3)).transpose(2, 0, 1) * ab
+    tables = [ab.sum(axis=1), ab.sum(axis=0), cab]
+    ms = [Measurement(f, t + rng.laplace(0, 40.0, t.shape), 40.0) for f, t in zip(families, tables)]
+    kw = dict(regularization=0.6 / 200.0, prior="dirichlet", max_iter=5)
+    runs = {s: fit_family_tables(domain, families, ms, 200.0, warm_start=s, **kw) for s in ("mle", "cpds", "best")}
+    assert runs["mle"].log_likelihood[-1] != runs["cpds"].log_likelihood[-1]  # two different runs to choose from
+    better = max(("mle", "cpds"), key=lambda s: runs[s].log_likelihood[-1])
+    for got, want in zip(runs["best"].tables, runs[better].tables):
+        np.testing.assert_array_equal(got, want)
+    seen = []  # one progress count over both runs: the second counts on from max_iter
+    fit_family_tables(domain, families, ms, 200.0, warm_start="best", callback=lambda i, obj, ch: seen.append(i), **kw)
+    assert seen == sorted(seen) and seen[-1] > 5
+    with pytest.raises(ValueError, match="prior='dirichlet' only"):
+        fit_family_tables(domain, families, ms, 200.0, regularization=1e-3, warm_start="best")
+
+
+@pytest.mark.parametrize("n, eps, binds", [(5000, 1.0, False), (300, 0.05, True)])
+def test_estimator_takes_the_better_start_only_where_the_cap_binds(n, eps, binds):
+    """The default fit runs both starts exactly where the capped global weight binds, and only the exact start
+    elsewhere (bit for bit the fit of bn12d)."""
+    import pgmpy_dp
+    from pgmpy_dp.estimators.conditionals import cpd_values
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+    from pgmpy_dp.estimators.likelihood import (
+        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, _noise_excess, measurement_for, noise_regularization,
+    )
+
+    net, df, empty = _asia(n)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=3, domain=net.states)
+    model = empty().fit(df, estimator=est)
+    tables = list(est.release_)
+    n_rec = pooled_n_records([est.release_])
+    assert (noise_regularization(tables, n_rec) > BN_WEIGHT_CAP) == binds
+    fits = {
+        start: fit_family_tables(est.release_.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables],
+                                 n_rec, regularization=noise_regularization(tables, n_rec, cap=BN_WEIGHT_CAP) / n_rec,
+                                 naive_regularization=_noise_excess(tables, n_rec) / n_rec, prior="dirichlet",
+                                 dirichlet_spread=BN_DIRICHLET_SPREAD, warm_start=start)
+        for start in ("mle", "best")
+    }
+    got = [model.get_cpds(t.attrs[0]).get_values() for t in tables]
+    for g, table in zip(got, fits["best" if binds else "mle"].tables):
+        np.testing.assert_allclose(g, cpd_values(table), atol=1e-12)
