@@ -184,8 +184,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]). It pulls a column
         towards uniform linearly in the log-probabilities rather than quadratically, so peaked CPDs
         keep more of their peak. It needs the fitted model to be the network itself: every released
-        table inside a family, a table for every family (``tables="all"``), and ``prior_weight="global"``. ``"gaussian"``: the Gaussian prior on the
-        log-potentials of weight ``w`` (the default before issue 12's bn12d). ``"auto"`` (default):
+        table inside a family, a table for every family (``tables="all"``), and
+        ``prior_weight="global"``. ``"gaussian"``: the Gaussian prior on the log-potentials of
+        weight ``w`` (the default before issue 12's bn12d). ``"auto"`` (default):
         ``"dirichlet"`` where it applies, ``"gaussian"`` elsewhere (a fit from releases with tables over
         other attribute sets, or a per-family weight); ``cpd_prior_`` says which was used. Adopted by
         a rule fixed before its fresh-noise runs (runs 40-49 of the 60-cell grid, paired): query L1

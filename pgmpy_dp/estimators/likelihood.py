@@ -45,7 +45,8 @@ from .markov import UNRESOLVED_PRIOR_PRECISION
 __all__ = [
     "FamilyFit", "clique_noise_regularization", "column_information", "effective_parameters", "evidence_weight",
     "fit_family_tables", "lower_order_centre", "marginal_centre", "measurement_for", "noise_regularization",
-    "BN_PRIOR_CAP", "BN_WEIGHT_CAP", "BN_DIRICHLET_SPREAD", "DirichletCPDStep", "dirichlet_pseudo_count", "is_network_model",
+    "BN_PRIOR_CAP", "BN_WEIGHT_CAP", "BN_DIRICHLET_SPREAD", "DirichletCPDStep", "dirichlet_pseudo_count",
+    "is_network_model",
 ]
 
 #: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
@@ -612,9 +613,10 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
     """``fit_family_tables(prior="dirichlet")``: CGM-EM with the exact M-step of `DirichletCPDStep`.
 
     The pseudo-count per cell is read off the (global) prior weight by ``match`` and ``spread``
-    (``fit_family_tables``' ``dirichlet_match`` and ``dirichlet_spread``). CGM-EM starts from ``start``, the Gaussian fit's warm start (a Markov network
-    that matches consistent tables exactly, which a network of CPDs cannot when a family's parents are
-    dependent in the tables but not in the DAG); its first M-step turns it into CPDs.
+    (``fit_family_tables``' ``dirichlet_match`` and ``dirichlet_spread``). CGM-EM starts from ``start``:
+    by default the Gaussian fit's warm start (a Markov network that matches consistent tables exactly,
+    which a network of CPDs cannot when a family's parents are dependent in the tables but not in the
+    DAG); its first M-step turns it into CPDs.
     """
     weights = np.atleast_1d(np.asarray(regularization, dtype=np.float64))
     if list(cliques) != list(families) or np.ptp(weights) > 0 or prior_weight != "given":
