@@ -100,6 +100,11 @@ judged by ``bn_evidence.py --rule uniform-cap``; adopted), the 3 cells where it 
         --first-run 30 --runs 40 --methods D-Ind default lik:cap-uniform mbi --out bn_accuracy_v1
 Since bn12u the ``lik:*`` variants refit with the default's capped weight (a variant without ``weight_cap``
 reproduces runs made before it everywhere but those 3 cells).
+Issue 12, bn12d (the Dirichlet prior on the CPD columns; rules/issue12_dirichlet.md; adopted), the full grid,
+fresh runs 40-49 (the commands are in the rule; rows bn_accuracy_w1_runs.csv, w2_runs.csv). Since bn12d ``default``
+is the Dirichlet fit and ``lik:gaussian`` the previous default; the other ``lik:*`` variants are Gaussian unless
+they name ``prior="dirichlet"``. Issue 12, bn12s (the better of two starts where the cap binds;
+rules/issue12_best_start.md; adopted), runs 50-59 of those 3 cells: bn_accuracy_x1_runs.csv.
 and the grid with max_iter=50 reported as the default (the 20-iteration default as "previous default"):
     cd benchmarks/results && python ../bn_accuracy.py --out bn_accuracy --markdown --as-default lik:iter50 \
         --summarise bn_accuracy_{p7,p8,p9,q1,q2,q3,q4,q5,q6,n7,m6,n6}_runs.csv --previous bn_accuracy_g{1,2,3}_runs.csv
