@@ -183,6 +183,7 @@ LIKELIHOOD_VARIANTS = {
     "lik:gaussian": dict(),
     # issue 12, bn12s (pilot): the Dirichlet default started from the network of the projected tables' CPDs (closed
     # form; smoother at high noise, not exact for noiseless tables), and the better of the two starts by final EM objective
+    # (fit_family_tables(warm_start="best"); the pilot's runs used a copy of that loop here, with the same result)
     "lik:dirichlet-cpds": dict(prior="dirichlet", weight_factor=0.25, warm_start="cpds"),
     "lik:dirichlet-best-start": dict(prior="dirichlet", weight_factor=0.25, warm_start="best"),
     "lik:dirichlet-first-start": dict(prior="dirichlet", weight_factor=0.25, warm_start="first"),
@@ -294,10 +295,6 @@ def likelihood_tables(release, options):
                   for start in ("mle", "cpds")]
         start = ("mle", "cpds")[int(firsts[1].log_likelihood[-1] > firsts[0].log_likelihood[-1])]
         options = {**options, "warm_start": start}
-    if options.get("warm_start") == "best":  # both starts, the fit with the higher EM objective (bn12s pilot)
-        fits = [fit_family_tables(release.domain, [t.attrs for t in tables], measurements, n, regularization=weights,
-                                  naive_regularization=naive, **{**options, "warm_start": start}) for start in ("mle", "cpds")]
-        return max(fits, key=lambda f: f.log_likelihood[-1]).tables
     fit = fit_family_tables(release.domain, [t.attrs for t in tables], measurements, n,
                             regularization=weights, naive_regularization=naive, **options)
     return fit.tables
