@@ -135,6 +135,8 @@ from pgmpy_dp.evaluation.bayesian import (
 
 warnings.filterwarnings("ignore")
 RESULTS = Path(__file__).parent / "results"
+#: --data-per-run: run r of seed s samples its records with seed DATA_SEED_OFFSET + 1000 s + r (its noise: 1000 s + r)
+DATA_SEED_OFFSET = 7_000_000
 METHODS = ["D-Ind", "data-dependent", "optimal+projection", "default", "mbi"]
 #: CGM-EM settings of the likelihood fit other than the default's, refitted to the default's noisy
 #: tables (paired comparisons): full M- and E-steps, and the closed-form start without its L-BFGS refinement
@@ -209,9 +211,11 @@ _SETTINGS = {
     "all-tables": {"tables": "all"},  # the default, explicitly (runs r4 ran it while the default was tables="maximal")
     "per-clique": {"prior_weight": "per-clique"},
     "maximal+per-clique": {"tables": "maximal", "prior_weight": "per-clique"},
+    # issue 12, bn12a (diagnosis): D-Ind's uniform split fitted by the default's likelihood consistency
+    "uniform+likelihood": {"allocation": "uniform"},
 }
 #: methods run only when --methods names them
-OPTIONS = ["maximal", "per-clique", "maximal+per-clique", "all-tables"]
+OPTIONS = ["maximal", "per-clique", "maximal+per-clique", "all-tables", "uniform+likelihood"]
 
 
 def _empty_model(net):
@@ -305,19 +309,32 @@ def study(name, n, args, out_path):
 
     net = load_network(name)
     df = sample_network(net, n, seed=args.seed)
-    reference = _empty_model(net).fit(df, estimator=DiscreteMLE(state_names=net.states))
     rng = np.random.default_rng(args.seed)
     queries = random_queries(net, df, args.queries, False, rng) + random_queries(net, df, args.queries, True, rng)
     true_answers = answer_queries(net, queries, show_progress=False)
-    mle_answers = answer_queries(reference, queries, show_progress=False)
-    mle_row = {"network": name, "records": n, "epsilon": np.inf, "method": "non-private MLE", "run": 0,
+
+    def reference_for(data, run):
+        """The non-private MLE of ``data``, its row, and its answers to the queries."""
+        reference = _empty_model(net).fit(data, estimator=DiscreteMLE(state_names=net.states))
+        row = {"network": name, "records": n, "epsilon": np.inf, "method": "non-private MLE", "run": run,
                "joint_kl": joint_kl(net, reference), "cpd_l1": cpd_errors(reference, net)["l1"].mean(),
                "cpd_l1_weighted": weighted_cpd_l1(net, reference),
                "query_l1": query_errors(reference, true_answers, queries, False)["l1"].mean(),
                "query_l1_mle": 0.0, "fit_seconds": np.nan}
-    _append(out_path, mle_row)
+        return row, answer_queries(reference, queries, show_progress=False)
+
+    if not args.data_per_run:
+        mle_row, mle_answers = reference_for(df, 0)
+        _append(out_path, mle_row)
     for eps in args.epsilons:
         for run in range(args.first_run, args.runs):
+            if args.data_per_run:
+                # a fresh sample of the network per run (the queries stay those drawn above), so that a paired
+                # difference's standard error covers the sampling of the records as well as the noise
+                df = sample_network(net, n, seed=DATA_SEED_OFFSET + 1000 * args.seed + run)
+                mle_row, mle_answers = reference_for(df, run)
+                if eps == args.epsilons[0]:
+                    _append(out_path, mle_row)
             default_release = None
             for method in args.methods:
                 if method in LIKELIHOOD_VARIANTS and default_release is None:
@@ -525,6 +542,9 @@ def main(argv=None):
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--mbi-iters", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data-per-run", action="store_true",
+                        help="sample fresh records per run (default: one sample per network and N, shared by all runs, "
+                             "so the runs vary only the noise)")
     parser.add_argument("--out", default="bn_accuracy")
     parser.add_argument("--summarise", nargs="*", metavar="RUNS_CSV",
                         help="only summarise these runs files (default: results/<out>_runs.csv) and plot")
