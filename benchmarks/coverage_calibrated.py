@@ -17,14 +17,26 @@ refits), the calibrated band, and whether each covers the TRUE answer. Rows go t
 
 Cost: ``samples + B2 * C`` refits per repetition (30 + 15 x 15 = 255, about 50 s for er-8 at 1,000).
 
-Run:  python benchmarks/coverage_calibrated.py --cell er-8:1000:1 --reps 40 --out cov14t_pilot
+Run:  python benchmarks/coverage_calibrated.py --pooled --cell er-8:1000:1 --reps 40 --out cov14t_pilot
       python benchmarks/coverage_calibrated.py --summarise --out cov14t_pilot
+
+Since the pilot the library has the band (``query_interval(..., interval="calibrated", calibration=(15, 15))``),
+with ONE factor per query (its own states over the worlds) rather than per fit. Without ``--pooled`` this
+script measures exactly that: per repetition and query, ``query_interval`` with ``interval="normal"`` and
+with ``"calibrated"`` from the same seed (the same first-level refits), and the wall time of the fit's first
+normal query and of its first calibrated one (the worlds' refits) side by side. Cells: ``--cells`` MODEL:N:EPS
+(er-8, chain-5 or asia, the Markov networks of coverage.py), repetitions the outer loop (cov14v, the rule
+``rules/issue14_calibrated.md``):
+
+      python benchmarks/coverage_calibrated.py --cells er-8:1000:1 asia:10000:1 chain-5:1000:0.5 --seed 1470 \
+          --reps 40 --out cov14v_run
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -34,25 +46,52 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 from coverage import fitted_mn, random_mn_queries  # noqa: E402
 
-from pgmpy_dp.uncertainty import _answerer, _band_t, band_limits, bootstrap_log_potentials  # noqa: E402
+import pgmpy_dp  # noqa: E402
+from pgmpy_dp.uncertainty import (  # noqa: E402
+    _answerer, _band_t, band_limits, bootstrap_log_potentials, calibration_factor,
+)
 
 RESULTS = Path(__file__).parent / "results"
 
 
-def calibration_factor(answer_fit: np.ndarray, inner: list[tuple[np.ndarray, np.ndarray]], level: float) -> float:
-    """Per fit: the ``level`` quantile of |fit answer - centre_b| / sd_b over the second-level worlds ``b`` and
-    the states, in units of the normal band's multiplier at their refit count (1: the band is calibrated).
+def pooled_factor(answer_fit: np.ndarray, inner: list[tuple[np.ndarray, np.ndarray]], level: float) -> float:
+    """The pilot's factor per fit: ``calibration_factor`` over the fit's conditional states pooled.
 
     ``inner`` lists, per world, (its answer a*_b, its refits' answers A_b of shape (C, k)); ``answer_fit`` is the
     concatenated answers of the fit, in the same state order."""
-    ratios = []
-    for a_b, refits in inner:
-        sd = refits.std(axis=0, ddof=1)
-        centre = 2.0 * a_b - refits.mean(axis=0)
-        ok = sd > 0
-        ratios.append(np.abs(answer_fit[ok] - centre[ok]) / sd[ok])
-    c = inner[0][1].shape[0]
-    return float(np.quantile(np.concatenate(ratios), level)) / _band_t(c, (1.0 - level) / 2.0)
+    return calibration_factor(answer_fit, np.array([a for a, _ in inner]), [r for _, r in inner], level)
+
+
+def library_rep(spec, n, eps, rep, args) -> list[dict]:
+    """One repetition with the library's bands: ``query_interval`` normal and calibrated, per query, timed."""
+    rng = np.random.default_rng([args.seed, rep, n, int(eps * 1000), sum(map(ord, spec))])
+    domain, cliques, theta, _, _, est = fitted_mn(spec, n, eps, rng)
+    queries = random_mn_queries(domain, cliques, rng, args.queries)
+    seed = int(rng.integers(2**31))
+    rows, first = [], {"normal": True, "calibrated": True}
+    for kind, x, ev in queries:
+        truth = _answerer(domain, cliques, "junction-tree", [x], ev)(theta).ravel()
+        for rule in ("normal", "calibrated"):
+            t0 = time.perf_counter()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    iv = pgmpy_dp.query_interval(est, x, ev, level=args.level, n_samples=args.samples,
+                                                 random_state=seed, interval=rule, show_progress=False,
+                                                 calibration=(args.worlds, args.inner))
+            except ValueError:  # evidence the fit gives probability zero: no answer to bound
+                break
+            secs = time.perf_counter() - t0
+            cold = secs if first[rule] else np.nan
+            first[rule] = False
+            factor = iv.attrs["calibration"]["factor"] if rule == "calibrated" else 1.0
+            for j, state in enumerate(iv.index):
+                lo, hi = float(iv.lower.iloc[j]), float(iv.upper.iloc[j])
+                rows.append({"model": spec, "N": n, "epsilon": eps, "rep": rep, "kind": kind, "query": f"{x}|{ev}",
+                             "state": str(state), "rule": rule, "factor": factor, "truth": truth[j],
+                             "estimate": float(iv.estimate.iloc[j]), "lower": lo, "upper": hi, "width": hi - lo,
+                             "covered": float(lo - 1e-12 <= truth[j] <= hi + 1e-12), "cold_s": cold})
+    return rows
 
 
 def one_rep(spec, n, eps, rep, args) -> list[dict]:
@@ -78,7 +117,7 @@ def one_rep(spec, n, eps, rep, args) -> list[dict]:
     conditional = [q for q, (kind, _, _) in enumerate(queries) if kind == "conditional"]
     pooled = [(np.concatenate([w[q][0] for q in conditional]), np.concatenate([w[q][1] for q in conditional], axis=1))
               for w in inner]
-    m = calibration_factor(np.concatenate([fit_answers[q] for q in conditional]), pooled, args.level)
+    m = pooled_factor(np.concatenate([fit_answers[q] for q in conditional]), pooled, args.level)
     rows = []
     for q, (kind, x, ev) in enumerate(queries):
         est_q, boot_q = fit_answers[q], outer_answers[q]
@@ -98,14 +137,21 @@ def one_rep(spec, n, eps, rep, args) -> list[dict]:
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
-    return df.groupby(["model", "N", "epsilon", "kind", "rule"]).agg(
+    out = df.groupby(["model", "N", "epsilon", "kind", "rule"]).agg(
         coverage=("covered", "mean"), width=("width", "mean"), states=("covered", "size"),
         reps=("rep", "nunique"), factor=("factor", "median")).reset_index()
+    if "cold_s" in df:  # the library's runs: the first query's time per fit, normal and calibrated
+        cold = df.drop_duplicates(["model", "N", "epsilon", "rep", "rule", "cold_s"]).groupby(
+            ["model", "N", "epsilon", "rule"]).cold_s.median().rename("first_query_s")
+        out = out.join(cold, on=["model", "N", "epsilon", "rule"])
+    return out
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cell", default="er-8:1000:1", help="MODEL:N:EPS (er-8 or chain-5)")
+    ap.add_argument("--cell", default="er-8:1000:1", help="--pooled: MODEL:N:EPS (er-8 or chain-5)")
+    ap.add_argument("--cells", nargs="+", default=["er-8:1000:1"], help="MODEL:N:EPS cells (er-8, chain-5, asia)")
+    ap.add_argument("--pooled", action="store_true", help="the pilot (cov14t): one factor per fit, pooled")
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--samples", type=int, default=30, help="first-level refits (coverage.py's default)")
@@ -118,7 +164,18 @@ def main(argv=None) -> None:
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args(argv)
     path = RESULTS / f"{args.out}.csv"
-    if not args.summarise:
+    if not args.summarise and not args.pooled:
+        for rep in range(args.start, args.reps):
+            for cell in args.cells:
+                spec, n, eps = cell.split(":")
+                t0 = time.perf_counter()
+                frame = pd.DataFrame(library_rep(spec, int(n), float(eps), rep, args))
+                frame.to_csv(path, mode="a", header=not path.exists(), index=False)
+                cond = frame[frame.kind == "conditional"].groupby("rule").covered.mean()
+                print(f"rep={rep} {cell}: {time.perf_counter() - t0:.0f}s, conditional coverage "
+                      f"normal {cond.get('normal', np.nan):.2f} calibrated {cond.get('calibrated', np.nan):.2f}",
+                      flush=True)
+    elif not args.summarise:
         spec, n, eps = args.cell.split(":")
         for rep in range(args.start, args.reps):
             rows = one_rep(spec, int(n), float(eps), rep, args)

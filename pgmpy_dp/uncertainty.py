@@ -105,9 +105,11 @@ from .tables.counting import contingency_table
 from .tables.intervals import check_level
 from .tables.release import MarginalRelease
 
-__all__ = ["band_limits", "bootstrap_log_potentials", "prior_free_log_potentials", "query_interval"]
+__all__ = [
+    "band_limits", "bootstrap_log_potentials", "calibration_factor", "prior_free_log_potentials", "query_interval",
+]
 
-_INTERVALS = ("normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic")
+_INTERVALS = ("normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "calibrated")
 _GENERATORS = ("fit", "prior-free")
 
 
@@ -125,6 +127,7 @@ def query_interval(
     generator: str = "fit",
     refit: str = "warm",
     n_jobs: int = 1,
+    calibration: tuple[int, int] = (15, 15),
 ) -> pd.DataFrame:
     """``P(variables | evidence)`` from a fitted private model, with a bootstrap interval per state.
 
@@ -156,7 +159,7 @@ def query_interval(
         or more for 95%.
     random_state : int or numpy.random.Generator, optional
         Seed of the simulation (public post-processing: seeding it is harmless).
-    interval : {"normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "inverted"}
+    interval : {"normal", "calibrated", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "inverted"}
         How the refits' answers become a band (see [`band_limits`][pgmpy_dp.uncertainty.band_limits]).
         ``"normal"`` (default): bias-corrected normal band on the probability scale; it
         removes the shrinkage bias the regularised estimator repeats on its own
@@ -174,7 +177,10 @@ def query_interval(
         refits' answers. ``"basic"``: those quantiles reflected about the estimate.
         ``"inverted"`` (Markov networks): the normal band, except that where it is clipped at 0
         (or 1) its far end is found by inverting the test at the candidate end (see Notes); it
-        costs up to 2 x ``n_samples`` more refits per clipped state.
+        costs up to 2 x ``n_samples`` more refits per clipped state. ``"calibrated"``: the normal band
+        widened by a second bootstrap level (see ``calibration`` and
+        [`calibration_factor`][pgmpy_dp.uncertainty.calibration_factor]), for fits far from the truth
+        (small N); it costs ``worlds x refits`` more refits per fit (docs/intervals.md measures it).
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
@@ -207,6 +213,12 @@ def query_interval(
         refit is a whole fit) and for ``"inverted"``'s tilted refits. A Markov network fitted with
         ``inference="loopy"`` needs 1: its refits run one after the other on one engine, whose
         messages carry over from call to call.
+    calibration : (int, int)
+        ``interval="calibrated"`` only: ``(worlds, refits)``. The first ``worlds`` of the fit's
+        ``n_samples`` refits each play the truth of a bootstrap world and are refitted ``refits`` times
+        (simulated from that refit, with the estimator's settings); how far the fit's answer falls from
+        each world's normal band sets the widening (``calibration_factor``). Kept with the fit's refits,
+        so only the first calibrated query of a fit pays for them. Default ``(15, 15)``: 225 more refits.
 
     Returns
     -------
@@ -219,7 +231,8 @@ def query_interval(
         ``evidence_probability`` and ``evidence_bootstrap``: ``P(evidence)`` under the fit and under each
         refit (with ``interval="ratio"`` and evidence; else ``None``), and
         with ``interval="inverted"`` ``inverted``: the states whose upper (lower) end was inverted, those
-        left normal, the tilted refits drawn (``tilted_refits``) and each end's candidates (``steps``).
+        left normal, the tilted refits drawn (``tilted_refits``) and each end's candidates (``steps``);
+        with ``interval="calibrated"`` ``calibration``: the factor and the ``worlds`` and ``refits`` it rests on.
 
     Notes
     -----
@@ -304,7 +317,7 @@ def query_interval(
             )
         return _bayesian_interval(
             estimator, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show_progress,
-            _check_n_jobs(n_jobs),
+            _check_n_jobs(n_jobs), calibration,
         )
     n_jobs = _check_n_jobs(n_jobs)
     _check_estimator(estimator)
@@ -316,6 +329,8 @@ def query_interval(
         raise ValueError(f"interval must be one of {_INTERVALS + ('inverted',)}, got {interval!r}")
     if refits is not None and len(refits) < 2:
         raise ValueError(f"refits must hold at least 2 bootstrap fits, got {len(refits)}")
+    if interval == "calibrated":
+        calibration = _check_calibration(calibration, n_samples if refits is None else len(refits))
     seed = random_state
     if interval == "inverted":
         if refits is not None:
@@ -366,7 +381,20 @@ def query_interval(
             estimator, answer, variables, evidence, estimate.ravel(), answers, level, seed, sampling, refit, show_progress,
             n_jobs,
         )
-    return _bands(estimate, answers, states, level, interval, n_records, ends, denominators)
+    factor = None
+    if interval == "calibrated":
+        worlds, inner = calibration
+        second = _cached(
+            estimator, "log_potentials_", (n_samples, sampling, generator, refit, "calibration", worlds, inner), seed,
+            lambda: [
+                bootstrap_log_potentials(estimator, inner, random_state=world_seed, sampling=sampling,
+                                         show_progress=False, generator=refits[b], refit=refit, n_jobs=n_jobs)
+                for b, world_seed in progress(enumerate(_world_seeds(seed, worlds)), show_progress,
+                                              desc="calibration worlds", total=worlds)
+            ],
+        )
+        factor = _calibration(estimate, answers, [[answer(t).ravel() for t in w] for w in second], level)
+    return _bands(estimate, answers, states, level, interval, n_records, ends, denominators, factor)
 
 
 def _n_records(answer, theta, make_answer, domain, evidence: dict, n: float) -> float:
@@ -578,7 +606,8 @@ def _answers_and_denominators(answer, thetas, make_answer, domain, evidence: dic
 
 
 def _bands(
-    estimate, answers, states: dict, level: float, interval: str, n_records: float, ends=None, denominators=None
+    estimate, answers, states: dict, level: float, interval: str, n_records: float, ends=None, denominators=None,
+    calibration=None,
 ) -> pd.DataFrame:
     """The interval frame from the point answer and the refits' answers (rows), by the rule ``interval``.
 
@@ -586,7 +615,7 @@ def _bands(
     (it needs refits from other models); ``report`` goes to ``attrs["inverted"]``. ``denominators``:
     ``P(evidence)`` under the fit and under each refit (``None`` for a marginal, and for every rule but
     ``"ratio"``, which alone pays for them), kept in ``attrs["evidence_probability"]`` and
-    ``attrs["evidence_bootstrap"]``.
+    ``attrs["evidence_bootstrap"]``. ``calibration``: ``"calibrated"``'s ``(factor, worlds, refits)``.
     """
     variables = list(states)
     fit_p = boot_p = None
@@ -595,7 +624,8 @@ def _bands(
         fit_p, boot_p = float(denominators[0]), denominators[1:]
     if ends is None:
         lo, hi = band_limits(estimate.ravel(), answers, level, interval, n_records=n_records,
-                             evidence_probability=fit_p, evidence_bootstrap=boot_p)
+                             evidence_probability=fit_p, evidence_bootstrap=boot_p,
+                             calibration=None if calibration is None else calibration[0])
     else:
         lo, hi = ends[0], ends[1]
     if len(variables) == 1:
@@ -609,14 +639,16 @@ def _bands(
     )
     if ends is not None:
         frame.attrs["inverted"] = ends[2]
+    if calibration is not None:
+        frame.attrs["calibration"] = dict(zip(("factor", "worlds", "refits"), calibration))
     return frame
 
 
 def band_limits(
     estimate, answers, level: float, interval: str = "normal", n_records=None, evidence_probability=None,
-    evidence_bootstrap=None,
+    evidence_bootstrap=None, calibration: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of eight rules.
+    """Lower and upper limits of a bootstrap band per column of ``answers``, by one of nine rules.
 
     Parameters
     ----------
@@ -626,12 +658,14 @@ def band_limits(
         The refits' answers, shape ``(n_refits, k)``.
     level : float
         Wanted coverage per state.
-    interval : {"normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic"}
+    interval : {"normal", "calibrated", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic"}
         ``"normal"``: bias-corrected normal band on the probability scale,
         ``estimate - bias ± t sd`` clipped to ``[0, 1]``, with ``bias`` and ``sd`` the
         mean shift and spread of the refits and ``t`` Student's quantile for
         ``n_refits - 1`` degrees of freedom times ``sqrt(1 + 1/n_refits)`` (the bias is
-        itself a mean of the refits). ``"ratio"``: Fieller's band for a conditional read as
+        itself a mean of the refits). ``"calibrated"``: the normal band with its half-width times
+        ``max(calibration, 1)``, ``calibration`` being a second bootstrap level's factor
+        ([`calibration_factor`][pgmpy_dp.uncertainty.calibration_factor]). ``"ratio"``: Fieller's band for a conditional read as
         the ratio ``P(x, e) / P(e)`` (see Notes); needs ``evidence_probability`` and
         ``evidence_bootstrap`` for a conditional, and is the normal band for a marginal. ``"score"``: the same centre, with the spread
         evaluated at each candidate end instead of at the fit (a Wilson-type band; see
@@ -655,6 +689,8 @@ def band_limits(
     evidence_bootstrap : numpy.ndarray, optional
         ``"ratio"`` only: ``P(evidence)`` under each refit, shape ``(n_refits,)``
         (``frame.attrs["evidence_bootstrap"]``).
+    calibration : float, optional
+        ``"calibrated"`` only (required there): the widening factor; below 1 the band stays the normal one.
 
     Returns
     -------
@@ -757,6 +793,14 @@ def band_limits(
         )
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
+    widen = 1.0
+    if interval == "calibrated":
+        if calibration is None or not np.isfinite(calibration) or calibration < 0:
+            raise ValueError(
+                f"interval='calibrated' needs calibration=, a finite factor >= 0 from calibration_factor(), "
+                f"got {calibration!r}"
+            )
+        widen = max(float(calibration), 1.0)
     estimate = np.asarray(estimate, dtype=np.float64).ravel()
     answers = np.asarray(answers, dtype=np.float64).reshape(-1, estimate.size)
     alpha = (1.0 - level) / 2.0
@@ -764,7 +808,7 @@ def band_limits(
         return _score_band(estimate, answers, alpha, _check_n_records(n_records, estimate.size))
     if interval == "ratio" and evidence_probability is not None:
         return _ratio_band(estimate, answers, alpha, evidence_probability, evidence_bootstrap)
-    if interval in ("normal", "ratio", "logit", "arcsine"):
+    if interval in ("normal", "calibrated", "ratio", "logit", "arcsine"):
         # The refits' answers are the estimator's law under the fitted model. Regularisation
         # shrinks towards uniform, so that law is centred on a twice-shrunk answer: its mean
         # shift from the estimate estimates the estimator's own bias (to first order), which we
@@ -778,10 +822,12 @@ def band_limits(
         # a larger truth, and on the probability scale that band is too short on the side of the truth
         # "ratio" without a denominator (a marginal): the normal band, which it reduces to
         identity = lambda p: np.asarray(p, dtype=np.float64)  # noqa: E731
-        scale = {"normal": identity, "ratio": identity, "logit": _logit, "arcsine": _arcsine}[interval]
+        # "calibrated": the normal band, wider by the factor a second bootstrap level measured
+        scale = {"normal": identity, "calibrated": identity, "ratio": identity, "logit": _logit,
+                 "arcsine": _arcsine}[interval]
         centre, var, z = _pivot(scale(estimate), scale(answers), alpha)
-        sd = np.sqrt(var)
-        if interval in ("normal", "ratio"):
+        sd = np.sqrt(var) * widen
+        if interval in ("normal", "calibrated", "ratio"):
             return np.clip(centre - z * sd, 0.0, 1.0), np.clip(centre + z * sd, 0.0, 1.0)
         if interval == "arcsine":
             return _arcsine_inverse(centre - z * sd), _arcsine_inverse(centre + z * sd)
@@ -835,6 +881,115 @@ def _band_t(b: int, alpha: float) -> float:
     share, which the band omitted until issue 14's twelfth round (docs/intervals.md).
     """
     return float(special.stdtrit(max(b - 1, 1), 1.0 - alpha)) * float(np.sqrt(1.0 + 1.0 / max(b, 1)))
+
+
+def calibration_factor(estimate, world_answers, inner_answers, level: float) -> float:
+    """How much wider the normal band must be to cover at ``level`` in the bootstrap worlds: a second bootstrap level.
+
+    The normal band takes the estimator's bias and spread at the truth to be those at the fit. Where
+    fits land far from the truth (few records), refits drawn from the fit do not see how far, and
+    conditional answers under-cover (docs/intervals.md, "Diagnosis"). An iterated bootstrap asks how
+    the band fares where the truth is known: each of the fit's first refits ``b`` plays the truth of a
+    world, is itself refitted ``C`` times, and forms its own normal band around its answer ``a*_b``
+    (centre ``2 a*_b - mean``, spread ``sd_b`` of its ``C`` refits). In that world the fit's answer
+    ``p_hat`` is the truth, so ``|p_hat - centre_b| / sd_b`` is how many of ``sd_b`` the band would need
+    to reach it. The ``level`` quantile of that ratio over the worlds and the query's states, divided
+    by the normal band's own multiplier at ``C`` refits (``t sqrt(1 + 1/C)``), is the factor: 1 when the
+    normal band is calibrated, above 1 when it is too short (Hall's iterated bootstrap, with one
+    factor per query rather than per state, so that its quantile rests on worlds times states).
+    States whose world refits do not spread (``sd_b = 0``) or are undefined are left out; with none
+    left the factor is 1.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The fit's answer per state, shape ``(k,)``.
+    world_answers : numpy.ndarray
+        Each world's answer (its first-level refit's), shape ``(worlds, k)``.
+    inner_answers : sequence of numpy.ndarray
+        Per world, its refits' answers, shape ``(C, k)`` each.
+    level : float
+        The band's level.
+
+    Returns
+    -------
+    float
+        The factor (``band_limits(..., "calibrated", calibration=factor)`` widens by ``max(factor, 1)``).
+
+    Examples
+    --------
+    Worlds whose refits spread as the fit's answer lies from them give a factor near 1; if the fit
+    lies twice as far, near 2.
+
+    >>> rng = np.random.default_rng(0)
+    >>> worlds = 0.3 + 0.02 * rng.standard_normal((200, 1))
+    >>> inner = [w + 0.02 * rng.standard_normal((200, 1)) for w in worlds]
+    >>> round(calibration_factor(np.array([0.3]), worlds, inner, 0.95), 1)
+    1.0
+    >>> wide = 0.3 + 0.04 * rng.standard_normal((200, 1))
+    >>> round(calibration_factor(np.array([0.3]), wide, [w + 0.02 * rng.standard_normal((200, 1)) for w in wide], 0.95), 1)
+    2.0
+    """
+    level = check_level(level)
+    estimate = np.asarray(estimate, dtype=np.float64).ravel()
+    world_answers = np.asarray(world_answers, dtype=np.float64).reshape(-1, estimate.size)
+    if len(inner_answers) != len(world_answers) or len(world_answers) == 0:
+        raise ValueError(
+            f"world_answers and inner_answers must list the same worlds (at least one), got {len(world_answers)} "
+            f"and {len(inner_answers)}"
+        )
+    ratios = []
+    for a_b, inner in zip(world_answers, inner_answers):
+        inner = np.asarray(inner, dtype=np.float64).reshape(-1, estimate.size)
+        if len(inner) < 2:
+            raise ValueError(f"every world needs at least 2 refits, got {len(inner)}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # undefined (NaN) answers
+            sd = np.nanstd(inner, axis=0, ddof=1)
+            centre = 2.0 * a_b - np.nanmean(inner, axis=0)
+        ok = np.isfinite(sd) & (sd > 0) & np.isfinite(centre) & np.isfinite(estimate)
+        ratios.append(np.abs(estimate[ok] - centre[ok]) / sd[ok])
+    ratios = np.concatenate(ratios)
+    if ratios.size == 0:
+        return 1.0
+    c = len(np.asarray(inner_answers[0]).reshape(-1, estimate.size))
+    return float(np.quantile(ratios, level)) / _band_t(c, (1.0 - level) / 2.0)
+
+
+def _calibration(estimate, answers, inner_answers, level: float) -> tuple[float, int, int]:
+    """``calibrated``'s factor from the first-level ``answers`` (the worlds are its first rows) and the worlds' refits."""
+    worlds = len(inner_answers)
+    factor = calibration_factor(estimate, np.asarray(answers)[:worlds], inner_answers, level)
+    return factor, worlds, len(inner_answers[0])
+
+
+def _check_calibration(calibration, n_samples: int) -> tuple[int, int]:
+    """``(worlds, refits)`` of ``interval="calibrated"``: integers, at least 2 refits, at most ``n_samples`` worlds."""
+    try:
+        worlds, inner = calibration
+    except (TypeError, ValueError):
+        raise ValueError(f"calibration must be a pair (worlds, refits), got {calibration!r}") from None
+    for name, v in (("worlds", worlds), ("refits", inner)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise ValueError(f"calibration's {name} must be an integer, got {v!r}")
+    if not 1 <= worlds <= n_samples:
+        raise ValueError(
+            f"calibration's worlds must be between 1 and n_samples ({n_samples}): the worlds are the fit's first "
+            f"refits; got {worlds}"
+        )
+    if inner < 2:
+        raise ValueError(f"calibration's refits must be at least 2 per world, got {inner}")
+    return int(worlds), int(inner)
+
+
+def _world_seeds(seed, worlds: int) -> list:
+    """One seed per calibration world, derived from the query's ``random_state`` (fresh when it is ``None``)."""
+    if seed is None:
+        return [None] * worlds
+    if isinstance(seed, numbers.Integral):
+        return [np.random.default_rng([int(seed), 14, b]) for b in range(worlds)]
+    rng = check_random_state(seed)
+    return [np.random.default_rng(int(rng.integers(2**63))) for _ in range(worlds)]
 
 
 def _check_n_records(n_records, k: int) -> np.ndarray:
@@ -931,7 +1086,8 @@ def _quantile(x: np.ndarray, p: float) -> float:
 
 
 def _bayesian_interval(
-    est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show, n_jobs=1
+    est, variables, evidence, level, n_samples, random_state, interval, sampling, refits, show, n_jobs=1,
+    calibration=(15, 15),
 ):
     """query_interval for a fitted DiscretePrivateMLE: the estimator's consistency step re-run on simulated tables.
 
@@ -956,6 +1112,8 @@ def _bayesian_interval(
         raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
+    if interval == "calibrated":
+        calibration = _check_calibration(calibration, n_samples)
     states = dict(est.state_names_)
     variables = [variables] if isinstance(variables, str) else list(variables)
     evidence = dict(evidence or {})
@@ -994,7 +1152,20 @@ def _bayesian_interval(
     n_records = _n_records(
         answer, list(theta_bn) + flat, None, domain, evidence, _refit_records(releases),
     )
-    return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records, denominators=denominators)
+    factor = None
+    if interval == "calibrated":
+        worlds, inner = calibration
+        second = _cached(
+            est, "parameters_", (n_samples, sampling, "calibration", worlds, inner), random_state,
+            lambda: [
+                _bayesian_refits(est, inner, world_seed, False, generator=refitted[b], n_jobs=n_jobs)
+                for b, world_seed in progress(enumerate(_world_seeds(random_state, worlds)), show,
+                                              desc="calibration worlds", total=worlds)
+            ],
+        )
+        factor = _calibration(estimate, answers, [[answer(list(t) + flat).ravel() for t in w] for w in second], level)
+    return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records,
+                  denominators=denominators, calibration=factor)
 
 
 def _bn_releases(est) -> list:
