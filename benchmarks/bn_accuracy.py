@@ -410,6 +410,19 @@ def win_counts(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def paired_cells(runs: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
+    """Per cell and metric: ``method``'s mean change against ``baseline`` in percent of the baseline's mean,
+    marked ``*`` where higher by more than two paired standard errors and ``-`` where lower by more."""
+    table = None
+    for metric in ("query_l1", "cpd_l1_weighted", "cpd_l1", "joint_kl", "query_l1_mle"):
+        p = paired(runs, method, baseline, metric)
+        mark = np.where(p["diff"] > 2 * p["se"], "*", np.where(p["diff"] < -2 * p["se"], "-", ""))
+        col = [f"{100 * d / b:+.1f}%{m}" for d, b, m in zip(p["diff"], p["baseline"], mark)]
+        cells = p[["network", "records", "epsilon"]].assign(**{metric: col})
+        table = cells if table is None else table.merge(cells, on=["network", "records", "epsilon"])
+    return table
+
+
 def variant_against_baseline(runs: pd.DataFrame, variant: str, baseline: str = "D-Ind") -> pd.DataFrame:
     """Win counts against ``baseline`` of ``variant`` and of the default on the SAME (cell, run) pairs:
     only the runs where ``variant`` ran (with the default on the same noisy tables) are counted for
@@ -552,6 +565,9 @@ def main(argv=None):
     parser.add_argument("--previous", nargs="*", default=[], metavar="RUNS_CSV",
                         help="with --summarise: runs files whose 'default' rows came from an earlier default; "
                              "they are summarised as 'previous default'")
+    parser.add_argument("--paired-cells", nargs="*", metavar="BASELINE",
+                        help="with --summarise: also print the default's change per cell against each BASELINE "
+                             "(percent of its mean; * significantly higher, - significantly lower)")
     parser.add_argument("--as-default", choices=list(LIKELIHOOD_VARIANTS), metavar="VARIANT",
                         help="with --summarise: report VARIANT as 'default' and the default's rows as "
                              "'previous default' (what adopting VARIANT would change)")
@@ -588,6 +604,9 @@ def main(argv=None):
         print("\n" + markdown_table(summary))
         if any(m in LIKELIHOOD_VARIANTS or m in OPTIONS for m in set(runs.method)):
             print("\n" + variant_table(runs))
+    for baseline in args.paired_cells or []:
+        print(f"\nthe default against {baseline}, per cell (paired):")
+        print(paired_cells(runs, "default", baseline).to_string(index=False))
     for variant in [m for m in dict.fromkeys(runs.method) if m in LIKELIHOOD_VARIANTS or m in OPTIONS]:
         if {"D-Ind", "default"} <= set(runs.method):  # a run of options alone (all-tables maximal) has no default rows
             print(f"\n{variant} and the default against D-Ind on the runs {variant} ran:")
