@@ -76,6 +76,10 @@ measured against its pre-stated rule, benchmarks/rules/issue14_inverted.md).
 ``"ratio"`` (Fieller's band for ``P(x, e) / P(e)``, from the refits' numerators and
 denominators) addresses what the normal band's conditional coverage falls with: the
 records behind the evidence (``band_limits``' Notes; benchmarks/rules/issue14_ratio.md).
+``"calibrated"`` asks the bootstrap itself how short the normal band is: some of the fit's
+refits play the truth of a bootstrap world and are refitted in turn, and the band is widened by
+how far, in those worlds' band widths, the fit's answer falls (``calibration_factor``; Hall's
+iterated bootstrap); it costs a second level of refits per fit (benchmarks/rules/issue14_calibrated.md).
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """Speed-only changes to the engine must not change its results (issue 13, overhead round).
 
 ``reference_fits.compute()`` reruns seeded fits that stop before converging (so any change of
-arithmetic on the path shows) and compares them with the outputs the code before the overhead
-round (commit fedccd4) produced, stored in ``data/reference_fits.npz``. On the machine that made
+arithmetic on the path shows) and compares them with stored outputs, ``data/reference_fits.npz``
+(first those of commit fedccd4, the code before the overhead round; since the flat-tables change of
+CGM-EM's likelihood, which reorders sums, that commit's, made on the CI machine: see
+``reference_fits.py``). On the machine that made
 the file the outputs are bit-identical; the test allows 1e-12 relative, far below any behavioural
 change (a different iterate, step or stopping point moves these unconverged fits by much more,
 see the last test; skipping one loopy-BP call, which moves where the next one starts, changed
 them by 2e-11 to 6e-9). Another CPU or numpy build differs in the last bits, which these unconverged fits amplify (one
 unit in the last place of the measurements moves a long case by 0.5%), so no tolerance makes the
 file portable: the comparisons run only where ``arithmetic_probe()`` equals the stored one, and are
-skipped elsewhere with that reason (regenerate the file there from fedccd4, ``reference_fits.py``).
+skipped elsewhere with that reason (regenerate the file there, ``reference_fits.py``).
 """
 
 import warnings
@@ -34,8 +36,8 @@ def stored():
     data = np.load(reference_fits.DATA)
     if not np.array_equal(data[reference_fits.PROBE], reference_fits.arithmetic_probe()):
         pytest.skip("this machine's floating-point reductions differ in the last bits from those of the machine "
-                    "that stored tests/engine/data/reference_fits.npz; regenerate it here from commit fedccd4 "
-                    "(python tests/engine/reference_fits.py) to compare")
+                    "that stored tests/engine/data/reference_fits.npz; regenerate it here from the commit that "
+                    "stored it (python tests/engine/reference_fits.py) to compare")
     return {k: data[k] for k in data.files if k != reference_fits.PROBE}
 
 
