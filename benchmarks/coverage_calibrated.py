@@ -25,8 +25,8 @@ with ONE factor per query (its own states over the worlds) rather than per fit. 
 script measures exactly that: per repetition and query, ``query_interval`` with ``interval="normal"`` and
 with ``"calibrated"`` from the same seed (the same first-level refits), and the wall time of the fit's first
 normal query and of its first calibrated one (the worlds' refits) side by side. Cells: ``--cells`` MODEL:N:EPS
-(er-8, chain-5 or asia, the Markov networks of coverage.py), repetitions the outer loop (cov14v, the rule
-``rules/issue14_calibrated.md``):
+(er-8, chain-5 or asia, the Markov networks of coverage.py, or its child-bn and alarm-bn with ``--bn-samples``
+first-level refits), repetitions the outer loop (cov14v, the rule ``rules/issue14_calibrated.md``):
 
       python benchmarks/coverage_calibrated.py --cells er-8:1000:1 asia:10000:1 chain-5:1000:0.5 --seed 1470 \
           --reps 40 --out cov14v_run
@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from coverage import fitted_mn, random_mn_queries  # noqa: E402
+from coverage import BN_MODELS, fitted_mn, random_mn_queries  # noqa: E402
 
 import pgmpy_dp  # noqa: E402
 from pgmpy_dp.uncertainty import (  # noqa: E402
@@ -62,21 +62,52 @@ def pooled_factor(answer_fit: np.ndarray, inner: list[tuple[np.ndarray, np.ndarr
     return calibration_factor(answer_fit, np.array([a for a, _ in inner]), [r for _, r in inner], level)
 
 
+def _bn_fit_and_queries(spec, n, eps, rng, pairs):
+    """A Bayesian network of coverage.py (``child-bn``, ``alarm-bn``): N records of the TRUE network, the default
+    DiscretePrivateMLE fit, and ``pairs`` (marginal, conditional) queries with the TRUE answers, as coverage.py draws them."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from pgmpy_dp.datasets import load_network, sample_network
+
+    truth_bn = load_network(BN_MODELS[spec])
+    df = sample_network(truth_bn, n, seed=int(rng.integers(2**31)))
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=int(rng.integers(2**31)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        DiscreteBayesianNetwork(truth_bn.edges()).fit(df, estimator=est)
+    nodes = list(est.state_names_)
+    queries = []
+    for _ in range(pairs):
+        x = nodes[rng.integers(len(nodes))]
+        y = [v for v in nodes if v != x][rng.integers(len(nodes) - 1)]
+        ev = {y: est.state_names_[y][rng.integers(len(est.state_names_[y]))]}
+        for kind, evidence in (("marginal", {}), ("conditional", ev)):
+            truth = pgmpy_dp.query(truth_bn, [x], evidence=evidence or None).values.ravel()
+            if np.all(np.isfinite(truth)):
+                queries.append((kind, x, evidence, truth))
+    return est, queries
+
+
 def library_rep(spec, n, eps, rep, args) -> list[dict]:
     """One repetition with the library's bands: ``query_interval`` normal and calibrated, per query, timed."""
     rng = np.random.default_rng([args.seed, rep, n, int(eps * 1000), sum(map(ord, spec))])
-    domain, cliques, theta, _, _, est = fitted_mn(spec, n, eps, rng)
-    queries = random_mn_queries(domain, cliques, rng, args.queries)
+    if spec in BN_MODELS:
+        est, queries = _bn_fit_and_queries(spec, n, eps, rng, args.queries)
+        samples = args.bn_samples
+    else:
+        domain, cliques, theta, _, _, est = fitted_mn(spec, n, eps, rng)
+        queries = [(kind, x, ev, _answerer(domain, cliques, "junction-tree", [x], ev)(theta).ravel())
+                   for kind, x, ev in random_mn_queries(domain, cliques, rng, args.queries)]
+        samples = args.samples
     seed = int(rng.integers(2**31))
     rows, first = [], {"normal": True, "calibrated": True}
-    for kind, x, ev in queries:
-        truth = _answerer(domain, cliques, "junction-tree", [x], ev)(theta).ravel()
+    for kind, x, ev, truth in queries:
         for rule in ("normal", "calibrated"):
             t0 = time.perf_counter()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    iv = pgmpy_dp.query_interval(est, x, ev, level=args.level, n_samples=args.samples,
+                    iv = pgmpy_dp.query_interval(est, x, ev, level=args.level, n_samples=samples,
                                                  random_state=seed, interval=rule, show_progress=False,
                                                  calibration=(args.worlds, args.inner))
             except ValueError:  # evidence the fit gives probability zero: no answer to bound
@@ -150,11 +181,13 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cell", default="er-8:1000:1", help="--pooled: MODEL:N:EPS (er-8 or chain-5)")
-    ap.add_argument("--cells", nargs="+", default=["er-8:1000:1"], help="MODEL:N:EPS cells (er-8, chain-5, asia)")
+    ap.add_argument("--cells", nargs="+", default=["er-8:1000:1"],
+                    help="MODEL:N:EPS cells (er-8, chain-5, asia, child-bn, alarm-bn)")
     ap.add_argument("--pooled", action="store_true", help="the pilot (cov14t): one factor per fit, pooled")
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--samples", type=int, default=30, help="first-level refits (coverage.py's default)")
+    ap.add_argument("--bn-samples", type=int, default=20, help="first-level refits for child-bn and alarm-bn")
     ap.add_argument("--worlds", type=int, default=15, help="B2: first-level refits used as second-level truths")
     ap.add_argument("--inner", type=int, default=15, help="C: refits per second-level world")
     ap.add_argument("--queries", type=int, default=4)
