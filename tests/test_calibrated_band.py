@@ -5,17 +5,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
+from pgmpy.models import DiscreteBayesianNetwork
+from test_query_interval import DOMAIN, fitted
 
 import pgmpy_dp
 from pgmpy_dp import uncertainty
-from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
-from pgmpy_dp.privacy.domain import Domain
-from pgmpy_dp.tables import release_from_codes
+from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.uncertainty import _answerer, band_limits, bootstrap_log_potentials, calibration_factor
-
-CHAIN = [("a", "b"), ("b", "c")]
-DOMAIN = Domain({"a": ["x", "y"], "b": ["u", "v", "w"], "c": ["p", "q"]})
 
 
 def worlds(rng, n_worlds, spread_worlds, spread_refits, refits, truth=0.3):
@@ -69,22 +65,9 @@ def test_calibrated_band_is_the_normal_band_widened_by_the_factor():
             band_limits(estimate, answers, 0.95, "calibrated", calibration=bad)
 
 
-def truth_theta():
-    rng = np.random.default_rng(3)
-    return [np.log(rng.dirichlet(np.ones(DOMAIN.size(a) * DOMAIN.size(b))).reshape(DOMAIN.shape((a, b))))
-            for a, b in CHAIN]
-
-
 @pytest.fixture(scope="module")
 def mn_est():
-    rng = np.random.default_rng(0)
-    codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 500, random_state=rng)
-    release = release_from_codes(codes, DOMAIN, CHAIN, 1.0, random_state=rng)
-    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(DiscreteMarkovNetwork(CHAIN), release)
-    return est
+    return fitted(n=500, method="cgm-em")
 
 
 def test_markov_worlds_are_the_fits_first_refits_each_refitted(mn_est):
