@@ -305,8 +305,8 @@ def cell_rows(base, release, codes, domain, attrs_list, level) -> list[dict]:
     return rows
 
 
-def bn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
-    """One repetition for a Bayesian network: DiscretePrivateMLE and its own bootstrap."""
+def fitted_bn(spec, n, eps, rng):
+    """A TRUE Bayesian network of ``BN_MODELS``, N records drawn from it and the default DiscretePrivateMLE fit."""
     from pgmpy.models import DiscreteBayesianNetwork
 
     from pgmpy_dp.datasets import load_network, sample_network
@@ -317,6 +317,14 @@ def bn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         DiscreteBayesianNetwork(truth_bn.edges()).fit(df, estimator=est)
+    return truth_bn, df, est
+
+
+def bn_rep(args, spec, n, eps, rep, rng) -> list[dict]:
+    """One repetition for a Bayesian network: DiscretePrivateMLE and its own bootstrap."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    truth_bn, df, est = fitted_bn(spec, n, eps, rng)
     base = dict(model=spec, N=n, epsilon=eps, rep=rep)
     domain = Domain({v: est.state_names_[v] for v in est.state_names_})
     codes = domain.encode(df, list(domain.attrs))

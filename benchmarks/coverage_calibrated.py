@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from coverage import BN_MODELS, fitted_mn, random_mn_queries  # noqa: E402
+from coverage import BN_MODELS, fitted_bn, fitted_mn, random_mn_queries  # noqa: E402
 
 import pgmpy_dp  # noqa: E402
 from pgmpy_dp.uncertainty import (  # noqa: E402
@@ -65,16 +65,7 @@ def pooled_factor(answer_fit: np.ndarray, inner: list[tuple[np.ndarray, np.ndarr
 def _bn_fit_and_queries(spec, n, eps, rng, pairs):
     """A Bayesian network of coverage.py (``child-bn``, ``alarm-bn``): N records of the TRUE network, the default
     DiscretePrivateMLE fit, and ``pairs`` (marginal, conditional) queries with the TRUE answers, as coverage.py draws them."""
-    from pgmpy.models import DiscreteBayesianNetwork
-
-    from pgmpy_dp.datasets import load_network, sample_network
-
-    truth_bn = load_network(BN_MODELS[spec])
-    df = sample_network(truth_bn, n, seed=int(rng.integers(2**31)))
-    est = pgmpy_dp.DiscretePrivateMLE(epsilon=eps, random_state=int(rng.integers(2**31)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        DiscreteBayesianNetwork(truth_bn.edges()).fit(df, estimator=est)
+    truth_bn, _, est = fitted_bn(spec, n, eps, rng)
     nodes = list(est.state_names_)
     queries = []
     for _ in range(pairs):
