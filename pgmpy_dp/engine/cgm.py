@@ -269,6 +269,7 @@ class _FlatTables:
         self.shapes, self.n = shapes, float(n_records)
         self.clique_bounds = np.cumsum([0] + sizes)
         bounds = np.cumsum([0] + [m.values.size for m in measurements])
+        self.table_bounds, self.table_shapes = bounds, [m.values.shape for m in measurements]
         rows, cols, share, n_meas = [], [], [], np.zeros(len(cliques))
         for i, (m, parts) in enumerate(zip(measurements, hosts)):
             share.append(np.full(m.values.size, 1.0 / len(parts)))
@@ -363,6 +364,12 @@ class _FlatTables:
         stiff = self.At @ (self.share * k * np.maximum(n, 0.0))
         toward = (self.At @ ratio) / self.n_meas
         return total, self.split(grad), self.split(stiff), self.split(toward)
+
+    def tables(self, mu: list[np.ndarray]) -> list[np.ndarray]:
+        """The tables' predicted counts ``N A mu``, one array per measurement (a pooled table: its members' sum)."""
+        n = self.n * (self.A @ self.flat(mu))
+        b = self.table_bounds
+        return [n[b[i]:b[i + 1]].reshape(sh) for i, sh in enumerate(self.table_shapes)]
 
     def split(self, x: np.ndarray) -> list[np.ndarray]:
         b = self.clique_bounds
@@ -528,34 +535,6 @@ def cgm_em(
     if m_step_iter is None:
         m_step_iter = m_step_length(measurements, N, smoothing)
 
-    # index arithmetic, once: per member of each table, which host axes it sums out and how its cells line up
-    shapes = [domain.shape(c) for c in cliques]
-    plans = []
-    for parts in hosts:
-        plan = []
-        for attrs, h in parts:
-            c = cliques[h]
-            rest = [a for a in c if a in attrs]
-            plan.append((h, tuple(i for i, a in enumerate(c) if a not in attrs), [rest.index(a) for a in attrs]))
-        plans.append(plan)
-
-    # identity transpositions dropped (a view either way; this saves the call on the hot path)
-    plans = [[(h, axes, None if perm == list(range(len(perm))) else perm) for h, axes, perm in plan] for plan in plans]
-    reduce = np.add.reduce
-
-    def table_counts(mu: list[np.ndarray]) -> list[np.ndarray]:
-        out = []
-        for plan in plans:
-            # a pooled table predicts the sum of its members' tables (an ordinary table: one view, no copy)
-            if len(plan) == 1:
-                h, axes, perm = plan[0]
-                part = reduce(mu[h], axis=axes) if axes else mu[h]
-                out.append(N * (part if perm is None else part.transpose(perm)))
-                continue
-            parts = [reduce(mu[h], axis=axes) if axes else mu[h] for h, axes, _ in plan]
-            out.append(N * sum(x if perm is None else x.transpose(perm) for x, (_, _, perm) in zip(parts, plan)))
-        return out
-
     # the penalty's centre per parameter group (tied cliques: the mean of their arrays, as centred_targets)
     centre = [0.0 if prior_mean is None else np.mean([prior_mean[i] for i in g], axis=0) for g in groups]
 
@@ -566,6 +545,7 @@ def cgm_em(
 
     # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
     flat_tables = _FlatTables(measurements, hosts, cliques, domain, smoothing, N)
+    table_counts = flat_tables.tables
 
     def loglik(mu: list[np.ndarray], directions: bool = False):
         """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
@@ -694,12 +674,12 @@ def cgm_em(
     def flatten(theta) -> np.ndarray:  # one entry per free parameter: a tied group's array once
         return np.concatenate([theta[g[0]].ravel() for g in groups])
 
-    bounds = np.cumsum([0] + [math.prod(shapes[g[0]]) for g in groups])
+    bounds = np.cumsum([0] + [math.prod(flat_tables.shapes[g[0]]) for g in groups])
 
     def unflatten(x: np.ndarray) -> list[np.ndarray]:
         out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
         for g, lo, hi in zip(groups, bounds[:-1], bounds[1:]):
-            block = x[lo:hi].reshape(shapes[g[0]])
+            block = x[lo:hi].reshape(flat_tables.shapes[g[0]])
             for i in g:
                 out[i] = block
         return out
