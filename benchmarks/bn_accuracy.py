@@ -199,6 +199,15 @@ LIKELIHOOD_VARIANTS = {
     "lik:dirichlet-jeffreys": dict(prior="dirichlet", weight_cap="jeffreys"),  # a at most 1/2 (Jeffreys' Dirichlet)
     # a = the weight itself: the Dirichlet whose log-density has the Gaussian's curvature at the uniform column
     "lik:dirichlet-curvature": dict(prior="dirichlet", dirichlet_match="curvature"),
+    # bn12m (sachs against mbi, seen runs): is mbi's query-L1 lead the prior's level, CGM-EM stopping early, or the
+    # E-step's message passes? The default's Dirichlet at a smaller weight, run to convergence, with more NLBP passes,
+    # and with mbi's squared loss
+    "lik:d-iter200": dict(prior="dirichlet", weight_factor=0.25, max_iter=200, tol=1e-9, count_tol=1e-5),
+    "lik:d-nlbp30": dict(prior="dirichlet", weight_factor=0.25, nlbp_iter=30),
+    "lik:d-x0.05": dict(prior="dirichlet", weight_factor=0.05),
+    "lik:d-x0.05-iter200": dict(prior="dirichlet", weight_factor=0.05, max_iter=200, tol=1e-9, count_tol=1e-5),
+    "lik:d-x0.01": dict(prior="dirichlet", weight_factor=0.01),
+    "lik:d-x0.01-gaussloss": dict(prior="dirichlet", weight_factor=0.01, noise_model="gaussian"),
 }
 METRICS = ["joint_kl", "cpd_l1", "cpd_l1_weighted", "query_l1", "query_l1_mle"]
 _SETTINGS = {

@@ -13,10 +13,12 @@ for the default (``DiscretePrivateMLE(epsilon)``) and mbi on the same tables:
 * per query: its L1 error.
 
 Writes ``results/bn_insurance_diag_nodes.csv`` and ``results/bn_insurance_diag_queries.csv`` and prints the
-summary of ``docs/bayesian.md`` ("Why mbi wins query L1 on insurance"). Run (about 5 CPU minutes):
+summary of ``docs/bayesian.md`` ("Why mbi wins query L1 on insurance"). ``--network`` runs another network into
+``bn_NETWORK_diag_*.csv`` (sachs: ``docs/bayesian.md``, bn12m). Run (about 5 CPU minutes):
 
     python benchmarks/bn_insurance_diag.py --runs 4
     python benchmarks/bn_insurance_diag.py --summarise
+    python benchmarks/bn_insurance_diag.py --network sachs --runs 10 --epsilons 0.1 0.5
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def _z_rms(fitted, table):
 
 
 def run(args):
-    net = load_network("insurance")
+    net = load_network(args.network)
     df = sample_network(net, args.records, seed=args.seed)
     rng = np.random.default_rng(args.seed)
     queries = random_queries(net, df, args.queries, False, rng) + random_queries(net, df, args.queries, True, rng)
@@ -95,14 +97,14 @@ def run(args):
                                        "l1": float(l1)})
             print(f"eps={eps:g} run={r}: query L1 default {np.mean([x['l1'] for x in query_rows[-2 * len(queries):-len(queries)]]):.4f}"
                   f" mbi {np.mean([x['l1'] for x in query_rows[-len(queries):]]):.4f}", flush=True)
-    pd.DataFrame(node_rows).to_csv(RESULTS / "bn_insurance_diag_nodes.csv", index=False)
-    pd.DataFrame(query_rows).to_csv(RESULTS / "bn_insurance_diag_queries.csv", index=False)
+    pd.DataFrame(node_rows).to_csv(RESULTS / f"bn_{args.network}_diag_nodes.csv", index=False)
+    pd.DataFrame(query_rows).to_csv(RESULTS / f"bn_{args.network}_diag_queries.csv", index=False)
 
 
-def summarise():
+def summarise(network="insurance"):
     pd.set_option("display.width", 200)
-    nodes = pd.read_csv(RESULTS / "bn_insurance_diag_nodes.csv")
-    queries = pd.read_csv(RESULTS / "bn_insurance_diag_queries.csv", keep_default_na=False)  # "" evidence: marginal
+    nodes = pd.read_csv(RESULTS / f"bn_{network}_diag_nodes.csv")
+    queries = pd.read_csv(RESULTS / f"bn_{network}_diag_queries.csv", keep_default_na=False)  # "" evidence: marginal
     q = queries.pivot_table(index=["epsilon", "run", "query", "variables", "evidence"], columns="method",
                             values="l1").reset_index()
     q["diff"] = q["default"] - q["mbi"]
@@ -126,7 +128,7 @@ def summarise():
               f" default lower at {int((per['wl1_diff'] < 0).sum())} of {len(per)} nodes")
         print(per.sort_values("wl1_diff", ascending=False).head(6).round(4).to_string())
     # how deterministic each true CPD is: its parent-weighted conditional entropy over log(states), 0 to 1
-    net = load_network("insurance")
+    net = load_network(network)
     entropy = {}
     for node, (t, _, p_u) in zip(net.nodes(), _families_under_truth(net, net)):
         plogp = np.where(t > 0, t * np.log(np.where(t > 0, t, 1.0)), 0.0)
@@ -152,6 +154,7 @@ def summarise():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--network", default="insurance", help="results go to bn_NETWORK_diag_{nodes,queries}.csv")
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0])
     parser.add_argument("--runs", type=int, default=5)
@@ -162,7 +165,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.summarise:
         run(args)
-    summarise()
+    summarise(args.network)
 
 
 if __name__ == "__main__":
