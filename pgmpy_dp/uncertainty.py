@@ -1231,6 +1231,7 @@ def _bayesian_refits(
     step = DiscretePrivateMLE(
         consistency=est.consistency, max_iter=est.max_iter, show_progress=False,
         prior_weight=getattr(est, "prior_weight", "global"), cpd_prior=getattr(est, "cpd_prior", "gaussian"),
+        prior_strength=getattr(est, "prior_strength", 1.0),
     )
     n = _refit_records(releases)
     sampler = JunctionTree(domain, families)

@@ -297,3 +297,70 @@ def test_estimator_takes_the_better_start_only_where_the_cap_binds(n, eps, binds
     got = [model.get_cpds(t.attrs[0]).get_values() for t in tables]
     for g, table in zip(got, fits["best" if binds else "mle"].tables):
         np.testing.assert_allclose(g, cpd_values(table), atol=1e-12)
+
+
+def test_prior_strength_scales_the_weight_the_fit_reads_its_pseudo_count_from():
+    """prior_strength=s is the same fit as fit_family_tables at s times the capped global weight (Dirichlet and
+    Gaussian priors); s=1 is the default bit for bit; a weaker prior leaves the fit closer to its noisy tables."""
+    import pgmpy_dp
+    from pgmpy_dp.estimators.conditionals import cpd_values
+    from pgmpy_dp.estimators.evidence import pooled_n_records
+    from pgmpy_dp.estimators.likelihood import (
+        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, _noise_excess, measurement_for, noise_regularization,
+    )
+
+    net, df, empty = _asia(3000)
+    private = dict(epsilon=0.3, random_state=5, domain=net.states)
+    base = pgmpy_dp.DiscretePrivateMLE(**private)
+    default = empty().fit(df, estimator=base)
+    one = empty().fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(prior_strength=1.0, **private))
+    assert all(np.array_equal(one.get_cpds(v).get_values(), default.get_cpds(v).get_values()) for v in net.nodes())
+    tables = list(base.release_)
+    n = pooled_n_records([base.release_])
+    w = noise_regularization(tables, n, cap=BN_WEIGHT_CAP) / n
+    assert w * n > 0.01  # a prior that matters at this noise (the weight per N records is w)
+    distance = {}
+    for cpd_prior, extra in (("dirichlet", {"prior": "dirichlet", "dirichlet_spread": BN_DIRICHLET_SPREAD}),
+                             ("gaussian", {})):
+        for s in (0.05, 1.0, 8.0):
+            est = pgmpy_dp.DiscretePrivateMLE(prior_strength=s, cpd_prior=cpd_prior, **private)
+            model = empty().fit(df, estimator=est)
+            assert est.release_.tables[0].values.tolist() == tables[0].values.tolist()  # the same noisy tables
+            fit = fit_family_tables(est.release_.domain, [t.attrs for t in tables],
+                                    [measurement_for(t) for t in tables], n, regularization=s * w,
+                                    naive_regularization=_noise_excess(tables, n) / n, **extra)
+            for t, table in zip(tables, fit.tables):
+                np.testing.assert_allclose(model.get_cpds(t.attrs[0]).get_values(), cpd_values(table), atol=1e-9)
+            # how far the fitted family tables sit from the noisy ones, in noise scales
+            distance[cpd_prior, s] = float(np.sqrt(np.mean(np.concatenate(
+                [((f - t.values) / np.sqrt(t.variance)).ravel() ** 2 for f, t in zip(fit.tables, tables)]))))
+        # measured 0.579 / 0.590 / 0.624 (Dirichlet) and 0.566 / 0.582 / 0.679 (Gaussian): steps of 2% or more
+        assert distance[cpd_prior, 0.05] < 0.99 * distance[cpd_prior, 1.0] < 0.99**2 * distance[cpd_prior, 8.0]
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), float("nan"), True, "strong", None])
+def test_a_bad_prior_strength_is_refused_before_spending(bad):
+    import pgmpy_dp
+
+    net, df, empty = _asia(300)
+    budget = pgmpy_dp.PrivacyBudget(epsilon=2.0)
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=0, domain=net.states, budget=budget, prior_strength=bad)
+    with pytest.raises(ValueError, match="prior_strength must be a positive finite number"):
+        empty().fit(df, estimator=est)
+    assert budget.spent == 0
+
+
+def test_query_interval_refits_with_the_estimators_prior_strength():
+    """The refits re-run the fit's own consistency step, so a weaker prior moves the refits too."""
+    import pgmpy_dp
+    from pgmpy_dp.uncertainty import _bayesian_refits
+
+    net, df, empty = _asia(2000)
+    refits = {}
+    for s in (1.0, 0.05):
+        est = pgmpy_dp.DiscretePrivateMLE(epsilon=0.3, random_state=5, domain=net.states, prior_strength=s)
+        empty().fit(df, estimator=est)
+        refits[s] = _bayesian_refits(est, 2, np.random.default_rng(0), False)
+        redo = _bayesian_refits(est, 2, np.random.default_rng(0), False)
+        assert all(np.array_equal(a, b) for x, y in zip(refits[s], redo) for a, b in zip(x, y))
+    assert max(float(np.max(np.abs(a - b))) for x, y in zip(refits[1.0], refits[0.05]) for a, b in zip(x, y)) > 1e-3
