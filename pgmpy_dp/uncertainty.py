@@ -80,6 +80,10 @@ records behind the evidence (``band_limits``' Notes; benchmarks/rules/issue14_ra
 refits play the truth of a bootstrap world and are refitted in turn, and the band is widened by
 how far, in those worlds' band widths, the fit's answer falls (``calibration_factor``; Hall's
 iterated bootstrap); it costs a second level of refits per fit (benchmarks/rules/issue14_calibrated.md).
+``"response"`` measures how the estimator's answer follows the truth: one refit drawn from each of the
+fit's refits, all with one seed, gives the slope ``k`` of the answer on its generator's answer; a
+shrunk estimator has ``k < 1``, and the normal band's bias correction, itself a function of the fit,
+then spreads ``2 - k`` times as much as the fit (``response_factor``); it costs one more refit per refit.
 """
 
 from __future__ import annotations
@@ -110,10 +114,12 @@ from .tables.intervals import check_level
 from .tables.release import MarginalRelease
 
 __all__ = [
-    "band_limits", "bootstrap_log_potentials", "calibration_factor", "prior_free_log_potentials", "query_interval",
+    "band_limits", "bootstrap_log_potentials", "calibration_factor", "response_factor", "prior_free_log_potentials", "query_interval",
 ]
 
-_INTERVALS = ("normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "calibrated")
+_INTERVALS = ("normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "calibrated", "response")
+#: the bands that are the normal band widened by a factor (``band_limits``' ``calibration``)
+_WIDENED = ("calibrated", "response")
 _GENERATORS = ("fit", "prior-free")
 
 
@@ -163,7 +169,7 @@ def query_interval(
         or more for 95%.
     random_state : int or numpy.random.Generator, optional
         Seed of the simulation (public post-processing: seeding it is harmless).
-    interval : {"normal", "calibrated", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "inverted"}
+    interval : {"normal", "calibrated", "response", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "inverted"}
         How the refits' answers become a band (see [`band_limits`][pgmpy_dp.uncertainty.band_limits]).
         ``"normal"`` (default): bias-corrected normal band on the probability scale; it
         removes the shrinkage bias the regularised estimator repeats on its own
@@ -185,6 +191,10 @@ def query_interval(
         widened by a second bootstrap level (see ``calibration`` and
         [`calibration_factor`][pgmpy_dp.uncertainty.calibration_factor]), for fits far from the truth
         (small N); it costs ``worlds x refits`` more refits per fit (docs/intervals.md measures it).
+        ``"response"``: the normal band widened by ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``, ``k`` the
+        slope of the estimator's answer on the truth's, measured by one more refit per refit under common
+        random numbers ([`response_factor`][pgmpy_dp.uncertainty.response_factor]); ``B = n_samples`` more
+        refits per fit, kept with its refits.
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
@@ -236,7 +246,8 @@ def query_interval(
         refit (with ``interval="ratio"`` and evidence; else ``None``), and
         with ``interval="inverted"`` ``inverted``: the states whose upper (lower) end was inverted, those
         left normal, the tilted refits drawn (``tilted_refits``) and each end's candidates (``steps``);
-        with ``interval="calibrated"`` ``calibration``: the factor and the ``worlds`` and ``refits`` it rests on.
+        with ``interval="calibrated"`` ``calibration``: the factor and the ``worlds`` and ``refits`` it rests on;
+        with ``interval="response"`` ``response``: the ``factor`` and the ``slope`` it comes from.
 
     Notes
     -----
@@ -333,6 +344,8 @@ def query_interval(
         raise ValueError(f"interval must be one of {_INTERVALS + ('inverted',)}, got {interval!r}")
     if refits is not None and len(refits) < 2:
         raise ValueError(f"refits must hold at least 2 bootstrap fits, got {len(refits)}")
+    if refits is None and (isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2):
+        raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
     if interval == "calibrated":
         calibration = _check_calibration(calibration, n_samples if refits is None else len(refits))
     seed = random_state
@@ -398,6 +411,17 @@ def query_interval(
             ],
         )
         factor = _calibration(estimate, answers, [[answer(t).ravel() for t in w] for w in second], level)
+    if interval == "response":
+        common = _common_seed(seed)
+        second = _cached(
+            estimator, "log_potentials_", (n_samples, sampling, generator, refit, "response"), seed,
+            lambda: [
+                bootstrap_log_potentials(estimator, 1, random_state=np.random.default_rng(common), sampling=sampling,
+                                         show_progress=False, generator=theta, refit=refit)[0]
+                for theta in progress(refits, show_progress, desc="response refits", total=len(refits))
+            ],
+        )
+        factor = response_factor(answers, [answer(t).ravel() for t in second])
     return _bands(estimate, answers, states, level, interval, n_records, ends, denominators, factor)
 
 
@@ -619,7 +643,8 @@ def _bands(
     (it needs refits from other models); ``report`` goes to ``attrs["inverted"]``. ``denominators``:
     ``P(evidence)`` under the fit and under each refit (``None`` for a marginal, and for every rule but
     ``"ratio"``, which alone pays for them), kept in ``attrs["evidence_probability"]`` and
-    ``attrs["evidence_bootstrap"]``. ``calibration``: ``"calibrated"``'s ``(factor, worlds, refits)``.
+    ``attrs["evidence_bootstrap"]``. ``calibration``: ``"calibrated"``'s ``(factor, worlds, refits)``, or
+    ``"response"``'s ``(factor, slope)``.
     """
     variables = list(states)
     fit_p = boot_p = None
@@ -643,7 +668,9 @@ def _bands(
     )
     if ends is not None:
         frame.attrs["inverted"] = ends[2]
-    if calibration is not None:
+    if calibration is not None and interval == "response":
+        frame.attrs["response"] = dict(zip(("factor", "slope"), calibration))
+    elif calibration is not None:
         frame.attrs["calibration"] = dict(zip(("factor", "worlds", "refits"), calibration))
     return frame
 
@@ -662,14 +689,15 @@ def band_limits(
         The refits' answers, shape ``(n_refits, k)``.
     level : float
         Wanted coverage per state.
-    interval : {"normal", "calibrated", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic"}
+    interval : {"normal", "calibrated", "response", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic"}
         ``"normal"``: bias-corrected normal band on the probability scale,
         ``estimate - bias ± t sd`` clipped to ``[0, 1]``, with ``bias`` and ``sd`` the
         mean shift and spread of the refits and ``t`` Student's quantile for
         ``n_refits - 1`` degrees of freedom times ``sqrt(1 + 1/n_refits)`` (the bias is
         itself a mean of the refits). ``"calibrated"``: the normal band with its half-width times
         ``max(calibration, 1)``, ``calibration`` being a second bootstrap level's factor
-        ([`calibration_factor`][pgmpy_dp.uncertainty.calibration_factor]). ``"ratio"``: Fieller's band for a conditional read as
+        ([`calibration_factor`][pgmpy_dp.uncertainty.calibration_factor]); ``"response"``: the same with
+        [`response_factor`][pgmpy_dp.uncertainty.response_factor]'s factor. ``"ratio"``: Fieller's band for a conditional read as
         the ratio ``P(x, e) / P(e)`` (see Notes); needs ``evidence_probability`` and
         ``evidence_bootstrap`` for a conditional, and is the normal band for a marginal. ``"score"``: the same centre, with the spread
         evaluated at each candidate end instead of at the fit (a Wilson-type band; see
@@ -694,7 +722,8 @@ def band_limits(
         ``"ratio"`` only: ``P(evidence)`` under each refit, shape ``(n_refits,)``
         (``frame.attrs["evidence_bootstrap"]``).
     calibration : float, optional
-        ``"calibrated"`` only (required there): the widening factor; below 1 the band stays the normal one.
+        ``"calibrated"`` and ``"response"`` only (required there): the widening factor; below 1 the band stays
+        the normal one.
 
     Returns
     -------
@@ -798,11 +827,11 @@ def band_limits(
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
     widen = 1.0
-    if interval == "calibrated":
+    if interval in _WIDENED:
         if calibration is None or not np.isfinite(calibration) or calibration < 0:
             raise ValueError(
-                f"interval='calibrated' needs calibration=, a finite factor >= 0 from calibration_factor(), "
-                f"got {calibration!r}"
+                f"interval={interval!r} needs calibration=, a finite factor >= 0 from calibration_factor() or "
+                f"response_factor(), got {calibration!r}"
             )
         widen = max(float(calibration), 1.0)
     estimate = np.asarray(estimate, dtype=np.float64).ravel()
@@ -812,7 +841,7 @@ def band_limits(
         return _score_band(estimate, answers, alpha, _check_n_records(n_records, estimate.size))
     if interval == "ratio" and evidence_probability is not None:
         return _ratio_band(estimate, answers, alpha, evidence_probability, evidence_bootstrap)
-    if interval in ("normal", "calibrated", "ratio", "logit", "arcsine"):
+    if interval in ("normal", "calibrated", "response", "ratio", "logit", "arcsine"):
         # The refits' answers are the estimator's law under the fitted model. Regularisation
         # shrinks towards uniform, so that law is centred on a twice-shrunk answer: its mean
         # shift from the estimate estimates the estimator's own bias (to first order), which we
@@ -827,11 +856,11 @@ def band_limits(
         # "ratio" without a denominator (a marginal): the normal band, which it reduces to
         identity = lambda p: np.asarray(p, dtype=np.float64)  # noqa: E731
         # "calibrated": the normal band, wider by the factor a second bootstrap level measured
-        scale = {"normal": identity, "calibrated": identity, "ratio": identity, "logit": _logit,
+        scale = {"normal": identity, "calibrated": identity, "response": identity, "ratio": identity, "logit": _logit,
                  "arcsine": _arcsine}[interval]
         centre, var, z = _pivot(scale(estimate), scale(answers), alpha)
         sd = np.sqrt(var) * widen
-        if interval in ("normal", "calibrated", "ratio"):
+        if interval in ("normal", "calibrated", "response", "ratio"):
             return np.clip(centre - z * sd, 0.0, 1.0), np.clip(centre + z * sd, 0.0, 1.0)
         if interval == "arcsine":
             return _arcsine_inverse(centre - z * sd), _arcsine_inverse(centre + z * sd)
@@ -984,6 +1013,72 @@ def _check_calibration(calibration, n_samples: int) -> tuple[int, int]:
     if inner < 2:
         raise ValueError(f"calibration's refits must be at least 2 per world, got {inner}")
     return int(worlds), int(inner)
+
+
+def response_factor(first_answers, second_answers) -> tuple[float, float]:
+    """The normal band's widening for an estimator whose answer follows the truth with slope ``k < 1``.
+
+    Near the truth ``p`` a regularised estimator's mean answer moves as ``c + k p`` (``k = 1``: unbiased to
+    first order; shrinkage towards a fixed answer gives ``k < 1``), with spread ``s``. The refits, drawn from
+    the fit ``p_hat``, centre on ``c + k p_hat``, so the normal band's centre ``2 p_hat - mean(refits)`` is
+    ``(2 - k) p_hat - c`` plus the refits' mean error: its variance is ``((2 - k)^2 + 1 / B) s^2`` for ``B``
+    refits, not the ``(1 + 1 / B) s^2`` the normal band assumes (and its bias ``(1 - k)`` times the
+    estimator's, second order). The band with the right width is the normal band times
+
+        sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B).
+
+    ``k`` is measured by a second level of refits under common random numbers: refit ``j``'s answer
+    ``a_j`` and the answer ``a2_j`` of one refit drawn from refit ``j``'s model, every ``a2_j`` with the
+    same seed, so that ``a2_j`` moves with its generator only. The slope of ``a2`` on ``a``, pooled over the
+    query's states (least squares through the means), is ``k``, clipped to ``[0, 1]``: above 1 is noise
+    (the factor would narrow the band), below 0 would mean an answer moving against its truth.
+
+    Parameters
+    ----------
+    first_answers : numpy.ndarray
+        The refits' answers, shape ``(B, n_states)``.
+    second_answers : numpy.ndarray
+        For each refit, the answer of one refit drawn from it (the same seed for all), same shape.
+
+    Returns
+    -------
+    (float, float)
+        ``(factor, k)``: the widening (at least 1) and the clipped slope. With no spread among the
+        refits' answers, ``(1.0, 1.0)``.
+
+    Examples
+    --------
+    An estimator that moves half as far as its truth (``k = 0.5``), 30 refits:
+
+    >>> rng = np.random.default_rng(0)
+    >>> first = 0.4 + 0.05 * rng.standard_normal((30, 2)) * [1, -1]
+    >>> second = 0.2 + 0.5 * first + 0.001 * rng.standard_normal((30, 2))
+    >>> factor, k = response_factor(first, second)
+    >>> round(k, 1), round(factor, 1)
+    (0.5, 1.5)
+    >>> response_factor(first, first)  # an unbiased estimator: the normal band
+    (1.0, 1.0)
+    """
+    first = np.asarray(first_answers, dtype=np.float64)
+    second = np.asarray(second_answers, dtype=np.float64).reshape(first.shape)
+    if first.ndim != 2 or len(first) < 2:
+        raise ValueError(f"first_answers must hold at least 2 refits' answers (B, n_states), got shape {first.shape}")
+    ok = np.all(np.isfinite(first), axis=0) & np.all(np.isfinite(second), axis=0)
+    x = first[:, ok] - first[:, ok].mean(axis=0)
+    y = second[:, ok] - second[:, ok].mean(axis=0)
+    sxx = float(np.sum(x * x))
+    if not sxx > 0:
+        return 1.0, 1.0
+    k = min(max(float(np.sum(x * y)) / sxx, 0.0), 1.0)
+    b = len(first)
+    return float(np.sqrt(((2.0 - k) ** 2 + 1.0 / b) / (1.0 + 1.0 / b))), k
+
+
+def _common_seed(seed) -> int:
+    """One integer seed for every second-level refit of ``"response"`` (common random numbers), from ``random_state``."""
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return int(np.random.default_rng([int(seed), 15]).integers(2**63))
+    return int((check_random_state(seed) or np.random.default_rng()).integers(2**63))
 
 
 def _world_seeds(seed, worlds: int) -> list:
@@ -1168,6 +1263,16 @@ def _bayesian_interval(
             ],
         )
         factor = _calibration(estimate, answers, [[answer(list(t) + flat).ravel() for t in w] for w in second], level)
+    if interval == "response":
+        common = _common_seed(random_state)
+        second = _cached(
+            est, "parameters_", (n_samples, sampling, "response"), random_state,
+            lambda: [
+                _bayesian_refits(est, 1, np.random.default_rng(common), False, generator=theta)[0]
+                for theta in progress(refitted, show, desc="response refits", total=len(refitted))
+            ],
+        )
+        factor = response_factor(answers, [answer(list(t) + flat).ravel() for t in second])
     return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records,
                   denominators=denominators, calibration=factor)
 
@@ -1357,8 +1462,8 @@ def bootstrap_log_potentials(
     (3, (2, 2))
     """
     _check_estimator(estimator)
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
-        raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer (bootstrap refits), got {n_samples!r}")
     rng = check_random_state(random_state) or np.random.default_rng()
     domain, cliques = estimator.domain_, list(estimator.cliques_)
     engine = make_inference(domain, cliques, estimator.inference_)
