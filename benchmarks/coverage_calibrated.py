@@ -30,6 +30,9 @@ first-level refits), repetitions the outer loop (cov14v, the rule ``rules/issue1
 
       python benchmarks/coverage_calibrated.py --cells er-8:1000:1 asia:10000:1 chain-5:1000:0.5 --seed 1470 \
           --reps 40 --out cov14v_run
+
+``--rules normal response`` compares the normal band with ``interval="response"`` instead (the slope band's
+widening; the rule ``rules/issue14_response.md``), each query's ``slope`` in its own column.
 """
 
 from __future__ import annotations
@@ -91,9 +94,9 @@ def library_rep(spec, n, eps, rep, args) -> list[dict]:
                    for kind, x, ev in random_mn_queries(domain, cliques, rng, args.queries)]
         samples = args.samples
     seed = int(rng.integers(2**31))
-    rows, first = [], {"normal": True, "calibrated": True}
+    rows, first = [], dict.fromkeys(args.rules, True)
     for kind, x, ev, truth in queries:
-        for rule in ("normal", "calibrated"):
+        for rule in args.rules:
             t0 = time.perf_counter()
             try:
                 with warnings.catch_warnings():
@@ -106,11 +109,12 @@ def library_rep(spec, n, eps, rep, args) -> list[dict]:
             secs = time.perf_counter() - t0
             cold = secs if first[rule] else np.nan
             first[rule] = False
-            factor = iv.attrs["calibration"]["factor"] if rule == "calibrated" else 1.0
+            widening = iv.attrs.get("calibration") or iv.attrs.get("response") or {}
+            factor, slope = widening.get("factor", 1.0), widening.get("slope", np.nan)
             for j, state in enumerate(iv.index):
                 lo, hi = float(iv.lower.iloc[j]), float(iv.upper.iloc[j])
                 rows.append({"model": spec, "N": n, "epsilon": eps, "rep": rep, "kind": kind, "query": f"{x}|{ev}",
-                             "state": str(state), "rule": rule, "factor": factor, "truth": truth[j],
+                             "state": str(state), "rule": rule, "factor": factor, "slope": slope, "truth": truth[j],
                              "estimate": float(iv.estimate.iloc[j]), "lower": lo, "upper": hi, "width": hi - lo,
                              "covered": float(lo - 1e-12 <= truth[j] <= hi + 1e-12), "cold_s": cold})
     return rows
@@ -182,6 +186,8 @@ def main(argv=None) -> None:
     ap.add_argument("--worlds", type=int, default=15, help="B2: first-level refits used as second-level truths")
     ap.add_argument("--inner", type=int, default=15, help="C: refits per second-level world")
     ap.add_argument("--queries", type=int, default=4)
+    ap.add_argument("--rules", nargs="+", default=["normal", "calibrated"],
+                    help="the library's bands to compare from the same first-level refits (e.g. normal response)")
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--seed", type=int, default=1430)
     ap.add_argument("--out", default="cov14t_pilot")
@@ -197,8 +203,7 @@ def main(argv=None) -> None:
                 frame.to_csv(path, mode="a", header=not path.exists(), index=False)
                 cond = frame[frame.kind == "conditional"].groupby("rule").covered.mean()
                 print(f"rep={rep} {cell}: {time.perf_counter() - t0:.0f}s, conditional coverage "
-                      f"normal {cond.get('normal', np.nan):.2f} calibrated {cond.get('calibrated', np.nan):.2f}",
-                      flush=True)
+                      + " ".join(f"{r} {cond.get(r, np.nan):.2f}" for r in args.rules), flush=True)
     elif not args.summarise:
         spec, n, eps = args.cell.split(":")
         for rep in range(args.start, args.reps):
