@@ -3,13 +3,10 @@
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
-from pgmpy.models import DiscreteBayesianNetwork
-from test_query_interval import DOMAIN, fitted
+from test_query_interval import DOMAIN, counting_refits, fitted, fitted_bn
 
 import pgmpy_dp
-from pgmpy_dp import uncertainty
 from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.uncertainty import _answerer, band_limits, bootstrap_log_potentials, calibration_factor
 
@@ -92,19 +89,22 @@ def test_markov_worlds_are_the_fits_first_refits_each_refitted(mn_est):
     assert (iv.lower <= normal.lower + 1e-12).all() and (iv.upper >= normal.upper - 1e-12).all()
 
 
-def test_markov_worlds_are_kept_for_the_next_query(mn_est, monkeypatch):
-    calls = []
-    real = uncertainty.bootstrap_log_potentials
-    monkeypatch.setattr(uncertainty, "bootstrap_log_potentials", lambda *a, **k: calls.append(1) or real(*a, **k))
-    kwargs = dict(n_samples=6, random_state=11, interval="calibrated", calibration=(2, 3), show_progress=False)
+@pytest.mark.parametrize("extra, drawn", [
+    ({"interval": "calibrated", "calibration": (2, 3)}, 1 + 2),  # the fit's refits, then one set per world
+    ({"interval": "response", "random_state": 12}, 1 + 6),  # the fit's refits, then one refit from each
+])
+def test_markov_second_levels_are_kept_for_the_next_query(mn_est, monkeypatch, extra, drawn):
+    calls = counting_refits(monkeypatch)
+    kwargs = {"n_samples": 6, "random_state": 11, "show_progress": False, **extra}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         pgmpy_dp.query_interval(mn_est, "b", **kwargs)
-        assert len(calls) == 1 + 2  # the fit's refits, then one set per world
+        assert len(calls) == drawn
         pgmpy_dp.query_interval(mn_est, "c", evidence={"a": "x"}, **kwargs)
-        assert len(calls) == 3  # nothing redrawn
-        pgmpy_dp.query_interval(mn_est, "c", **{**kwargs, "calibration": (2, 4)})
-        assert len(calls) == 5  # other refits per world: new worlds' refits, the fit's kept
+        assert len(calls) == drawn  # nothing redrawn
+        if extra["interval"] == "calibrated":
+            pgmpy_dp.query_interval(mn_est, "c", **{**kwargs, "calibration": (2, 4)})
+            assert len(calls) == drawn + 2  # other refits per world: new worlds' refits, the fit's kept
 
 
 @pytest.mark.parametrize("calibration, match", [
@@ -117,12 +117,7 @@ def test_bad_calibration_is_refused_before_any_refit(mn_est, calibration, match)
 
 
 def test_bayesian_calibrated_band_widens_the_normal_one():
-    rng = np.random.default_rng(0)
-    a = rng.random(800) < 0.3
-    df = pd.DataFrame({"a": np.where(a, "x", "y"), "b": np.where(a ^ (rng.random(800) < 0.2), "u", "v")})
-    df = df.astype({"a": pd.CategoricalDtype(["x", "y"]), "b": pd.CategoricalDtype(["u", "v"])})
-    est = pgmpy_dp.DiscretePrivateMLE(epsilon=0.5, random_state=0)
-    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    est = fitted_bn(800, 0.5)
     kwargs = dict(n_samples=6, random_state=3, show_progress=False)
     normal = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, **kwargs)
     iv = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, interval="calibrated", calibration=(3, 3), **kwargs)

@@ -35,6 +35,28 @@ def fitted(n=2000, eps=1.0, seed=0, method="naive-mle", rho=None):
     return est
 
 
+def fitted_bn(n=800, epsilon=0.5):
+    """A DiscretePrivateMLE fitted to ``n`` records of a two-node network a -> b (a ~ 30% x; b flips a 20% of the time)."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    rng = np.random.default_rng(0)
+    a = rng.random(n) < 0.3
+    df = pd.DataFrame({"a": np.where(a, "x", "y"), "b": np.where(a ^ (rng.random(n) < 0.2), "u", "v")})
+    df = df.astype({"a": pd.CategoricalDtype(["x", "y"]), "b": pd.CategoricalDtype(["u", "v"])})
+    est = pgmpy_dp.DiscretePrivateMLE(epsilon=epsilon, random_state=0)
+    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    return est
+
+
+def counting_refits(monkeypatch) -> list:
+    """Count calls of ``uncertainty.bootstrap_log_potentials`` (one per refit set drawn) into the returned list."""
+    from pgmpy_dp import uncertainty
+
+    calls, real = [], uncertainty.bootstrap_log_potentials
+    monkeypatch.setattr(uncertainty, "bootstrap_log_potentials", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
 def true_answer(variable, evidence):
     from pgmpy_dp.uncertainty import _answerer
 

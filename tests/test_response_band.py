@@ -3,13 +3,10 @@
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
-from pgmpy.models import DiscreteBayesianNetwork
-from test_query_interval import DOMAIN, fitted
+from test_query_interval import DOMAIN, fitted, fitted_bn
 
 import pgmpy_dp
-from pgmpy_dp import uncertainty
 from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.uncertainty import (
     _answerer,
@@ -95,26 +92,8 @@ def test_markov_second_level_is_one_refit_per_refit_with_one_seed(mn_est):
     assert (iv.lower <= normal.lower + 1e-12).all() and (iv.upper >= normal.upper - 1e-12).all()
 
 
-def test_markov_second_level_is_kept_for_the_next_query(mn_est, monkeypatch):
-    calls = []
-    real = uncertainty.bootstrap_log_potentials
-    monkeypatch.setattr(uncertainty, "bootstrap_log_potentials", lambda *a, **k: calls.append(1) or real(*a, **k))
-    kwargs = dict(n_samples=5, random_state=12, interval="response", show_progress=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        pgmpy_dp.query_interval(mn_est, "b", **kwargs)
-        assert len(calls) == 1 + 5  # the fit's refits, then one refit from each
-        pgmpy_dp.query_interval(mn_est, "c", evidence={"a": "x"}, **kwargs)
-        assert len(calls) == 6  # nothing redrawn
-
-
 def test_bayesian_response_band_widens_the_normal_one_by_its_factor():
-    rng = np.random.default_rng(0)
-    a = rng.random(3000) < 0.3
-    df = pd.DataFrame({"a": np.where(a, "x", "y"), "b": np.where(a ^ (rng.random(3000) < 0.2), "u", "v")})
-    df = df.astype({"a": pd.CategoricalDtype(["x", "y"]), "b": pd.CategoricalDtype(["u", "v"])})
-    est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=0)
-    DiscreteBayesianNetwork([("a", "b")]).fit(df, estimator=est)
+    est = fitted_bn(3000, 1.0)
     kwargs = dict(n_samples=8, random_state=3, show_progress=False)
     normal = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, **kwargs)
     iv = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, interval="response", **kwargs)
