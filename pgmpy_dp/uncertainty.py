@@ -194,7 +194,8 @@ def query_interval(
         ``"response"``: the normal band widened by ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``, ``k`` the
         slope of the estimator's answer on the truth's, measured by one more refit per refit under common
         random numbers ([`response_factor`][pgmpy_dp.uncertainty.response_factor]); ``B = n_samples`` more
-        refits per fit, kept with its refits.
+        refits per fit, kept with its refits (run one after the other in this process: ``n_jobs`` applies
+        to the first level).
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
