@@ -195,7 +195,9 @@ def query_interval(
         slope of the estimator's answer on the truth's, measured by one more refit per refit under common
         random numbers ([`response_factor`][pgmpy_dp.uncertainty.response_factor]); ``B = n_samples`` more
         refits per fit, kept with its refits (run one after the other in this process: ``n_jobs`` applies
-        to the first level).
+        to the first level). Judged on fresh repetitions, not adopted: alarm as a Bayesian network 0.935 /
+        0.932 -> 0.947 / 0.959 (marginals / conditionals), but child's marginals rose above 0.97
+        (docs/intervals.md, benchmarks/rules/issue14_response.md).
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
