@@ -114,7 +114,8 @@ from .tables.intervals import check_level
 from .tables.release import MarginalRelease
 
 __all__ = [
-    "band_limits", "bootstrap_log_potentials", "calibration_factor", "response_factor", "prior_free_log_potentials", "query_interval",
+    "band_limits", "bootstrap_log_potentials", "calibration_factor", "prior_free_log_potentials", "query_interval",
+    "response_factor",
 ]
 
 _INTERVALS = ("normal", "ratio", "score", "logit", "arcsine", "bc", "percentile", "basic", "calibrated", "response")
