@@ -312,9 +312,13 @@ class _FlatTables:
     def flat(self, mu: list[np.ndarray]) -> np.ndarray:
         return np.concatenate([np.ravel(x) for x in mu])
 
+    def predicted(self, mu: list[np.ndarray]) -> np.ndarray:
+        """The tables' predicted counts ``N A mu``, flat (every table's cells, one table after the other)."""
+        return self.n * (self.A @ self.flat(mu))
+
     def counts(self, mu: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """The tables' predicted counts ``N A mu`` (flat) and their residuals from the data (0 where unobserved)."""
-        n = self.n * (self.A @ self.flat(mu))
+        """The tables' predicted counts (flat) and their residuals from the data (0 where unobserved)."""
+        n = self.predicted(mu)
         r = self.y - n
         if self.observed is not None:
             r = np.where(self.observed, r, 0.0)
@@ -366,8 +370,8 @@ class _FlatTables:
         return total, self.split(grad), self.split(stiff), self.split(toward)
 
     def tables(self, mu: list[np.ndarray]) -> list[np.ndarray]:
-        """The tables' predicted counts ``N A mu``, one array per measurement (a pooled table: its members' sum)."""
-        n = self.n * (self.A @ self.flat(mu))
+        """The tables' predicted counts, one array per measurement (a pooled table: its members' sum)."""
+        n = self.predicted(mu)
         b = self.table_bounds
         return [n[b[i]:b[i + 1]].reshape(sh) for i, sh in enumerate(self.table_shapes)]
 
