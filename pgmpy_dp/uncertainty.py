@@ -195,8 +195,7 @@ def query_interval(
         ``"response"``: the normal band widened by ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``, ``k`` the
         slope of the estimator's answer on the truth's, measured by one more refit per refit under common
         random numbers ([`response_factor`][pgmpy_dp.uncertainty.response_factor]); ``B = n_samples`` more
-        refits per fit, kept with its refits (run one after the other in this process: ``n_jobs`` applies
-        to the first level). Judged on fresh repetitions, not adopted: alarm as a Bayesian network 0.935 /
+        refits per fit, kept with its refits (their fits run in ``n_jobs`` workers too). Judged on fresh repetitions, not adopted: alarm as a Bayesian network 0.935 /
         0.932 -> 0.947 / 0.959 (marginals / conditionals), but child's marginals rose above 0.97
         (docs/intervals.md, benchmarks/rules/issue14_response.md).
     sampling : bool
@@ -416,14 +415,12 @@ def query_interval(
         )
         factor = _calibration(estimate, answers, [[answer(t).ravel() for t in w] for w in second], level)
     if interval == "response":
-        common = _common_seed(seed)
         second = _cached(
             estimator, "log_potentials_", (n_samples, sampling, generator, refit, "response"), seed,
-            lambda: [
-                bootstrap_log_potentials(estimator, 1, random_state=np.random.default_rng(common), sampling=sampling,
-                                         show_progress=False, generator=theta, refit=refit)[0]
-                for theta in progress(refits, show_progress, desc="response refits", total=len(refits))
-            ],
+            lambda: _response_refits(
+                lambda theta, rng: _simulated_releases(estimator, 1, rng, sampling, theta, refit, n_jobs),
+                refits, _common_seed(seed), n_jobs, show_progress,
+            ),
         )
         factor = response_factor(answers, [answer(t).ravel() for t in second])
     return _bands(estimate, answers, states, level, interval, n_records, ends, denominators, factor)
@@ -1268,13 +1265,12 @@ def _bayesian_interval(
         )
         factor = _calibration(estimate, answers, [[answer(list(t) + flat).ravel() for t in w] for w in second], level)
     if interval == "response":
-        common = _common_seed(random_state)
         second = _cached(
             est, "parameters_", (n_samples, sampling, "response"), random_state,
-            lambda: [
-                _bayesian_refits(est, 1, np.random.default_rng(common), False, generator=theta)[0]
-                for theta in progress(refitted, show, desc="response refits", total=len(refitted))
-            ],
+            lambda: _response_refits(
+                lambda theta, rng: _bayesian_simulations(est, 1, rng, generator=theta), refitted,
+                _common_seed(random_state), n_jobs, show,
+            ),
         )
         factor = response_factor(answers, [answer(list(t) + flat).ravel() for t in second])
     return _bands(estimate, answers, {v: list(states[v]) for v in variables}, level, interval, n_records,
@@ -1308,6 +1304,17 @@ def _bayesian_refits(
 ) -> list[list[np.ndarray]]:
     """Log-CPDs (per family of [`_bn_families`][pgmpy_dp.uncertainty._bn_families]) of ``n_samples`` refits of a DiscretePrivateMLE.
 
+    The releases of [`_bayesian_simulations`][pgmpy_dp.uncertainty._bayesian_simulations], fitted in
+    order, in this process or in ``n_jobs`` worker processes (the same refits, bit for bit, whatever
+    ``n_jobs`` is).
+    """
+    fit, simulated = _bayesian_simulations(est, n_samples, random_state, generator)
+    return _map_refits(fit, simulated, n_jobs, show)
+
+
+def _bayesian_simulations(est, n_samples: int, random_state, generator=None) -> tuple:
+    """``(fit, releases)``: ``n_samples`` simulated releases of a DiscretePrivateMLE and the function refitting one.
+
     What each refit estimates is the estimator's law under its own fit, as the full
     re-run on sampled records did before: the same released tables (those a fit from
     releases used, or the fit's own family tables), counted from ``N`` records of the
@@ -1324,9 +1331,9 @@ def _bayesian_refits(
     is data-independent, so nothing changes there). ``generator``: log-CPDs (shaped as
     ``_bn_families``'s) to draw the records from instead of the fit's.
 
-    The simulated tables are drawn first, one refit after the other from one random
-    stream; only the fits (95% of the time) run in ``n_jobs`` worker processes, so the
-    refits are the same, bit for bit, whatever ``n_jobs`` is.
+    The simulated tables are drawn here, one refit after the other from one random
+    stream; ``fit`` (95% of the time) is deterministic and picklable, so the fits can
+    run in worker processes ([`_map_refits`][pgmpy_dp.uncertainty._map_refits]).
     """
     families, theta_bn = _bn_families(est)
     if generator is not None:
@@ -1356,7 +1363,7 @@ def _bayesian_refits(
             )
             for r, ts in zip(releases, kept) if ts
         ])
-    return _map_refits(functools.partial(_bayesian_refit, step, domain, families), simulated, n_jobs, show)
+    return functools.partial(_bayesian_refit, step, domain, families), simulated
 
 
 def _bayesian_refit(step, domain, families, boot) -> list[np.ndarray]:
@@ -1373,16 +1380,31 @@ def _bayesian_refit(step, domain, families, boot) -> list[np.ndarray]:
         return [np.log(cpd_values(t)).reshape(t.shape) for t in fitted]
 
 
-def _map_refits(fit, simulated: list, n_jobs: int, show: bool) -> list:
+def _response_refits(simulate, refits: list, common: int, n_jobs: int, show: bool) -> list:
+    """The response band's second level: one refit drawn from each of ``refits``, all from one seed.
+
+    ``simulate(generator, rng)`` returns ``(fit, [release])`` for one simulated release drawn from
+    ``generator``; every draw starts from ``numpy.random.default_rng(common)`` (common random numbers,
+    so the second answers move with their generators only). The draws are made here and only the fits
+    run in ``n_jobs`` workers, so the refits are the same for every ``n_jobs``.
+    """
+    fit, simulated = None, []
+    for theta in refits:
+        fit, (boot,) = simulate(theta, np.random.default_rng(common))
+        simulated.append(boot)
+    return _map_refits(fit, simulated, n_jobs, show, desc="response refits")
+
+
+def _map_refits(fit, simulated: list, n_jobs: int, show: bool, desc: str = "bootstrap refits") -> list:
     """``fit`` of every simulated release in order, in this process or in ``n_jobs`` worker processes.
 
     The releases were drawn beforehand from one random stream, and ``fit`` is deterministic, so the
     result is the same for every ``n_jobs``.
     """
     if n_jobs == 1:
-        return list(progress(map(fit, simulated), show, desc="bootstrap refits", total=len(simulated)))
+        return list(progress(map(fit, simulated), show, desc=desc, total=len(simulated)))
     with concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        return list(progress(pool.map(fit, simulated), show, desc="bootstrap refits", total=len(simulated)))
+        return list(progress(pool.map(fit, simulated), show, desc=desc, total=len(simulated)))
 
 
 def _check_n_jobs(n_jobs) -> int:
@@ -1468,6 +1490,18 @@ def bootstrap_log_potentials(
     _check_estimator(estimator)
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer (bootstrap refits), got {n_samples!r}")
+    fit, boots = _simulated_releases(estimator, n_samples, random_state, sampling, generator, refit, n_jobs)
+    return _map_refits(fit, boots, _check_n_jobs(n_jobs), show_progress)
+
+
+def _simulated_releases(estimator, n_samples: int, random_state, sampling: bool, generator, refit: str,
+                        n_jobs: int) -> tuple:
+    """``(fit, releases)``: the simulation half of ``bootstrap_log_potentials`` (same arguments).
+
+    ``releases`` are drawn here from one random stream; ``fit`` refits one of them
+    (deterministic and picklable, so ``_map_refits`` can run it in workers). ``n_jobs``
+    is only checked against the engine: loopy inference needs 1.
+    """
     rng = check_random_state(random_state) or np.random.default_rng()
     domain, cliques = estimator.domain_, list(estimator.cliques_)
     engine = make_inference(domain, cliques, estimator.inference_)
@@ -1518,7 +1552,7 @@ def bootstrap_log_potentials(
         fit = functools.partial(_refit_as_estimator, estimator)
     else:
         fit = functools.partial(_refit, estimator, engine, theta_hat=theta_hat, n=n)
-    return _map_refits(fit, boots, n_jobs, show_progress)
+    return fit, boots
 
 
 def prior_free_log_potentials(estimator) -> list[np.ndarray]:

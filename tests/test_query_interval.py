@@ -49,11 +49,11 @@ def fitted_bn(n=800, epsilon=0.5):
 
 
 def counting_refits(monkeypatch) -> list:
-    """Count calls of ``uncertainty.bootstrap_log_potentials`` (one per refit set drawn) into the returned list."""
+    """Count the Markov-network refit sets drawn (calls of ``uncertainty._simulated_releases``) into the returned list."""
     from pgmpy_dp import uncertainty
 
-    calls, real = [], uncertainty.bootstrap_log_potentials
-    monkeypatch.setattr(uncertainty, "bootstrap_log_potentials", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls, real = [], uncertainty._simulated_releases
+    monkeypatch.setattr(uncertainty, "_simulated_releases", lambda *a, **k: calls.append(1) or real(*a, **k))
     return calls
 
 

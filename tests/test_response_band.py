@@ -106,3 +106,20 @@ def test_bayesian_response_band_widens_the_normal_one_by_its_factor():
     assert np.allclose(((iv.lower + iv.upper) / 2)[inside], centre[inside])
     again = pgmpy_dp.query_interval(est, "a", evidence={"b": "v"}, interval="response", **kwargs)
     assert again.attrs["response"] == iv.attrs["response"]  # the second level is kept with the fit's refits
+
+
+@pytest.mark.parametrize("kind", ["markov", "bayesian"])
+def test_second_level_in_worker_processes_is_the_same(kind):
+    """n_jobs > 1 runs the second level's fits in workers too; its draws stay in this process, so the band is the
+    same, bit for bit."""
+    est = fitted(n=500, method="cgm-em") if kind == "markov" else fitted_bn(3000, 1.0)
+    # seeds at which the 4 refits measure a slope below 1 (so the second level moves the band)
+    kwargs = dict(n_samples=4, random_state=7 if kind == "markov" else 6, show_progress=False, interval="response")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        one = pgmpy_dp.query_interval(est, "a", **kwargs)
+        est.__dict__.pop("_bootstrap_refits")  # refit both levels rather than reuse the kept ones
+        two = pgmpy_dp.query_interval(est, "a", n_jobs=2, **kwargs)
+    assert one.attrs["response"] == two.attrs["response"]
+    assert np.array_equal(one[["lower", "upper"]].to_numpy(), two[["lower", "upper"]].to_numpy())
+    assert one.attrs["response"]["factor"] > 1.0  # a measured slope below 1: the second level did run
