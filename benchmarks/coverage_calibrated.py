@@ -33,6 +33,9 @@ first-level refits), repetitions the outer loop (cov14v, the rule ``rules/issue1
 
 ``--rules normal response`` compares the normal band with ``interval="response"`` instead (the slope band's
 widening; the rule ``rules/issue14_response.md``), each query's ``slope`` in its own column.
+``--judge-default FILE...`` gives the verdict of ``rules/issue14_response_default.md`` on such runs (cov14aa):
+
+      python benchmarks/coverage_calibrated.py --judge-default cov14aa_p1.csv cov14aa_p2.csv
 """
 
 from __future__ import annotations
@@ -173,6 +176,58 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def complete_reps(df: pd.DataFrame) -> pd.DataFrame:
+    """One process's rows, keeping only repetitions in which every one of its cells completed (the rules' stopping
+    provision: a run stopped at its deadline is judged on its completed repetitions)."""
+    cells = df.groupby("rep").model.nunique()
+    return df[df.rep.isin(cells.index[cells == df.model.nunique()])]
+
+
+def judge_default(df: pd.DataFrame) -> str:
+    """The verdict of ``rules/issue14_response_default.md`` on runs of ``--rules normal response``: per (cell, kind)
+    pair both bands' coverage over states (s.e. from the spread over queries) and mean width, then clauses (a)-(d).
+    ``df``: the files' rows, each file cut to ``complete_reps``."""
+    rows = []
+    for (model, kind), g in df.groupby(["model", "kind"]):
+        row = {"model": model, "kind": kind, "reps": g.rep.nunique(), "states": len(g) // 2}
+        for rule in ("normal", "response"):
+            r = g[g.rule == rule]
+            per_query = r.groupby(["rep", "query"]).covered.mean()
+            row[rule] = r.covered.mean()
+            row[f"{rule}_se"] = per_query.std(ddof=1) / np.sqrt(len(per_query))
+            row[f"{rule}_width"] = r.width.mean()
+        resp = g[g.rule == "response"]
+        row["factor"], row["slope"] = resp.factor.median(), resp.slope.median()
+        rows.append(row)
+    t = pd.DataFrame(rows)
+    shortfall = {b: float(np.maximum(0.0, 0.93 - t[b]).sum()) for b in ("normal", "response")}
+    a = shortfall["normal"] > 0 and shortfall["response"] <= 2 / 3 * shortfall["normal"]
+    covered = t[t.normal >= 0.95]
+    b_ok = bool(((covered.response_width <= 1.06 * covered.normal_width)
+                 & (covered.response <= covered.normal + 0.015)).all())
+    inside = {b: int(t[b].between(0.93, 0.97).sum()) for b in ("normal", "response")}
+    alarm = t[t.model == "alarm-bn"].response
+    c = inside["response"] >= inside["normal"] and len(alarm) == 2 and bool((alarm >= 0.93).all())
+    cold = df.drop_duplicates(["model", "rep", "rule"]).pivot_table(index=["model", "rep"], columns="rule",
+                                                                    values="cold_s")
+    cold["both"] = cold.normal + cold.response  # the response query ran second and drew only the second level
+    cost = cold.groupby("model")[["normal", "both"]].median()
+    cost["ratio"] = cost.both / cost.normal
+    d = bool((cost.ratio <= 2.5).all())
+    lines = [t.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
+             "First query of a fit, median (s): normal, and normal + the response band's second level",
+             cost.to_string(float_format=lambda v: f"{v:.2f}"), "",
+             f"(a) shortfall below 0.93: normal {shortfall['normal']:.4f}, response {shortfall['response']:.4f} "
+             f"(at most 2/3 of the normal's, which must be positive) -> {'HOLDS' if a else 'FAILS'}",
+             f"(b) pairs with normal >= 0.95: {len(covered)}; response width <= 1.06x and coverage <= +0.015 on each "
+             f"-> {'HOLDS' if b_ok else 'FAILS'}",
+             f"(c) inside 93-97%: normal {inside['normal']}, response {inside['response']}; alarm-bn response "
+             f"{', '.join(f'{v:.3f}' for v in alarm)} -> {'HOLDS' if c else 'FAILS'}",
+             f"(d) first-query ratio at most 2.5 in every cell -> {'HOLDS' if d else 'FAILS'}",
+             f"VERDICT: {'PASSES' if a and b_ok and c and d else 'FAILS'}"]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cell", default="er-8:1000:1", help="--pooled: MODEL:N:EPS (er-8 or chain-5)")
@@ -192,7 +247,13 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1430)
     ap.add_argument("--out", default="cov14t_pilot")
     ap.add_argument("--summarise", action="store_true")
+    ap.add_argument("--judge-default", nargs="+", metavar="CSV",
+                    help="results/ files of --rules normal response runs: the verdict of rules/issue14_response_default.md")
     args = ap.parse_args(argv)
+    if args.judge_default:
+        print(judge_default(pd.concat([complete_reps(pd.read_csv(RESULTS / f)) for f in args.judge_default],
+                                      ignore_index=True)))
+        return
     path = RESULTS / f"{args.out}.csv"
     if not args.summarise and not args.pooled:
         for rep in range(args.start, args.reps):
