@@ -195,9 +195,11 @@ def query_interval(
         ``"response"``: the normal band widened by ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``, ``k`` the
         slope of the estimator's answer on the truth's, measured by one more refit per refit under common
         random numbers ([`response_factor`][pgmpy_dp.uncertainty.response_factor]); ``B = n_samples`` more
-        refits per fit, kept with its refits (their fits run in ``n_jobs`` workers too). Judged on fresh repetitions, not adopted: alarm as a Bayesian network 0.935 /
-        0.932 -> 0.947 / 0.959 (marginals / conditionals), but child's marginals rose above 0.97
-        (docs/intervals.md, benchmarks/rules/issue14_response.md).
+        refits per fit, kept with its refits (their fits run in ``n_jobs`` workers too). Judged on fresh
+        repetitions twice, not adopted: it lifts short conditionals (alarm as a Bayesian network 0.908 -> 0.927,
+        chain-5 and er-8 at N = 1,000 0.904 / 0.914 -> 0.939 / 0.944) but its per-query slope is noisy, and
+        where the estimator does not shrink it still widens (asia's conditionals 0.953 -> 0.978)
+        (docs/intervals.md, benchmarks/rules/issue14_response_default.md).
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
