@@ -183,23 +183,43 @@ def complete_reps(df: pd.DataFrame) -> pd.DataFrame:
     return df[df.rep.isin(cells.index[cells == df.model.nunique()])]
 
 
+CELL = ["model", "N", "epsilon", "kind"]
+
+
+def pair_table(df: pd.DataFrame, cluster: list[str], bands=("normal", "response")) -> pd.DataFrame:
+    """Per (cell, kind) pair and band: coverage over states, its standard error from the spread of the coverage over
+    ``cluster`` groups (``["rep", "query"]``: per query; ``["rep"]``: per repetition, whose queries share one fit), and
+    the mean width."""
+    rows = []
+    for key, g in df.groupby(CELL):
+        row = dict(zip(CELL, key), reps=g.rep.nunique(), states=len(g) // len(bands))
+        for band in bands:
+            r = g[g.rule == band]
+            per = r.groupby(cluster).covered.mean()
+            row[band], row[f"{band}_se"] = r.covered.mean(), per.std(ddof=1) / np.sqrt(len(per))
+            row[f"{band}_width"] = r.width.mean()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def first_query_cost(df: pd.DataFrame) -> pd.DataFrame:
+    """Median first-query time per cell: the normal band's, and the normal plus the response band's (whose query ran
+    second on the same fit and drew only its second level)."""
+    cold = df.drop_duplicates(["model", "N", "epsilon", "rep", "rule"]).pivot_table(
+        index=["model", "N", "epsilon", "rep"], columns="rule", values="cold_s")
+    cold["both"] = cold.normal + cold.response
+    cost = cold.groupby(["model", "N", "epsilon"])[["normal", "both"]].median()
+    cost["ratio"] = cost.both / cost.normal
+    return cost
+
+
 def judge_default(df: pd.DataFrame) -> str:
     """The verdict of ``rules/issue14_response_default.md`` on runs of ``--rules normal response``: per (cell, kind)
     pair both bands' coverage over states (s.e. from the spread over queries) and mean width, then clauses (a)-(d).
     ``df``: the files' rows, each file cut to ``complete_reps``."""
-    rows = []
-    for (model, kind), g in df.groupby(["model", "kind"]):
-        row = {"model": model, "kind": kind, "reps": g.rep.nunique(), "states": len(g) // 2}
-        for rule in ("normal", "response"):
-            r = g[g.rule == rule]
-            per_query = r.groupby(["rep", "query"]).covered.mean()
-            row[rule] = r.covered.mean()
-            row[f"{rule}_se"] = per_query.std(ddof=1) / np.sqrt(len(per_query))
-            row[f"{rule}_width"] = r.width.mean()
-        resp = g[g.rule == "response"]
-        row["factor"], row["slope"] = resp.factor.median(), resp.slope.median()
-        rows.append(row)
-    t = pd.DataFrame(rows)
+    t = pair_table(df, ["rep", "query"])
+    resp = df[df.rule == "response"].groupby(CELL)
+    t = t.join(resp.factor.median(), on=CELL).join(resp.slope.median(), on=CELL)
     shortfall = {b: float(np.maximum(0.0, 0.93 - t[b]).sum()) for b in ("normal", "response")}
     a = shortfall["normal"] > 0 and shortfall["response"] <= 2 / 3 * shortfall["normal"]
     covered = t[t.normal >= 0.95]
@@ -208,11 +228,7 @@ def judge_default(df: pd.DataFrame) -> str:
     inside = {b: int(t[b].between(0.93, 0.97).sum()) for b in ("normal", "response")}
     alarm = t[t.model == "alarm-bn"].response
     c = inside["response"] >= inside["normal"] and len(alarm) == 2 and bool((alarm >= 0.93).all())
-    cold = df.drop_duplicates(["model", "rep", "rule"]).pivot_table(index=["model", "rep"], columns="rule",
-                                                                    values="cold_s")
-    cold["both"] = cold.normal + cold.response  # the response query ran second and drew only the second level
-    cost = cold.groupby("model")[["normal", "both"]].median()
-    cost["ratio"] = cost.both / cost.normal
+    cost = first_query_cost(df)
     d = bool((cost.ratio <= 2.5).all())
     lines = [t.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
              "First query of a fit, median (s): normal, and normal + the response band's second level",
@@ -225,6 +241,57 @@ def judge_default(df: pd.DataFrame) -> str:
              f"{', '.join(f'{v:.3f}' for v in alarm)} -> {'HOLDS' if c else 'FAILS'}",
              f"(d) first-query ratio at most 2.5 in every cell -> {'HOLDS' if d else 'FAILS'}",
              f"VERDICT: {'PASSES' if a and b_ok and c and d else 'FAILS'}"]
+    return "\n".join(lines)
+
+
+def readings(cov: np.ndarray, se: np.ndarray) -> tuple[bool, bool]:
+    """The two readings of the 93-97% target in ``rules/issue14_target_reading.md``, for pairs' coverages ``cov``
+    with standard errors ``se`` (arrays, one entry per pair; either may carry leading axes of simulated runs).
+    R1: every pair's point estimate inside [0.93, 0.97]. R2: every pair's ``cov +- 1.96 se`` meets [0.93, 0.97] and
+    the pairs' mean coverage lies in [0.94, 0.96]."""
+    r1 = ((cov >= 0.93) & (cov <= 0.97)).all(axis=-1)
+    consistent = ((cov + 1.96 * se >= 0.93) & (cov - 1.96 * se <= 0.97)).all(axis=-1)
+    mean = cov.mean(axis=-1)
+    return r1, consistent & (mean >= 0.94) & (mean <= 0.96)
+
+
+def reading_odds(truth: np.ndarray, se: np.ndarray, draws: int = 200_000, seed: int = 0) -> tuple[float, float]:
+    """The probability that R1 and R2 pass a band whose pairs' true coverages are ``truth``, when each pair is
+    measured with normal error ``se`` (the rule's operating characteristics)."""
+    cov = truth + se * np.random.default_rng(seed).standard_normal((draws, len(truth)))
+    r1, r2 = readings(cov, np.broadcast_to(se, cov.shape))
+    return float(r1.mean()), float(r2.mean())
+
+
+def judge_reading(df: pd.DataFrame, earlier: pd.DataFrame | None = None) -> str:
+    """The report of ``rules/issue14_target_reading.md``: for each band the pairs' coverage (s.e. clustered by
+    repetition), R1 and R2, the odds that a band truly at 0.95 passes each reading at these s.e.s, and the first
+    query's cost; then the same on the cells common with ``earlier`` (cov14aa), the two runs pooled."""
+    def report(rows: pd.DataFrame, title: str) -> list[str]:
+        t = pair_table(rows, ["rep"])
+        lines = [title, t.to_string(index=False, float_format=lambda v: f"{v:.3f}")]
+        for band in ("normal", "response"):
+            cov, se = t[band].to_numpy(), t[f"{band}_se"].to_numpy()
+            r1, r2 = readings(cov, se)
+            off = t[(cov + 1.96 * se < 0.93) | (cov - 1.96 * se > 0.97)]
+            off = ", ".join(f"{r.model} {r.N} {r.kind} {r[band]:.3f}" for _, r in off.iterrows()) or "none"
+            lines.append(f"  {band:8s}: {int(((cov >= 0.93) & (cov <= 0.97)).sum())}/{len(t)} pairs inside, mean "
+                         f"{cov.mean():.3f}, pairs not consistent with 93-97%: {off} -> R1 "
+                         f"{'PASSES' if r1 else 'FAILS'}, R2 {'PASSES' if r2 else 'FAILS'}")
+        se = t[["normal_se", "response_se"]].mean(axis=1).to_numpy()
+        lines.append("  a band truly at 0.95 in every pair, measured at these s.e.s, passes R1 with probability "
+                     "%.2f, R2 %.3f" % reading_odds(np.full(len(t), 0.95), se))
+        return lines
+
+    lines = report(df, "This run (complete repetitions):")
+    lines += ["", "First query of a fit, median (s): normal, and normal + the response band's second level",
+              first_query_cost(df).to_string(float_format=lambda v: f"{v:.2f}")]
+    if earlier is not None:
+        common = earlier.merge(df[["model", "N", "epsilon"]].drop_duplicates(), on=["model", "N", "epsilon"])
+        pooled = pd.concat([common, df.merge(common[["model", "N", "epsilon"]].drop_duplicates())],
+                           keys=["earlier", "this"], names=["run"]).reset_index(level="run")
+        pooled["rep"] = pooled.run + ":" + pooled.rep.astype(str)
+        lines += ["", *report(pooled, "The cells common with the earlier run, both runs pooled:")]
     return "\n".join(lines)
 
 
@@ -249,7 +316,16 @@ def main(argv=None) -> None:
     ap.add_argument("--summarise", action="store_true")
     ap.add_argument("--judge-default", nargs="+", metavar="CSV",
                     help="results/ files of --rules normal response runs: the verdict of rules/issue14_response_default.md")
+    ap.add_argument("--judge-reading", nargs="+", metavar="CSV",
+                    help="results/ files of one --rules normal response run: the report of "
+                         "rules/issue14_target_reading.md")
+    ap.add_argument("--earlier", nargs="+", metavar="CSV", help="with --judge-reading: an earlier run's files to pool")
     args = ap.parse_args(argv)
+    if args.judge_reading:
+        def load(files):
+            return pd.concat([complete_reps(pd.read_csv(RESULTS / f)) for f in files], ignore_index=True)
+        print(judge_reading(load(args.judge_reading), load(args.earlier) if args.earlier else None))
+        return
     if args.judge_default:
         print(judge_default(pd.concat([complete_reps(pd.read_csv(RESULTS / f)) for f in args.judge_default],
                                       ignore_index=True)))
