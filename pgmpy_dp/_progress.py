@@ -23,9 +23,21 @@ def progress(iterable: Iterable, show: bool, desc: str, total: int | None = None
     """
     if not show:
         return iterable
+    return _bar(iterable, desc=desc, total=total)
+
+
+def _bar(iterable: Iterable | None = None, **kwargs):
+    """A delayed, self-removing tqdm bar, made while holding tqdm's lock.
+
+    tqdm registers a bar before its ``__init__`` has finished, and closing another bar (in another thread) may
+    reposition a registered one, calling a method that needs attributes set late in ``__init__``: releases
+    running in several threads then failed with ``AttributeError: ... has no attribute 'sp'``. The lock (which
+    tqdm itself takes when it closes a bar) makes construction atomic with respect to that.
+    """
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, desc=desc, total=total, delay=PROGRESS_DELAY, leave=False)
+    with tqdm.get_lock():
+        return tqdm(iterable, delay=PROGRESS_DELAY, leave=False, **kwargs)
 
 
 class ProgressCallback:
@@ -44,9 +56,7 @@ class ProgressCallback:
     def __init__(self, show: bool, total: int, desc: str) -> None:
         self._bar = None
         if show:
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(total=total, desc=desc, delay=PROGRESS_DELAY, leave=False)
+            self._bar = _bar(total=total, desc=desc)
 
     @property
     def callback(self):

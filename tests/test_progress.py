@@ -71,3 +71,32 @@ def test_quick_cgm_em_fit_draws_no_bar_until_the_delay(df, capsys, monkeypatch):
     monkeypatch.setattr(_progress, "PROGRESS_DELAY", 0)
     pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", max_iter=5).fit(mn, release)
     assert "CGM-EM" in capsys.readouterr().err
+
+
+def test_bars_made_and_closed_in_many_threads_at_once():
+    """tqdm registers a bar before its __init__ ends, and closing a bar past tqdm's 20 rows repositions another:
+    releases in several threads failed with AttributeError (no 'sp') until bars were made under tqdm's lock.
+    25 open bars put every new one past row 20; without the lock this test failed in 3 runs of 4."""
+    import threading
+
+    held = [iter(_progress.progress(range(5), True, "held")) for _ in range(25)]
+    for bar in held:
+        next(bar)
+    errors = []
+
+    def worker():
+        try:
+            for _ in range(600):
+                for _ in _progress.progress(range(2), True, "short"):
+                    pass
+        except Exception as exc:  # noqa: BLE001 - asserted on
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for bar in held:
+        list(bar)
+    assert errors == []
