@@ -49,7 +49,7 @@ with warnings.catch_warnings():
 from .._blas import single_threaded_blas
 from .._progress import ProgressCallback
 from ..engine import ConvergenceWarning
-from ..privacy.budget import PrivacyBudget, check_epsilon, check_rho
+from ..privacy.budget import PrivacyBudget, check_epsilon, check_positive, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
 from ..tables.contribution import check_contribution, encode_units
@@ -358,12 +358,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError(f"prior_weight must be one of {_PRIOR_WEIGHTS}, got {self.prior_weight!r}")
         if not isinstance(self.cpd_prior, str) or self.cpd_prior not in _CPD_PRIORS:
             raise ValueError(f"cpd_prior must be one of {_CPD_PRIORS}, got {self.cpd_prior!r}")
-        strength = self.prior_strength
-        if (isinstance(strength, (bool, np.bool_)) or not isinstance(strength, (int, float, np.integer, np.floating))
-                or not (0 < strength < np.inf)):
-            raise ValueError(
-                f"prior_strength must be a positive finite number (1: the prior the noise calls for), got {strength!r}"
-            )
+        check_positive(self.prior_strength, "prior_strength", "1 (the prior the noise calls for)")
         if self.cpd_prior == "dirichlet" and self.prior_weight != "global":
             raise ValueError(
                 f"cpd_prior='dirichlet' takes its pseudo-count from the one global weight; prior_weight="

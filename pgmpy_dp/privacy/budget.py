@@ -50,6 +50,7 @@ __all__ = [
     "LedgerEntry",
     "check_delta",
     "check_epsilon",
+    "check_positive",
     "check_rho",
     "rho_to_epsilon_delta",
     "epsilon_delta_to_rho",
@@ -63,7 +64,15 @@ class BudgetExceededError(RuntimeError):
     """A charge would spend more than the remaining privacy budget."""
 
 
-def _check_positive(value, name: str, example: str) -> float:
+def check_positive(value, name: str, example: str) -> float:
+    """Return ``value`` as a float, or raise a clear error naming ``name``: TypeError unless a real number (booleans
+    refused), ValueError unless positive and finite, suggesting ``name=example``.
+
+    Examples
+    --------
+    >>> check_positive(2, "prior_strength", "1")
+    2.0
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive finite number, got {value!r} ({type(value).__name__})")
     try:
@@ -83,7 +92,7 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     >>> check_epsilon(1)
     1.0
     """
-    return _check_positive(epsilon, name, "1.0")
+    return check_positive(epsilon, name, "1.0")
 
 
 def check_rho(rho, name: str = "rho") -> float:
@@ -94,7 +103,7 @@ def check_rho(rho, name: str = "rho") -> float:
     >>> check_rho(0.5)
     0.5
     """
-    return _check_positive(rho, name, "0.5")
+    return check_positive(rho, name, "0.5")
 
 
 def check_delta(delta, name: str = "delta") -> float:
