@@ -195,11 +195,12 @@ def query_interval(
         ``"response"``: the normal band widened by ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``, ``k`` the
         slope of the estimator's answer on the truth's, measured by one more refit per refit under common
         random numbers ([`response_factor`][pgmpy_dp.uncertainty.response_factor]); ``B = n_samples`` more
-        refits per fit, kept with its refits (their fits run in ``n_jobs`` workers too). Judged on fresh
-        repetitions twice, not adopted: it lifts short conditionals (alarm as a Bayesian network 0.908 -> 0.927,
-        chain-5 and er-8 at N = 1,000 0.904 / 0.914 -> 0.939 / 0.944) but its per-query slope is noisy, and
-        where the estimator does not shrink it still widens (asia's conditionals 0.953 -> 0.978)
-        (docs/intervals.md, benchmarks/rules/issue14_response_default.md).
+        refits per fit, kept with its refits (their fits run in ``n_jobs`` workers too). It lifts short
+        conditionals (over 100 fresh repetitions, cov14ab: alarm as a Bayesian network 0.911 -> 0.949, er-8 at
+        N = 1,000 0.899 -> 0.934, chain-5 0.918 -> 0.937), with every (model, kind) pair measured inside 93-97%
+        where the normal band had 8 of 12; its per-query slope is noisy, so where the estimator does not shrink
+        it still widens a little (asia's conditionals 0.953 -> 0.978 on cov14aa). Not the default until the
+        issue's author decides (docs/intervals.md, benchmarks/rules/issue14_target_reading.md).
     sampling : bool
         ``True`` (default): each refit's tables are counted from ``N`` records
         drawn from the fitted model (``N`` = the record count the fit used)
