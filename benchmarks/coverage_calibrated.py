@@ -244,7 +244,7 @@ def judge_default(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def readings(cov: np.ndarray, se: np.ndarray) -> tuple[bool, bool]:
+def readings(cov: np.ndarray, se: np.ndarray) -> tuple:
     """The two readings of the 93-97% target in ``rules/issue14_target_reading.md``, for pairs' coverages ``cov``
     with standard errors ``se`` (arrays, one entry per pair; either may carry leading axes of simulated runs).
     R1: every pair's point estimate inside [0.93, 0.97]. R2: every pair's ``cov +- 1.96 se`` meets [0.93, 0.97] and
@@ -287,8 +287,8 @@ def judge_reading(df: pd.DataFrame, earlier: pd.DataFrame | None = None) -> str:
     lines += ["", "First query of a fit, median (s): normal, and normal + the response band's second level",
               first_query_cost(df).to_string(float_format=lambda v: f"{v:.2f}")]
     if earlier is not None:
-        common = earlier.merge(df[["model", "N", "epsilon"]].drop_duplicates(), on=["model", "N", "epsilon"])
-        pooled = pd.concat([common, df.merge(common[["model", "N", "epsilon"]].drop_duplicates())],
+        cells = df[CELL[:3]].drop_duplicates().merge(earlier[CELL[:3]].drop_duplicates())
+        pooled = pd.concat([earlier.merge(cells), df.merge(cells)],
                            keys=["earlier", "this"], names=["run"]).reset_index(level="run")
         pooled["rep"] = pooled.run + ":" + pooled.rep.astype(str)
         lines += ["", *report(pooled, "The cells common with the earlier run, both runs pooled:")]
@@ -321,14 +321,15 @@ def main(argv=None) -> None:
                          "rules/issue14_target_reading.md")
     ap.add_argument("--earlier", nargs="+", metavar="CSV", help="with --judge-reading: an earlier run's files to pool")
     args = ap.parse_args(argv)
+
+    def load(files):  # results/ files, each cut to its complete repetitions
+        return pd.concat([complete_reps(pd.read_csv(RESULTS / f)) for f in files], ignore_index=True)
+
     if args.judge_reading:
-        def load(files):
-            return pd.concat([complete_reps(pd.read_csv(RESULTS / f)) for f in files], ignore_index=True)
         print(judge_reading(load(args.judge_reading), load(args.earlier) if args.earlier else None))
         return
     if args.judge_default:
-        print(judge_default(pd.concat([complete_reps(pd.read_csv(RESULTS / f)) for f in args.judge_default],
-                                      ignore_index=True)))
+        print(judge_default(load(args.judge_default)))
         return
     path = RESULTS / f"{args.out}.csv"
     if not args.summarise and not args.pooled:
