@@ -77,7 +77,6 @@ def test_guide_page_runs_quietly(page, tmp_path):
     result = run_script("\n".join(blocks), tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", f"{page.name} printed warnings or progress bars:\n{result.stderr}"
-    assert result.stdout.strip()
 
 
 @pytest.mark.slow
