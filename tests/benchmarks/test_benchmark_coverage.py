@@ -6,7 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "coverage.py"
+_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.append(str(_BENCHMARKS))  # the script imports its shared harness (appended: benchmarks/coverage.py must not shadow the coverage package)
+_PATH = _BENCHMARKS / "coverage.py"
 _spec = importlib.util.spec_from_file_location("bench_coverage", _PATH)  # not "coverage": that is coverage.py
 bench = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = bench

@@ -12,7 +12,9 @@ from pgmpy_dp.engine import JunctionTree, fit_log_potentials
 from pgmpy_dp.privacy.budget import rho_to_epsilon_delta
 from pgmpy_dp.privacy.domain import Domain
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "mobility.py"
+_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.append(str(_BENCHMARKS))  # the script imports its shared harness (appended: benchmarks/coverage.py must not shadow the coverage package)
+_PATH = _BENCHMARKS / "mobility.py"
 _spec = importlib.util.spec_from_file_location("bench_mobility", _PATH)
 mobility = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = mobility  # dataclasses look their module up there
