@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 _BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.append(str(_BENCHMARKS))  # the script imports its shared harness (appended: benchmarks/coverage.py must not shadow the coverage package)
+sys.path.append(str(_BENCHMARKS))  # for the shared harness; appended, so no script shadows an installed package
 _PATH = _BENCHMARKS / "coverage.py"
 _spec = importlib.util.spec_from_file_location("bench_coverage", _PATH)  # not "coverage": that is coverage.py
 bench = importlib.util.module_from_spec(_spec)

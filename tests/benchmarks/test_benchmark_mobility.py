@@ -13,7 +13,7 @@ from pgmpy_dp.privacy.budget import rho_to_epsilon_delta
 from pgmpy_dp.privacy.domain import Domain
 
 _BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.append(str(_BENCHMARKS))  # the script imports its shared harness (appended: benchmarks/coverage.py must not shadow the coverage package)
+sys.path.append(str(_BENCHMARKS))  # for the shared harness; appended, so no script shadows an installed package
 _PATH = _BENCHMARKS / "mobility.py"
 _spec = importlib.util.spec_from_file_location("bench_mobility", _PATH)
 mobility = importlib.util.module_from_spec(_spec)
