@@ -16,9 +16,7 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from scipy import stats
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -129,21 +127,14 @@ def quiet():
         yield
 
 
-def network(name: str):
-    """One of pgmpy's example networks (``asia``, ``alarm``, ...), read offline."""
-    from pgmpy_dp.datasets import load_network
-
-    return load_network(name)
-
-
 def network_sample(name: str, rows: int, seed: int = 0, block: int = 100_000):
     """``(network, DataFrame)``: ``rows`` records of an example network with categorical columns.
 
     More than ``block`` rows repeat a ``block``-row forward sample (counting and fitting cost do not depend
     on the distribution, and forward sampling 1e6 rows takes minutes)."""
-    from pgmpy_dp.datasets import sample_network
+    from pgmpy_dp.datasets import load_network, sample_network
 
-    net = network(name)
+    net = load_network(name)
     base = sample_network(net, min(rows, block), seed=seed)
     if rows <= block:
         return net, base
@@ -158,14 +149,6 @@ def empty_model(net):
     model = DiscreteBayesianNetwork(net.edges())
     model.add_nodes_from(net.nodes())
     return model
-
-
-def clopper_pearson(k: float, n: int, conf: float = 0.95) -> tuple[float, float]:
-    """The exact binomial interval of ``k`` successes in ``n`` trials."""
-    a = (1 - conf) / 2
-    lo = stats.beta.ppf(a, k, n - k + 1) if k > 0 else 0.0
-    hi = stats.beta.ppf(1 - a, k + 1, n - k) if k < n else 1.0
-    return float(lo), float(hi)
 
 
 def paired(runs: pd.DataFrame, method: str, baseline: str, metric: str,
@@ -196,7 +179,3 @@ def win_counts(runs: pd.DataFrame, method: str, baseline: str, metrics, **cells)
                      "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
     return pd.DataFrame(rows)
 
-
-def seeds(seed: int, *keys) -> np.random.Generator:
-    """A generator seeded by ``seed`` and the integer ``keys`` of a cell (independent streams per cell)."""
-    return np.random.default_rng([seed, *keys])
