@@ -79,11 +79,12 @@ def test_each_band_is_the_normal_band_of_the_refits_widened_by_the_response_fact
 
 
 def test_the_same_seed_gives_the_same_frame_and_another_seed_another(est):
-    a = pgmpy_dp.query_interval(est, "c", n_samples=6, random_state=7, **KW)
-    b = pgmpy_dp.query_interval(copy.deepcopy(est), "c", n_samples=6, random_state=7, **KW)  # nothing kept
+    kw = dict(n_samples=4, interval="normal", **KW)
+    a = pgmpy_dp.query_interval(est, "c", random_state=7, **kw)
+    b = pgmpy_dp.query_interval(copy.deepcopy(est), "c", random_state=7, **kw)  # a copy: nothing kept
     pd.testing.assert_frame_equal(a, b)
     np.testing.assert_array_equal(a.attrs["bootstrap"], b.attrs["bootstrap"])
-    c = pgmpy_dp.query_interval(est, "c", n_samples=6, random_state=8, **KW)
+    c = pgmpy_dp.query_interval(est, "c", random_state=8, **kw)
     assert not np.array_equal(a.attrs["bootstrap"], c.attrs["bootstrap"])
 
 
@@ -200,7 +201,8 @@ def test_worker_processes_give_the_same_bands(kind):
     assert one.attrs["response"]["factor"] > 1.0  # the second level did move the band: the check can fail
 
 
-def test_loopy_fits_refuse_worker_processes():
+@pytest.fixture(scope="module")
+def loopy_est():
     rng = np.random.default_rng(3)
     codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 500, random_state=rng)
     release = release_from_codes(codes, DOMAIN, CHAIN, 1.0, random_state=rng)
@@ -208,11 +210,22 @@ def test_loopy_fits_refuse_worker_processes():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(DiscreteMarkovNetwork(CHAIN), release)
+    return est
+
+
+def test_loopy_fits_refuse_worker_processes_and_queries_across_cliques(loopy_est):
     with pytest.raises(ValueError, match="n_jobs > 1 needs junction-tree inference"):
-        pgmpy_dp.query_interval(est, "a", n_samples=2, random_state=0, n_jobs=2)
+        pgmpy_dp.query_interval(loopy_est, "a", n_samples=2, random_state=0, n_jobs=2)
     with pytest.raises(ValueError, match="no model clique"):
-        pgmpy_dp.query_interval(est, ["a", "c"], n_samples=2, random_state=0)
+        pgmpy_dp.query_interval(loopy_est, ["a", "c"], n_samples=2, random_state=0)
+
+
+@pytest.mark.slow
+def test_loopy_fits_are_refitted_on_per_table_draws(loopy_est):
+    """Loopy inference cannot sample records: each table is drawn from its own multinomial (10 s for 2 refits)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        iv = pgmpy_dp.query_interval(est, "a", {"c": "q"}, n_samples=3, random_state=0, **KW)
-    assert iv.estimate.sum() == pytest.approx(1.0) and (iv.lower <= iv.upper).all()
+        iv = pgmpy_dp.query_interval(loopy_est, "a", {"c": "q"}, n_samples=2, random_state=0, interval="normal", **KW)
+    np.testing.assert_allclose(iv.estimate, pgmpy_dp.query(loopy_est.model_, ["a"], evidence={"c": "q"}).values,
+                               atol=0.02)
+    assert (iv.lower <= iv.upper).all() and iv.attrs["bootstrap"][:, 0].std() > 0
