@@ -4,7 +4,7 @@ A private fit is a function of noisy tables ``y = x + Z`` whose noise law is pub
 table's mechanism and scale). Taking the fitted model as the truth, a simulated data set draws
 ``N`` records from it, counts the tables the fit used, adds fresh noise of each table's own
 mechanism and scale, and the estimator's own fitting step is run on those tables. Bayesian and
-Markov fits share this path: a [`FitView`][pgmpy_dp.uncertainty.simulate.FitView] holds what
+Markov fits share this path: a ``FitView`` holds what
 differs (the fitted log-potentials, the tables, the fitting step). The seeded random numbers
 are public simulation, not privacy noise.
 """
@@ -78,7 +78,7 @@ class FitView:
 
 
 def fit_view(estimator) -> FitView:
-    """The [`FitView`][pgmpy_dp.uncertainty.simulate.FitView] of a fitted estimator.
+    """The ``FitView`` of a fitted estimator.
 
     Parameters
     ----------
@@ -156,6 +156,7 @@ def _markov_view(est) -> FitView:
     n = float(est.n_records_)
     tables = [t for r in est.releases_ for t in r.tables if any(set(t.attrs) <= set(c) for c in cliques)]
     releases = [(est.domain_, tables, est.releases_[0].mechanism, n)]
+
     def make_fit(engine):
         return functools.partial(_markov_refit, est, engine, theta_hat=theta, n=n)
 
@@ -184,10 +185,11 @@ def _bayesian_view(est) -> FitView:
                 if (kept := [t for t in r if set(t.attrs) <= nodes and t.members is None])]
     # the estimator's own consistency step and settings, on a bare copy (the fit stays untouched)
     settings = {"consistency": est.consistency, "max_iter": est.max_iter, "show_progress": False}
-    accepted = inspect.signature(DiscretePrivateMLE).parameters
+    accepted = inspect.signature(DiscretePrivateMLE).parameters  # the prior settings this estimator offers
     settings.update({k: getattr(est, k) for k in ("prior_weight", "cpd_prior", "prior_strength") if k in accepted})
     step = DiscretePrivateMLE(**settings)
     n_draw = max(1, int(round(pooled_n_records(released))))
+
     def make_fit(engine):  # the consistency step builds its own engines
         return functools.partial(_bayesian_refit, step, domain, families)
 
