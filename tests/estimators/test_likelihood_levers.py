@@ -204,6 +204,6 @@ def test_query_interval_refits_a_maximal_fit_from_its_released_tables_only(monke
         return original(self, domain, families, tables, n_records)
 
     monkeypatch.setattr(DiscretePrivateMLE, "_likelihood_tables", spy)
-    iv = pgmpy_dp.query_interval(est, "smoke", n_samples=2, random_state=0, show_progress=False)
+    iv = pgmpy_dp.query_interval(est, "smoke", n_samples=2, random_state=0, show_progress=False, interval="normal")
     assert seen == [(released, 8)] * 2 and len(released) == 6
     assert iv.attrs["bootstrap"].shape == (2, 2) and iv.estimate.sum() == pytest.approx(1.0)
