@@ -198,14 +198,14 @@ def encode_units(values, column: str = "privacy_unit") -> np.ndarray:
     >>> encode_units(pd.Series(["u2", None]), "user")
     Traceback (most recent call last):
     ...
-    ValueError: privacy-unit column 'user' has 1 missing value(s) (NaN/None); every row must name its individual: drop or fill those rows
+    ValueError: privacy-unit column 'user' has missing values (NaN/None); every row must name its individual: drop or fill those rows
     """
     codes, _ = pd.factorize(values if isinstance(values, (pd.Series, pd.Index)) else np.asarray(values))
     codes = np.asarray(codes, dtype=np.int64)
-    missing = int(np.count_nonzero(codes < 0))
-    if missing:
+    if (codes < 0).any():
+        # no count: how many rows lack an individual is a private statistic
         raise ValueError(
-            f"privacy-unit column {column!r} has {missing} missing value(s) (NaN/None); every row must name "
+            f"privacy-unit column {column!r} has missing values (NaN/None); every row must name "
             "its individual: drop or fill those rows"
         )
     return codes

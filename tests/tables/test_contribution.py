@@ -281,7 +281,7 @@ def _nan_user():
     "frame, tables, kw, error, match",
     [
         (tiny, ["h0"], {"privacy_unit": "user"}, DomainError, "privacy_unit 'user' is not a column"),
-        (_nan_user, ["h0"], {"privacy_unit": "uid"}, ValueError, "'uid' has 1 missing value"),
+        (_nan_user, ["h0"], {"privacy_unit": "uid"}, ValueError, "'uid' has missing values"),
         (tiny, [("h0", "uid")], {"privacy_unit": "uid"}, DomainError, "is named in a requested table"),
         (tiny, ["h0"], {"privacy_unit": "uid", "domain": dict(PUBLIC, uid=["u1", "u2", "u3"])}, DomainError,
          "declared in domain"),
