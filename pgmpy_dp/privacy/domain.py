@@ -280,7 +280,7 @@ class Domain:
             unknown = [c for c in domain if c not in df.columns]
             if unknown:
                 raise DomainError(
-                    f"domain= names column(s) {unknown} that are not in the DataFrame (columns: "
+                    f"domain= (state_names= for DiscretePrivateMLE) names column(s) {unknown} that are not in the DataFrame (columns: "
                     f"{list(df.columns)[:20]}); fix the name or drop the entry"
                 )
         declared = domain if isinstance(domain, Domain) else Domain(domain or {})

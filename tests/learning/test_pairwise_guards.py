@@ -92,7 +92,7 @@ def test_to_markov_network_names_the_bad_edge(edges, match):
 
 def test_domain_naming_an_absent_column_is_refused():
     budget = PrivacyBudget(rho=1.0)
-    with pytest.raises(ValueError, match=r"domain= names column\(s\) \['zz'\] that are not in the DataFrame"):
+    with pytest.raises(ValueError, match=r"names column\(s\) \['zz'\] that are not in the DataFrame"):
         PrivateIsingEstimator().fit(_binary(), rho=0.5, budget=budget, domain={"zz": [0, 1]})
     assert budget.spent == 0
 
