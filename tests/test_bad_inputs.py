@@ -1020,14 +1020,15 @@ def test_budget_open_on_a_bad_path(where, exc, message, tmp_path):
         assert str(path) in str(info.value)
 
 
-@pytest.mark.parametrize("eps, delta", [(1e-300, 1e-300), (1e-300, 1e-10)])
-def test_extreme_epsilon_delta_is_a_value_error_or_a_budget(eps, delta):
-    try:
-        b = PrivacyBudget.from_epsilon_delta(eps, delta)
-    except ValueError as exc:
-        assert re.search(r"epsilon=.* with delta=.* allows no positive rho", str(exc))
-    else:
-        assert b.total > 0 and math.isfinite(b.total)
+def test_extreme_epsilon_delta_is_a_value_error_not_an_overflow():
+    with pytest.raises(ValueError, match=r"epsilon=1e-300 with delta=1e-300 allows no positive rho"):
+        PrivacyBudget.from_epsilon_delta(1e-300, 1e-300)
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-300, 1e-10), (1.0, 5e-324), (1e300, 1e-6)])
+def test_extreme_but_valid_epsilon_delta_give_a_finite_budget(eps, delta):
+    b = PrivacyBudget.from_epsilon_delta(eps, delta)
+    assert b.accounting == "zcdp" and 0 < b.total < math.inf
 
 
 # -- queries -----------------------------------------------------------------------------------------

@@ -258,6 +258,14 @@ class _PrivateMRFEstimator:
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError, ValueError
+            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, a
+            ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared or single-state
+            domain, a value outside the declared domain, or work arrays larger than the available
+            memory (estimated from the declared states alone). No check reads the row count.
         """
         self._check_params()
         rng = check_random_state(self.random_state)

@@ -33,6 +33,7 @@ import json
 import math
 import numbers
 import os
+import sys
 import threading
 import uuid
 from contextlib import contextmanager
@@ -154,7 +155,8 @@ def rho_to_epsilon_delta(rho: float, delta: float) -> float:
     rho = check_rho(rho)
     delta = check_delta(delta)
     log_inv = -math.log(delta)
-    lo, hi = 1.0, 1.0 / delta  # g(lo) = log_inv > 0 and g(hi) = -rho (hi-1)^2 < 0
+    # g(lo) = log_inv > 0 and g(hi) < 0; a subnormal delta would make 1 / delta infinite
+    lo, hi = 1.0, min(1.0 / delta, sys.float_info.max)
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid in (lo, hi):
