@@ -219,7 +219,7 @@ def _check_units(units, n_rows: int) -> np.ndarray:
             f"and shape {u.shape}"
         )
     if len(u) != n_rows:
-        raise ValueError(f"privacy-unit codes have {len(u)} rows, the data has {n_rows}; one code per row")
+        raise ValueError("privacy-unit codes and the data have different numbers of rows; give one code per row")
     if len(u) and u.min() < 0:
         raise ValueError("privacy-unit codes must be non-negative (a negative code marks a missing individual)")
     return u.astype(np.int64, copy=False)
