@@ -817,17 +817,18 @@ class PrivacyBudget:
                     "lower it or use a new budget"
                 )
             account.pending[key] = (exact, label, datetime.now(timezone.utc).isoformat(), os.getpid())
+        # a reservation that is no longer pending was already counted as spent (another process took
+        # this one for dead): recording it again would count it twice, refunding it would be unsafe
         try:
             yield handle
         except BaseException:
             with account.transaction(write=True):
-                account.pending.pop(key, None)
-                if handle.committed:
+                if account.pending.pop(key, None) is not None and handle.committed:
                     self._record(exact, handle, f"{label} (failed after noise was drawn)")
             raise
         with account.transaction(write=True):
-            account.pending.pop(key, None)
-            self._record(exact, handle, label)
+            if account.pending.pop(key, None) is not None:
+                self._record(exact, handle, label)
 
     def _record(self, exact: Fraction, handle: Charge, label: str) -> None:
         entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit)

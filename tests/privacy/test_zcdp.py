@@ -312,3 +312,18 @@ def test_a_snapshot_counts_its_in_flight_charges_as_spent():
         snapshot = PrivacyBudget.from_json(b.to_json())
     assert snapshot.spent == 0.25 and snapshot.remaining == 0.75 and snapshot.pending == ()
     assert snapshot.epsilon_delta(1e-6)[0] > 0 and len(snapshot.ledger) == 1
+
+
+def test_a_reservation_taken_for_dead_is_not_counted_twice(tmp_path, monkeypatch):
+    # if another process wrongly settles a live reservation (a reused pid, say), finishing it must not
+    # add it again: the file would then hold more than its total
+    import pgmpy_dp.privacy.budget as budget_module
+
+    path = tmp_path / "b.json"
+    b = PrivacyBudget.open(path, 1.0)
+    with b.charge(0.6, "live"):
+        monkeypatch.setattr(budget_module.os, "getpid", lambda: -1)  # the reservation now looks foreign
+        monkeypatch.setattr(budget_module, "_process_alive", lambda pid: False)
+        assert PrivacyBudget.open(path).spent == 0.6  # settled as spent by "another process"
+        monkeypatch.undo()
+    assert b.spent == 0.6 and len(b.ledger) == 1 and b.remaining == pytest.approx(0.4)
