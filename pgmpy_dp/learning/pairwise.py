@@ -38,7 +38,7 @@ import itertools
 import math
 import numbers
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -358,7 +358,7 @@ class _PrivateMRFEstimator:
 
 def _check_edges(edges, attrs) -> list[tuple[str, str]]:
     """``edges`` as a list of pairs of distinct fitted columns, or a ValueError naming the bad edge."""
-    if isinstance(edges, (str, bytes)) or not isinstance(edges, (Sequence, set, frozenset)):
+    if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
         raise TypeError(f"edges must be a list of (column, column) pairs, got {type(edges).__name__}")
     out = []
     for e in edges:

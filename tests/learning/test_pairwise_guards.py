@@ -88,6 +88,9 @@ def test_to_markov_network_names_the_bad_edge(edges, match):
     with pytest.raises(ValueError, match=match):
         est.to_markov_network(edges=edges)
     assert sorted(est.to_markov_network(edges=[["b", "a"]]).edges()) in ([("a", "b")], [("b", "a")])
+    import networkx as nx
+
+    assert len(est.to_markov_network(edges=nx.complete_graph(["a", "b", "c"]).edges()).edges()) == 3
 
 
 def test_domain_naming_an_absent_column_is_refused():
