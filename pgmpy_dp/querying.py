@@ -51,7 +51,8 @@ def query(
     Raises
     ------
     ValueError
-        For an unknown ``engine``, or evidence the model gives probability zero.
+        For an unknown ``engine``, a variable or evidence state the model does not
+        have, or evidence the model gives probability zero.
 
     Examples
     --------
@@ -83,6 +84,7 @@ def query(
         raise ValueError("variables must name at least one query variable")
     if evidence is not None and not isinstance(evidence, Mapping):
         raise TypeError(f"evidence must be a dict {{variable: state}}, got {type(evidence).__name__}")
+    _check_names(model, variables, evidence or {})
     if engine == "ve":
         result = VariableElimination(model).query(
             variables, evidence=evidence, joint=joint, show_progress=False
@@ -96,6 +98,27 @@ def query(
     if joint:
         return _normalised(result, evidence)
     return {v: _normalised(f, evidence) for v, f in result.items()}
+
+
+def _check_names(model, variables, evidence) -> None:
+    """Name the unknown variable or state (the model's states are public: they come from its domain)."""
+    nodes = list(model.nodes())
+    known = set(nodes)
+    for where, names in (("variables", variables), ("evidence", list(evidence))):
+        unknown = [v for v in names if not isinstance(v, str) or v not in known]
+        if unknown:
+            raise ValueError(f"{where} names {unknown}, not variables of the model; its variables are {nodes[:20]}")
+    both = [v for v in variables if v in evidence]
+    if both:
+        raise ValueError(f"{both} appear both as query variables and in evidence; query them or condition on them")
+    try:
+        states = model.states
+    except (AttributeError, KeyError, ValueError):
+        return  # a model without factors: pgmpy's own check reports it
+    for v, state in evidence.items():
+        allowed = list(states.get(v, ()))
+        if allowed and state not in allowed:
+            raise ValueError(f"evidence {v}={state!r} is not a state of {v!r}; its states are {allowed[:20]}")
 
 
 def _normalised(factor, evidence):

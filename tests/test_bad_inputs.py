@@ -172,14 +172,16 @@ DATA_CASES = [
     ("pd.NA in nullable int", _with(OBJ, b=pd.array([0, None] * 6, dtype="Int64")), STATES, DomainError,
      r"column 'b' has missing value"),
     ("unknown value", _with(OBJ, a=["x", "w"] * 6), STATES, DomainError,
-     r"column 'a' has value\(s\) \['w'\] outside its declared domain"),
+     r"column 'a' has values outside its declared domain \['x', 'y', 'z'\]; .*withheld"),
     ("category outside declared domain", _with(G, a=pd.Categorical(["x", "w"] * 6)), STATES, DomainError,
-     r"column 'a' has value\(s\) \['w'\] outside its declared domain"),
+     r"column 'a' has values outside its declared domain \['x', 'y', 'z'\]; .*withheld"),
     ("bool for int domain", _with(OBJ, b=[True, False] * 6), {**STATES, "b": [2, 3]}, DomainError,
-     r"column 'b' has value\(s\) \[True, False\] outside"),
+     r"column 'b' has values outside its declared domain \[2, 3\]"),
     ("unhashable values", _with(OBJ, a=pd.Series([["x"], "y"] * 6, dtype=object)), STATES, TypeError,
      r"column 'a' holds values that are not scalar states"),
     ("empty frame", G.iloc[:0], None, ValueError, r"(DataFrame is empty|data has no rows)"),
+    ("domain names an absent column", G, {**STATES, "zz": [0, 1]}, DomainError,
+     r"names column\(s\) \['zz'\] that are not in the DataFrame"),
     ("no columns", pd.DataFrame(index=range(3)), None, DomainError, r"\['a', 'b', 'c'\].* not (in the DataFrame|columns of the data)"),
     ("missing column", G.drop(columns="c"), None, DomainError, r"\['c'\].* not (in the DataFrame|columns of the data)"),
     ("int column without domain", _with(G, b=np.arange(12) % 2), None, DomainError, r"column 'b' has no public domain"),
@@ -328,15 +330,15 @@ def _codes(**override):
 
 
 CODE_CASES = [
-    ("code above the domain", _codes(b=np.array([1, 0, 2, 1])), {}, DomainError, r"codes of 'b' must be in \[0, 2\), got values in \[0, 2\]"),
+    ("code above the domain", _codes(b=np.array([1, 0, 2, 1])), {}, DomainError, r"codes of 'b' must be in \[0, 2\) .*values withheld"),
     ("negative code", _codes(a=np.array([0, -1, 2, 0])), {}, DomainError, r"codes of 'a' must be in \[0, 3\)"),
-    ("ragged codes", _codes(c=np.array([0])), {}, ValueError, r"codes of 'c' have 1 rows, other attributes have 4"),
+    ("ragged codes", _codes(c=np.array([0])), {}, ValueError, r"codes of 'c' have another number of rows than those of the other attributes"),
     ("float codes", _codes(a=np.array([0.0, 1, 2, 0])), {}, TypeError, r"codes of 'a' must be a 1-D integer array"),
     ("missing codes", {"a": np.array([0, 1])}, {}, DomainError, r"no codes given for attribute\(s\) \['b', 'c'\]"),
     ("weights above 1", _codes(), dict(weights=np.array([1.0, 5.0, 0.0, 1.0])), ValueError, r"weights must be in \[0, 1\]"),
     ("negative weights", _codes(), dict(weights=np.array([1.0, -1.0, 0.0, 1.0])), ValueError, r"weights must be in \[0, 1\]"),
     ("NaN weights", _codes(), dict(weights=np.array([1.0, np.nan, 0.0, 1.0])), ValueError, r"weights must be in \[0, 1\]"),
-    ("weights of wrong length", _codes(), dict(weights=np.ones(3)), ValueError, r"weights must have one entry per row \(4\)"),
+    ("weights of wrong length", _codes(), dict(weights=np.ones(3)), ValueError, r"weights must be a 1-D array with one entry per row of the codes"),
     ("no rows", {k: v[:0] for k, v in _codes().items()}, {}, ValueError, r"the data has no rows"),
 ]
 
@@ -419,10 +421,12 @@ def test_one_bad_cell_anywhere_is_named_and_spends_nothing(entry, case):
     if bad is None or bad is pd.NA or (isinstance(bad, float) and math.isnan(bad)):
         message = rf"column '{col}' has missing value"
     else:
-        message = rf"column '{col}' has value\(s\) \[{bad!r}\] outside its declared domain"
-    with pytest.raises(DomainError, match=message):
+        message = rf"column '{col}' has values outside its declared domain"
+    with pytest.raises(DomainError, match=message) as info:
         entry.call(df, 0.5, domain=STATES, budget=budget)
     assert budget.spent == 0
+    if not (bad is None or bad is pd.NA or isinstance(bad, float)):
+        assert repr(bad) not in str(info.value)  # the private value is withheld
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS, ids=lambda e: e.name)
@@ -611,13 +615,13 @@ def _random_state_ok(v) -> bool:
 def _domain_ok(v) -> bool | None:
     """None: a non-mapping domain, whose validation belongs to helper ux18 (see the xfail test below).
 
-    Keys that are not columns of the data are ignored; a column's entry must list all its states.
+    Keys that are not columns of the data are refused; a column's entry must list all its states.
     """
     if v is None:
         return True
     if not isinstance(v, dict):
         return None
-    return all(k not in STATES or (isinstance(s, list) and set(STATES[k]) <= set(s)) for k, s in v.items())
+    return all(k in STATES and isinstance(s, list) and set(STATES[k]) <= set(s) for k, s in v.items())
 
 
 def _tables_ok(v) -> bool:
@@ -851,3 +855,202 @@ def test_fuzz_unusual_column_labels(case):
     assert not deepest.startswith(_FOREIGN), f"raised from {deepest}: {info.value!r}"
     assert re.search(r"column.*(str|string|MultiIndex)", str(info.value)), str(info.value)
     assert budget.spent == 0
+
+
+# -- structure learners ------------------------------------------------------------------------------
+from pgmpy_dp import PrivateIsingEstimator, PrivatePairwiseEstimator  # noqa: E402
+from pgmpy_dp.learning import NotFittedError, pairwise  # noqa: E402
+
+LEARNERS = [PrivateIsingEstimator, PrivatePairwiseEstimator]
+_BINARY = {"b": [0, 1], "c": [True, False], "d": ["u", "v"]}
+
+
+def _binary_frame(n=30):
+    rng = np.random.default_rng(2)
+    return pd.DataFrame({k: pd.Categorical(rng.choice(v, n), categories=v) for k, v in _BINARY.items()})
+
+
+#: (id, estimator kwargs, fit kwargs, exception, regex): every learner, a zCDP budget, nothing spent.
+LEARNER_CASES = [
+    ("budget is a number", {}, dict(budget=5.0), TypeError, r"budget must be a pgmpy_dp.PrivacyBudget or None, got float"),
+    ("budget is pure DP", {}, dict(budget=PrivacyBudget(5.0)), ValueError, r"spends rho \(zCDP\)"),
+    ("n_iter 10**12", dict(n_iter=10**12), {}, ValueError, r"n_iter must be between 1 and 100,000"),
+    ("n_iter 1e12", dict(n_iter=1e12), {}, TypeError, r"n_iter must be a positive integer, got 1000000000000.0 \(float\)"),
+    ("n_iter zero", dict(n_iter=0), {}, ValueError, r"n_iter must be between 1"),
+    ("domain names an absent column", {}, dict(domain={"zz": [0, 1]}), DomainError,
+     r"names column\(s\) \['zz'\] that are not in the DataFrame"),
+    ("single declared state", {}, dict(domain={"d": ["u"]}), DomainError,
+     r"column 'd' declares a single state"),
+    ("unknown value", {}, dict(data=_binary_frame().astype(object).assign(d=["u", "secret-42"] * 15),
+                                domain=_BINARY), DomainError, r"column 'd' has values outside .*withheld"),
+]
+
+
+@pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("case", LEARNER_CASES, ids=_ids(LEARNER_CASES))
+def test_bad_learner_input_spends_nothing(cls, case):
+    _, init, fit, exc, message = case
+    budget = PrivacyBudget(rho=10.0)
+    fit = {"data": _binary_frame(), "rho": 1.0, "budget": budget, **fit}
+    spent_on = fit["budget"] if isinstance(fit["budget"], PrivacyBudget) else budget
+    with pytest.raises(exc, match=message) as info:
+        cls(**init).fit(fit.pop("data"), **fit)
+    assert "secret" not in str(info.value)
+    assert budget.spent == 0 and spent_on.spent == 0 and spent_on.pending == ()
+
+
+def test_a_learner_too_large_for_memory_spends_nothing(monkeypatch):
+    monkeypatch.setattr(pairwise, "_available_memory", lambda: 8 * 2**30)
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({c: rng.integers(0, 1000, 200) for c in "abc"}).astype(pd.CategoricalDtype(range(1000)))
+    budget = PrivacyBudget(rho=100.0)
+    with pytest.raises(ValueError, match=r"PrivatePairwiseEstimator would need about .* GiB"):
+        PrivatePairwiseEstimator().fit(df, rho=100.0, budget=budget)
+    assert budget.spent == 0 and budget.pending == ()
+
+
+@pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
+def test_learners_before_fit_and_bad_edges(cls):
+    est = cls(n_iter=3, random_state=0)
+    with pytest.raises(NotFittedError, match=r"not fitted yet; call fit\(data, rho=...\) before to_markov_network"):
+        est.to_markov_network()
+    with pytest.raises(ValueError, match=r"not fitted yet; call fit.* before epsilon_delta"):
+        est.epsilon_delta(1e-6)
+    est.fit(_binary_frame(), rho=1.0)
+    with pytest.raises(ValueError, match=r"edge \('b', 'zz'\) names \['zz'\], not fitted column"):
+        est.to_markov_network(edges=[("b", "zz")])
+    with pytest.raises(TypeError, match=r"edges must be a list of \(column, column\) pairs, got str"):
+        est.to_markov_network(edges="bc")
+
+
+# -- budget files ------------------------------------------------------------------------------------
+import json as _json  # noqa: E402
+
+
+def _spent_file(tmp_path, total=1.0, rho=False):
+    path = tmp_path / "budget.json"
+    b = PrivacyBudget.open(path, rho=total) if rho else PrivacyBudget.open(path, total)
+    with b.charge(0.5, "q"):
+        pass
+    return path, _json.loads(path.read_text())
+
+
+def _edited(edit, rho=False):
+    def make(tmp_path):
+        path, record = _spent_file(tmp_path, rho=rho)
+        edit(record)
+        path.write_text(_json.dumps(record))
+        return path
+    return make
+
+
+def _negative_ledger(r):
+    r["ledger"][0].update(amount=-0.5, epsilon=-0.5, exact="-1/2")
+
+
+def _negative_pending(r):
+    r["pending"] = [{"id": "x", "exact": "-1/2", "label": "q", "time": "2026-01-01T00:00:00+00:00", "pid": os.getpid()}]
+
+
+def _switched(r):
+    r["accounting"] = "zcdp"
+
+
+def _overspent(r):
+    r["total"] = "1/4"
+
+
+def _text(content):
+    def make(tmp_path):
+        path = tmp_path / "budget.json"
+        path.write_text(content)
+        return path
+    return make
+
+
+def _truncated(tmp_path):
+    path, _ = _spent_file(tmp_path)
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    return path
+
+
+#: (id, tmp_path -> path of a bad file, regex). Each is refused by open and from_json, naming the file.
+BUDGET_FILE_CASES = [
+    ("empty file", _text(""), r"empty, truncated or not JSON"),
+    ("garbage", _text("\x00\x01 not json"), r"empty, truncated or not JSON"),
+    ("truncated", _truncated, r"empty, truncated or not JSON"),
+    ("another JSON document", _text('{"format": "x"}'), r"missing or wrong 'format' field"),
+    ("negative ledger amount", _edited(_negative_ledger), r"ledger entry 'q' .* not a positive charge"),
+    ("negative pending amount", _edited(_negative_pending), r"in-flight charge has a non-positive amount"),
+    ("pure DP switched to zCDP", _edited(_switched), r"not a positive charge in rho, the unit of its zcdp"),
+    ("zCDP switched to pure DP", _edited(lambda r: r.update(accounting="pure-dp"), rho=True),
+     r"not a positive charge in epsilon, the unit of its pure-dp"),
+    ("more spent than the total", _edited(_overspent), r"charges add up to more than its total"),
+]
+
+
+@pytest.mark.parametrize("case", BUDGET_FILE_CASES, ids=_ids(BUDGET_FILE_CASES))
+def test_bad_budget_files_are_refused_naming_the_file(case, tmp_path):
+    _, make, message = case
+    path = make(tmp_path)
+    before = path.read_bytes()
+    for load in (PrivacyBudget.open, PrivacyBudget.from_json, lambda p: PrivacyBudget.open(p, 1.0)):
+        with pytest.raises(ValueError, match=message) as info:
+            load(path)
+        assert str(path) in str(info.value)
+    assert path.read_bytes() == before  # a refusal never rewrites the file
+
+
+@pytest.mark.parametrize(
+    "where, exc, message",
+    [
+        (lambda t: t, ValueError, r"is a directory, not a privacy budget file"),
+        (lambda t: t / "no such folder" / "budget.json", ValueError, r"the folder of the budget file .* does not exist"),
+        (lambda t: 123, TypeError, r"path must be a str or os.PathLike naming a budget file, got 123 \(int\)"),
+        (lambda t: None, TypeError, r"path must be a str or os.PathLike.*NoneType"),
+    ],
+    ids=["directory", "missing parent folder", "int", "None"],
+)
+def test_budget_open_on_a_bad_path(where, exc, message, tmp_path):
+    path = where(tmp_path)
+    with pytest.raises(exc, match=message) as info:
+        PrivacyBudget.open(path, 1.0)
+    if isinstance(path, os.PathLike):
+        assert str(path) in str(info.value)
+
+
+def test_extreme_epsilon_delta_is_a_value_error_not_an_overflow():
+    with pytest.raises(ValueError, match=r"epsilon=1e-300 with delta=1e-300 allows no positive rho"):
+        PrivacyBudget.from_epsilon_delta(1e-300, 1e-300)
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-300, 1e-10), (1.0, 5e-324), (1e300, 1e-6)])
+def test_extreme_but_valid_epsilon_delta_give_a_finite_budget(eps, delta):
+    b = PrivacyBudget.from_epsilon_delta(eps, delta)
+    assert b.accounting == "zcdp" and 0 < b.total < math.inf
+
+
+# -- queries -----------------------------------------------------------------------------------------
+def _query_model():
+    from pgmpy.factors.discrete import DiscreteFactor
+
+    mn = DiscreteMarkovNetwork([("a", "b")])
+    mn.add_factors(DiscreteFactor(["a", "b"], [2, 2], [4.0, 1.0, 1.0, 4.0], state_names={"a": ["x", "y"], "b": [0, 1]}))
+    return mn
+
+
+@pytest.mark.parametrize(
+    "variables, evidence, message",
+    [
+        (["Z"], None, r"variables names \['Z'\], not variables of the model; its variables are \['a', 'b'\]"),
+        (["a"], {"Z": 1}, r"evidence names \['Z'\], not variables of the model"),
+        (["a"], {"b": 7}, r"evidence b=7 is not a state of 'b'; its states are \[0, 1\]"),
+        (["a"], {"a": "x"}, r"\['a'\] appear both as query variables and in evidence"),
+        ([3], None, r"variables names \[3\]"),
+    ],
+    ids=["unknown variable", "unknown evidence variable", "unknown evidence state", "both", "non-str"],
+)
+def test_query_names_the_unknown_variable_or_state(variables, evidence, message):
+    with pytest.raises(ValueError, match=message):
+        pgmpy_dp.query(_query_model(), variables, evidence=evidence)

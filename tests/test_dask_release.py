@@ -133,7 +133,7 @@ def test_out_of_domain_fails_in_a_partition_before_any_budget(client):
     pdf.loc[5, "a"] = "w"
     budget = PrivacyBudget(1.0)
     ddf = dd.from_pandas(pdf, npartitions=4)
-    with pytest.raises(DomainError, match=r"column 'a' has value\(s\) \['w'\] outside its declared domain"):
+    with pytest.raises(DomainError, match=r"column 'a' has values outside its declared domain.*withheld"):
         ddf.dp.release([("a", "b")], epsilon=0.5, budget=budget, domain={"a": ["x", "y", "z"]})
     assert budget.spent == 0 and budget.ledger == ()
 

@@ -12,9 +12,10 @@ from .frank_wolfe import (
     frank_wolfe_noise_scale,
     frank_wolfe_rho,
 )
-from .pairwise import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
+from .pairwise import NotFittedError, PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
 
 __all__ = [
+    "NotFittedError",
     "PrivateIsingEstimator",
     "PrivatePairwiseEstimator",
     "exponential_mechanism_rho",

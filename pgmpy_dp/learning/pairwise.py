@@ -37,7 +37,8 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -56,10 +57,34 @@ from ..privacy import (
 from ..privacy.random_state import check_random_state
 from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_noise_scale
 
-__all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "min_rows_for_structure"]
+__all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
 
 # problems are batched so that the (rows x problems) work arrays stay around this many floats
 _BATCH_CELLS = 4_000_000
+
+#: Most Frank-Wolfe iterations a fit accepts. Its optimisation error falls like ``1 / n_iter`` while the
+#: noise of each selection grows like ``sqrt(n_iter)``, so far fewer are ever useful; the bound stops a
+#: mistyped value from charging the budget and then running for days.
+MAX_N_ITER = 100_000
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A fitted attribute was asked for before ``fit`` (a ``ValueError`` and an ``AttributeError``, as in scikit-learn)."""
+
+
+def _available_memory() -> int:
+    """Bytes of memory this machine can still hand out (``MemAvailable``), or its physical memory."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2**63
 
 
 def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
@@ -67,7 +92,9 @@ def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
 
     The lower bound ``n = Omega(sqrt(k**2 p / rho))`` (Zhang et al. 2020; for an
     Ising model ``k = 2`` is replaced by 1: ``sqrt(p / rho)``), with the constant
-    of the Omega taken as 1. It is necessary, not sufficient.
+    of the Omega taken as 1. It is necessary, not sufficient. The estimators do
+    not check it (the row count is private): compare it with the number of
+    records you can declare publicly before spending a budget.
 
     Examples
     --------
@@ -113,8 +140,56 @@ class _PrivateMRFEstimator:
         t = self.threshold
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
             raise ValueError(f"threshold must be None (eta / 2) or a non-negative number, got {t!r}")
-        if not (isinstance(self.n_iter, numbers.Integral) and not isinstance(self.n_iter, bool) and self.n_iter >= 1):
-            raise ValueError(f"n_iter must be a positive integer, got {self.n_iter!r}")
+        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
+            raise TypeError(f"n_iter must be a positive integer, got {self.n_iter!r} ({type(self.n_iter).__name__})")
+        if not 1 <= self.n_iter <= MAX_N_ITER:
+            raise ValueError(
+                f"n_iter must be between 1 and {MAX_N_ITER:,}, got {self.n_iter!r}; e.g. n_iter=50 "
+                "(more iterations add noise to every selection and are rarely useful)"
+            )
+
+    def _check_budget(self, budget) -> None:
+        if budget is None:
+            return
+        if not isinstance(budget, PrivacyBudget):
+            raise TypeError(
+                f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}; to spend a "
+                "fixed amount pass rho= (or epsilon= and delta=), e.g. fit(df, rho=0.5, "
+                "budget=PrivacyBudget(rho=1.0))"
+            )
+        if budget.accounting != "zcdp":
+            raise ValueError(
+                f"{type(self).__name__} spends rho (zCDP), but the budget accounts in pure epsilon; create it "
+                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
+            )
+
+    def _check_memory(self, dom: Domain) -> None:
+        """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
+
+        Only the declared domain enters the estimate, so the refusal says nothing about the data; the
+        arrays that grow with the rows are batched to a few tens of megabytes.
+        """
+        need = self._memory_needed([dom.size(a) for a in dom.attrs])
+        have = _available_memory()
+        if need > have:
+            raise ValueError(
+                f"{type(self).__name__} would need about {need / 2**30:,.1f} GiB for {len(dom)} columns with up to "
+                f"{max(dom.size(a) for a in dom.attrs)} declared states, more than the {have / 2**30:,.1f} GiB "
+                "available; declare fewer states (merge rare ones), fit fewer columns, or use a machine with "
+                "more memory. Nothing was charged"
+            )
+
+    @staticmethod
+    def _memory_needed(sizes) -> int:
+        """Bytes of the work arrays that do not grow with the rows, for columns of ``sizes`` states."""
+        d = sum(sizes) + 1
+        # one Frank-Wolfe batch: weights, gradient, scores, masks (see _frank_wolfe_batch)
+        batch = 48 * _BATCH_CELLS
+        # per node: pair masks and weights (d x pairs), the pair-by-pair blocks (k x k x d)
+        node = max(k * (k - 1) // 2 * d * 9 + k * k * d * 8 for k in sizes)
+        # edge weights kept in several forms (raw, symmetrised, pgmpy factors)
+        edges = 32 * sum(a * b for a, b in itertools.combinations(sizes, 2))
+        return batch + node + edges
 
     def _resolve_rho(self, rho, epsilon, delta, budget) -> float:
         if rho is not None and epsilon is not None:
@@ -183,22 +258,23 @@ class _PrivateMRFEstimator:
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError, ValueError
+            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, a
+            ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared or single-state
+            domain, a value outside the declared domain, or work arrays larger than the available
+            memory (estimated from the declared states alone). No check reads the row count.
         """
         self._check_params()
         rng = check_random_state(self.random_state)
         rho = self._resolve_rho(rho, epsilon, delta, budget)
+        self._check_budget(budget)
         dom = self._domain(data, domain)
+        self._check_memory(dom)
         codes = dom.encode(data)
-        n = len(data)
         p = len(dom)
-        kmax = max(dom.size(a) for a in dom.attrs)
-        need = min_rows_for_structure(p, rho, 1 if self._kind == "ising" else kmax)
-        if n < need:
-            raise ValueError(
-                f"{n} rows are fewer than the {need} = ceil(sqrt({'' if self._kind == 'ising' else f'{kmax}^2 * '}"
-                f"{p} / rho)) that any rho-zCDP structure learner needs at rho={rho:g} (lower bound of "
-                "Zhang et al. 2020); raise rho or use more rows"
-            )
         if budget is not None:
             # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
             with budget.charge(rho=rho, label=f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:
@@ -211,25 +287,38 @@ class _PrivateMRFEstimator:
         self._finish(W, theta, dom)
         return self
 
+    def _check_fitted(self, what: str) -> None:
+        if not hasattr(self, "model_"):
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(data, rho=...) before {what}"
+            )
+
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, [`rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta])."""
+        self._check_fitted("epsilon_delta()")
         return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
 
     def _radius(self) -> float:
         return 2.0 * float(self.width) if self.radius is None else float(self.radius)
 
-    def _run(self, X, Y, allowed, radius, rho_problem, rng, charge):
-        """Frank-Wolfe on the problems in ``Y`` in batches; commits the charge once noise exists."""
+    def _run(self, X, labels, m, allowed, radius, rho_problem, rng, charge):
+        """Frank-Wolfe on ``m`` problems in batches; commits the charge once noise exists.
+
+        ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so
+        the arrays that grow with the rows stay near ``_BATCH_CELLS`` floats whatever ``m`` is.
+        """
         scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter)
-        n, m = Y.shape
-        step = max(1, _BATCH_CELLS // max(n, 1))
-        out = []
+        n, d = X.shape
+        # batches bound both the (rows x batch) and the (features x batch) work arrays
+        step = max(1, min(_BATCH_CELLS // max(n, 1), _BATCH_CELLS // d))
+        out = np.empty((X.shape[1], m))
         for start in range(0, m, step):
             sl = slice(start, start + step)
+            Y = labels(sl)
             if charge is not None:
                 charge.commit()  # the next call draws noise
-            out.append(_frank_wolfe_batch(X, Y[:, sl], radius, self.n_iter, scale, allowed[:, sl], rng))
-        return np.concatenate(out, axis=1), scale
+            out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter, scale, allowed[:, sl], rng)
+        return out, scale
 
     def _finish(self, W: dict, theta: dict, dom: Domain) -> None:
         attrs = dom.attrs
@@ -246,8 +335,10 @@ class _PrivateMRFEstimator:
         """A pgmpy ``DiscreteMarkovNetwork`` with ``exp(weights)`` factors on ``edges`` (default ``edges_``)."""
         from pgmpy.factors.discrete import DiscreteFactor
 
-        edges = self.edges_ if edges is None else [tuple(e) for e in edges]
+        if not hasattr(self, "weights_"):
+            self._check_fitted("to_markov_network()")
         dom = self.domain_
+        edges = self.edges_ if edges is None else _check_edges(edges, dom.attrs)
         mn = _markov_network(dom.attrs, edges)
         names = {a: list(dom[a]) for a in dom.attrs}
         factors = []
@@ -263,6 +354,26 @@ class _PrivateMRFEstimator:
             factors.append(DiscreteFactor([a], [len(t)], np.exp(t - t.max()), state_names={a: names[a]}))
         mn.add_factors(*factors)
         return mn
+
+
+def _check_edges(edges, attrs) -> list[tuple[str, str]]:
+    """``edges`` as a list of pairs of distinct fitted columns, or a ValueError naming the bad edge."""
+    if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
+        raise TypeError(f"edges must be a list of (column, column) pairs, got {type(edges).__name__}")
+    out = []
+    for e in edges:
+        pair = tuple(e) if isinstance(e, (tuple, list)) else None
+        if pair is None or len(pair) != 2:
+            raise ValueError(f"edge {e!r} is not a (column, column) pair")
+        unknown = [a for a in pair if not isinstance(a, str) or a not in attrs]
+        if unknown:
+            raise ValueError(
+                f"edge {pair!r} names {unknown}, not fitted column(s); the fitted columns are {list(attrs)[:20]}"
+            )
+        if pair[0] == pair[1]:
+            raise ValueError(f"edge {pair!r} joins a column to itself; an edge joins two different columns")
+        out.append(pair)
+    return out
 
 
 def _markov_network(nodes, edges):
@@ -348,7 +459,7 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         allowed = np.ones((p + 1, p), dtype=bool)
         allowed[np.arange(p), np.arange(p)] = False  # node i is not its own feature
         radius = self._radius()
-        W, self.noise_scale_ = self._run(Z, Z[:, :p], allowed, radius, rho / p, rng, charge)
+        W, self.noise_scale_ = self._run(Z, lambda sl: Z[:, :p][:, sl], p, allowed, radius, rho / p, rng, charge)
         # column i holds node i's regression: 2 A_i. (own row masked, so zero) and 2 theta_i
         A_raw = W[:p, :].T / 2.0
         self.raw_coef_ = A_raw
@@ -423,15 +534,16 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         scales = []
         for i, a in enumerate(attrs):
             k = sizes[i]
-            pairs = list(itertools.combinations(range(k), 2))
+            pairs = np.array(list(itertools.combinations(range(k), 2)), dtype=np.intp).reshape(-1, 2)
             z = codes[a]
-            Y = np.zeros((n, len(pairs)))
-            for c, (u, v) in enumerate(pairs):
-                Y[z == u, c] = 1.0
-                Y[z == v, c] = -1.0
+
+            def labels(sl, z=z, pairs=pairs):
+                u, v = pairs[sl, 0], pairs[sl, 1]
+                return (z[:, None] == u).astype(float) - (z[:, None] == v)
+
             allowed = np.ones((d, len(pairs)), dtype=bool)
             allowed[offsets[i]:offsets[i + 1], :] = False
-            Wp, scale = self._run(X, Y, allowed, radius, rho / (p * (k - 1)), rng, charge)
+            Wp, scale = self._run(X, labels, len(pairs), allowed, radius, rho / (p * (k - 1)), rng, charge)
             scales.append(scale)
             # D[u, v] = block weights for "u vs v"; centring each block over its states removes
             # the per-block constant, which belongs to the node term

@@ -33,6 +33,7 @@ import json
 import math
 import numbers
 import os
+import sys
 import threading
 import uuid
 from contextlib import contextmanager
@@ -154,12 +155,14 @@ def rho_to_epsilon_delta(rho: float, delta: float) -> float:
     rho = check_rho(rho)
     delta = check_delta(delta)
     log_inv = -math.log(delta)
-    lo, hi = 1.0, 1.0 / delta  # g(lo) = log_inv > 0 and g(hi) = -rho (hi-1)^2 < 0
+    # g(lo) = log_inv > 0 and g(hi) < 0; a subnormal delta would make 1 / delta infinite
+    lo, hi = 1.0, min(1.0 / delta, sys.float_info.max)
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid in (lo, hi):
             break
-        if log_inv - math.log(mid) - rho * (mid - 1.0) ** 2 > 0:
+        # a product, not ** 2: it overflows to inf (a valid comparison) instead of raising
+        if log_inv - math.log(mid) - rho * ((mid - 1.0) * (mid - 1.0)) > 0:
             lo = mid
         else:
             hi = mid
@@ -317,11 +320,18 @@ class _Account:
             ],
         }
 
-    def load_dict(self, data: dict) -> None:
+    def load_dict(self, data: dict, source: str) -> None:
+        """Load a record read from ``source`` (named in every error), refusing one that could overspend."""
+        def corrupt(why: str) -> ValueError:
+            return ValueError(
+                f"{source} is not a valid pgmpy-dp privacy budget: {why}. Restore it from a backup; "
+                "do not recreate it, which would forget what was spent"
+            )
+
         if not isinstance(data, dict) or data.get("format") != _BUDGET_FORMAT:
-            raise ValueError("not a pgmpy-dp privacy budget (missing or wrong 'format' field)")
+            raise corrupt("missing or wrong 'format' field")
         if data.get("version") != _BUDGET_FORMAT_VERSION:
-            raise ValueError(f"unsupported privacy budget format version {data.get('version')!r}")
+            raise corrupt(f"unsupported format version {data.get('version')!r}")
         try:
             accounting = data["accounting"]
             total = Fraction(data["total"])
@@ -329,15 +339,54 @@ class _Account:
             pending = {
                 p["id"]: (Fraction(p["exact"]), p["label"], p["time"], int(p["pid"])) for p in data["pending"]
             }
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-            raise ValueError(f"corrupt privacy budget record: {exc!r}") from None
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
+            raise corrupt(f"unreadable field ({exc!r})") from None
         if accounting not in ("pure-dp", "zcdp") or total <= 0:
-            raise ValueError(f"corrupt privacy budget record: accounting={accounting!r}, total={total}")
+            raise corrupt(f"accounting={accounting!r}, total={total}")
+        unit = "epsilon" if accounting == "pure-dp" else "rho"
+        for entry, exact in parsed:
+            # every charge is positive and was written in the budget's own unit: a negative amount would
+            # give budget back, and entries of the other accounting would be summed in the wrong unit
+            if exact <= 0 or entry.unit != unit or entry.amount is None or float(exact) != entry.amount:
+                raise corrupt(
+                    f"ledger entry {entry.label!r} ({entry.unit} {entry.amount!r}, exact {exact}) is not a "
+                    f"positive charge in {unit}, the unit of its {accounting} accounting"
+                )
+        if any(p[0] <= 0 for p in pending.values()):
+            raise corrupt("an in-flight charge has a non-positive amount")
+        spent = sum((x for _, x in parsed), Fraction(0))
+        if spent + sum((p[0] for p in pending.values()), Fraction(0)) > total:
+            raise corrupt(f"its charges add up to more than its total {_fmt(total)}")
         self.accounting, self.total = accounting, total
         self.entries = [e for e, _ in parsed]
         self.exact = [x for _, x in parsed]
-        self.spent = sum(self.exact, Fraction(0))
+        self.spent = spent
         self.pending = pending
+
+    def settle(self, dead_only: bool = True) -> bool:
+        """Move reservations whose process has ended (or, ``dead_only=False``, all of them) into the ledger.
+
+        Such a reservation may have paid for noise that was drawn, so it counts as spent everywhere. Returns
+        whether anything moved.
+        """
+        unit = "epsilon" if self.accounting == "pure-dp" else "rho"
+        moved = False
+        for key, (exact, label, time, pid) in list(self.pending.items()):
+            if dead_only and (pid == os.getpid() or _process_alive(pid)):
+                continue
+            amount = float(exact)
+            why = "ended" if dead_only else "was in flight when the budget was saved"
+            entry = LedgerEntry(
+                amount if unit == "epsilon" else None,
+                f"{label} (reservation of process {pid}, which {why}; counted as spent)",
+                _parse_time(time), amount if unit == "rho" else None, unit,
+            )
+            self.entries.append(entry)
+            self.exact.append(exact)
+            self.spent += exact
+            del self.pending[key]
+            moved = True
+        return moved
 
     @contextmanager
     def transaction(self, write: bool = False):
@@ -352,9 +401,10 @@ class _Account:
             with open(lock_path, "a+") as lock_file:
                 fcntl.flock(lock_file, fcntl.LOCK_EX)
                 try:
-                    self.load_dict(json.loads(self.path.read_text()))
+                    self.load_dict(_read_record(self.path), str(self.path))
+                    settled = self.settle()
                     yield
-                    if write:
+                    if write or settled:
                         self.save()
                 finally:
                     fcntl.flock(lock_file, fcntl.LOCK_UN)
@@ -370,6 +420,59 @@ class _Account:
 
 def _fmt(x: Fraction | float) -> str:
     return f"{float(x):.12g}"
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` (on this machine) still runs; a zombie has ended."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's process, or a pid we cannot test: assume it may still spend
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+def _parse_time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return datetime.now(timezone.utc)
+
+
+def _read_record(path: Path) -> dict:
+    """The JSON record of a budget file, or a ValueError naming the file."""
+    try:
+        text = path.read_text()
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a directory, not a privacy budget file; give a file path") from None
+    except UnicodeDecodeError:
+        text = ""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ValueError(
+            f"{path} is not a valid pgmpy-dp privacy budget: the file is empty, truncated or not JSON. "
+            "Restore it from a backup; do not recreate it, which would forget what was spent"
+        ) from None
+
+
+def _check_path(path) -> Path:
+    """``path`` as a Path to a budget file, or a clear error naming it."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"path must be a str or os.PathLike naming a budget file, got {path!r} ({type(path).__name__})"
+        )
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a directory, not a privacy budget file; give a file path such as {path / 'budget.json'}")
+    if not path.parent.is_dir():
+        raise ValueError(f"the folder of the budget file {path} does not exist; create {path.parent} first")
+    return path
 
 
 class PrivacyBudget:
@@ -466,8 +569,14 @@ class PrivacyBudget:
         first and replacing it atomically (temporary file, ``fsync``, rename),
         so concurrent processes can never overspend it. In-flight charges are
         written to the file too; a process killed mid-release leaves its
-        reservation in the file's ``pending`` list, counted as spent (noise
-        may have been drawn).
+        reservation in the file's ``pending`` list, and the next operation on
+        the file moves it to the ledger (noise may have been drawn): it counts
+        as spent in [`spent`][pgmpy_dp.privacy.budget.PrivacyBudget.spent],
+        [`ledger`][pgmpy_dp.privacy.budget.PrivacyBudget.ledger] and
+        [`epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.epsilon_delta].
+        A file that is not a valid budget (empty, truncated, negative amounts,
+        charges in another accounting's unit, more spent than its total) is
+        refused with a ``ValueError`` naming it.
 
         Examples
         --------
@@ -479,18 +588,22 @@ class PrivacyBudget:
         >>> PrivacyBudget.open(path).spent  # a later session
         0.25
         """
-        path = Path(path)
+        path = _check_path(path)
         given = None if epsilon is None and rho is None else cls(epsilon, rho=rho)
         budget = cls.__new__(cls)
         lock_path = path.with_name(path.name + ".lock")
         import fcntl
 
-        with open(lock_path, "a+") as lock_file:
+        try:
+            lock_file = open(lock_path, "a+")
+        except OSError as exc:
+            raise ValueError(f"cannot use {path} as a privacy budget file: {exc.strerror} ({lock_path})") from None
+        with lock_file:
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:
                 if path.exists():
                     account = _Account("pure-dp", Fraction(1), path)
-                    account.load_dict(json.loads(path.read_text()))
+                    account.load_dict(_read_record(path), str(path))
                     if given is not None and (
                         given.accounting != account.accounting or given._account.total != account.total
                     ):
@@ -525,8 +638,8 @@ class PrivacyBudget:
             text = json.dumps(self._account.to_dict(), indent=1)
         if path is None:
             return text
-        snapshot = _Account(self.accounting, self._account.total, Path(path))
-        snapshot.load_dict(json.loads(text))
+        snapshot = _Account(self.accounting, self._account.total, _check_path(path))
+        snapshot.load_dict(json.loads(text), str(path))
         snapshot.save()
         return None
 
@@ -543,12 +656,25 @@ class PrivacyBudget:
         >>> c.accounting, c.spent, [e.label for e in c.ledger]
         ('zcdp', 0.1, ['q'])
         """
-        text = str(source)
-        if not text.lstrip().startswith("{"):
-            text = Path(source).read_text()
+        if not isinstance(source, (str, os.PathLike)):
+            raise TypeError(f"source must be JSON text or a path, got {type(source).__name__}")
+        if isinstance(source, str) and source.lstrip().startswith("{"):
+            name = "the JSON text"
+            try:
+                record = json.loads(source)
+            except ValueError:
+                raise ValueError(
+                    "the JSON text is not a valid pgmpy-dp privacy budget: it is truncated or not JSON"
+                ) from None
+        else:
+            path = Path(source)
+            if not path.exists():
+                raise FileNotFoundError(f"no budget file at {path} (and the text is not a JSON budget)")
+            name, record = str(path), _read_record(path)
         budget = cls.__new__(cls)
         budget._account = _Account("pure-dp", Fraction(1))
-        budget._account.load_dict(json.loads(text))
+        budget._account.load_dict(record, name)
+        budget._account.settle(dead_only=False)  # a snapshot's in-flight charges have no one to finish them
         return budget
 
     # A copy must not be able to spend what the original has reserved (or spent), so every
@@ -604,7 +730,10 @@ class PrivacyBudget:
 
     @property
     def spent(self) -> float:
-        """Exact sum of committed charges, in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit], rounded to the nearest float."""
+        """Exact sum of committed charges, in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit], rounded to the nearest float.
+
+        Reservations left by a process that ended before committing or refunding count as committed.
+        """
         with self._account.transaction():
             return float(self._account.spent)
 
@@ -688,17 +817,18 @@ class PrivacyBudget:
                     "lower it or use a new budget"
                 )
             account.pending[key] = (exact, label, datetime.now(timezone.utc).isoformat(), os.getpid())
+        # a reservation that is no longer pending was already counted as spent (another process took
+        # this one for dead): recording it again would count it twice, refunding it would be unsafe
         try:
             yield handle
         except BaseException:
             with account.transaction(write=True):
-                account.pending.pop(key, None)
-                if handle.committed:
+                if account.pending.pop(key, None) is not None and handle.committed:
                     self._record(exact, handle, f"{label} (failed after noise was drawn)")
             raise
         with account.transaction(write=True):
-            account.pending.pop(key, None)
-            self._record(exact, handle, label)
+            if account.pending.pop(key, None) is not None:
+                self._record(exact, handle, label)
 
     def _record(self, exact: Fraction, handle: Charge, label: str) -> None:
         entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit)

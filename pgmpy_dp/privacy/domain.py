@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -45,20 +46,25 @@ class CellLimitError(DomainError):
 
 
 class DataDerivedDomainWarning(UserWarning):
-    """A column's states look as if they were read from the private data.
+    """A column's states come from a categorical dtype that may have been read from the private data.
 
-    Raised for an unordered categorical column whose categories are sorted and
-    all occur in the data, which is what ``astype("category")`` produces. The
-    check looks at the data (one bit per column), but its result is only shown
-    to the data holder running the code; it is never part of a release. Declared
-    dtypes that happen to look like this are silenced by passing their states in
-    ``domain=``, or by listing the columns in ``df.attrs["pgmpy_dp_public_columns"]``
-    (as [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does for its model-declared states).
+    Raised when a column takes its states from an unordered categorical dtype
+    whose categories are sorted, which is what ``astype("category")`` produces
+    from the observed values, and nothing declares that dtype public. The
+    decision reads only public facts: the dtype, the declared domain and
+    ``df.attrs``; never which values occur, so it says nothing about the data.
+    It is silenced by passing the column's states in ``domain=``, or by listing
+    the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
+    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does for its model-declared states).
+    See docs/privacy.md.
     """
 
 
 #: ``df.attrs`` key listing columns whose categorical dtypes are declared public.
 PUBLIC_COLUMNS_ATTR = "pgmpy_dp_public_columns"
+
+#: Environment variable that, set to ``1``, lets out-of-domain errors quote the offending values.
+SHOW_VALUES_ENV = "PGMPY_DP_SHOW_VALUES"
 
 
 def _format_edge(edge: float) -> str:
@@ -253,7 +259,9 @@ class Domain:
         bins and missing states) wins over a categorical dtype. A column with
         neither is an error: its states would otherwise be read from the private
         data. A ``Domain`` declaring one ``missing`` state for all attributes
-        extends the columns taken from categorical dtypes with it too.
+        extends the columns taken from categorical dtypes with it too. A plain
+        mapping must name columns of ``df`` only (a misspelt name is an error);
+        a ``Domain`` may describe a larger schema.
 
         Examples
         --------
@@ -268,6 +276,13 @@ class Domain:
         _check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
         _check_columns_exist(df, columns)
+        if isinstance(domain, Mapping):
+            unknown = [c for c in domain if c not in df.columns]
+            if unknown:
+                raise DomainError(
+                    f"domain= (state_names= for DiscretePrivateMLE) names column(s) {unknown} that are not in the DataFrame (columns: "
+                    f"{list(df.columns)[:20]}); fix the name or drop the entry"
+                )
         declared = domain if isinstance(domain, Domain) else Domain(domain or {})
         states, from_dtype = {}, set()
         # columns whose categorical dtype the frame's producer declared public (see DataDerivedDomainWarning)
@@ -464,7 +479,9 @@ class Domain:
         One vectorised pass per column. Binned attributes are cut at their
         public edges (values clamped to the outer bins); missing values take the
         declared missing state. Otherwise NaN and values outside the declared
-        states raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column (never a count).
+        states raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the
+        values nor how many there are (set the environment variable
+        ``PGMPY_DP_SHOW_VALUES=1`` to see them while debugging).
         ``show_progress`` draws a bar over the columns when encoding takes more
         than a couple of seconds (millions of rows).
 
@@ -481,35 +498,26 @@ class Domain:
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
         _check_columns_exist(df, attrs)
-        codes = {a: self._encode_column(df[a], a) for a in progress(attrs, show_progress, "encoding columns")}
-        self._warn_data_derived(df, codes)
-        return codes
+        # before encoding, so that whether it warns never depends on whether encoding succeeds
+        self._warn_data_derived(df, attrs)
+        return {a: self._encode_column(df[a], a) for a in progress(attrs, show_progress, "encoding columns")}
 
-    def _warn_data_derived(self, df: pd.DataFrame, codes: Mapping[str, np.ndarray]) -> None:
-        """Warn about categorical columns whose categories look made by ``astype("category")``.
+    def _warn_data_derived(self, df: pd.DataFrame, attrs: Iterable[str]) -> None:
+        """Warn about columns whose states come from a dtype that ``astype("category")`` could have made.
 
-        pandas sorts the observed values into the categories, so an unordered
-        dtype whose categories are sorted and all observed is suspicious. A
-        declared dtype can look the same: the warning says how to silence it.
+        pandas sorts the observed values into the categories of an unordered
+        dtype, so sorted unordered categories that nothing declares public may
+        have been read from the data. Only the dtype, the declared domain and
+        ``df.attrs`` are read, never the values: the warning carries no
+        information about the data.
         """
-        suspects = []
-        for a in sorted(self._from_dtype & set(codes)):
-            dtype = df[a].dtype
-            cats = list(dtype.categories)
-            if dtype.ordered or len(cats) < 2:
-                continue
-            try:
-                is_sorted = cats == sorted(cats)
-            except TypeError:
-                continue
-            if is_sorted and np.bincount(codes[a], minlength=len(self[a]))[: len(cats)].all():
-                suspects.append(a)
+        suspects = [a for a in sorted(self._from_dtype & set(attrs)) if _sorted_unordered(df.dtypes[a])]
         if suspects:
             warnings.warn(
-                f"column(s) {suspects} take their states from a categorical dtype whose categories look "
-                "read from the private data (as astype('category') does); a private release must use a "
-                "public domain. Declare the public states with domain={column: [...]}, or, if the dtype's "
-                "categories already are the public states, list the columns in "
+                f"column(s) {suspects} take their states from an unordered categorical dtype with sorted "
+                "categories, which is what astype('category') makes from the private data; a private release "
+                "must use a public domain. Declare the public states with domain={column: [...]}, or, if the "
+                "dtype's categories already are the public states, list the columns in "
                 f"df.attrs[{PUBLIC_COLUMNS_ATTR!r}]; either silences this warning",
                 DataDerivedDomainWarning,
                 stacklevel=_caller_stacklevel(),
@@ -543,11 +551,7 @@ class Domain:
                 codes = self._fill_missing(codes, na, attr)
                 bad = codes < 0
             if bad.any():
-                values = pd.unique(col.to_numpy()[bad])
-                raise DomainError(
-                    f"column {attr!r} has value(s) {[_as_python(v) for v in values[:5]]} outside its "
-                    f"declared domain {list(states)[:20]}; add them to the declared states or remove those rows"
-                )
+                raise DomainError(_outside_message(attr, states, col.to_numpy()[bad]))
         return codes.astype(np.intp, copy=False)
 
     def _fill_missing(self, codes: np.ndarray, na: np.ndarray, attr: str) -> np.ndarray:
@@ -577,6 +581,33 @@ class Domain:
         if na.any():
             codes = self._fill_missing(codes, na, attr)
         return codes
+
+
+def _sorted_unordered(dtype) -> bool:
+    """Whether ``dtype`` is an unordered categorical with at least two sorted categories (dtype only)."""
+    if not isinstance(dtype, pd.CategoricalDtype) or dtype.ordered or len(dtype.categories) < 2:
+        return False
+    cats = list(dtype.categories)
+    try:
+        return cats == sorted(cats)
+    except TypeError:  # mixed types: astype('category') would have sorted them, so not its work
+        return False
+
+
+def _outside_message(attr: str, states: Sequence, offending: np.ndarray) -> str:
+    """The error for values outside the declared states: the values (and how many) are private, so withheld."""
+    shown = list(states)[:20]
+    text = (
+        f"column {attr!r} has values outside its declared domain {shown}"
+        f"{' ...' if len(states) > 20 else ''}; add them to the declared states, map them to a declared "
+        "state (e.g. with missing= or bins=), or remove those rows. "
+    )
+    if os.environ.get(SHOW_VALUES_ENV) == "1":
+        values = [_as_python(v) for v in pd.unique(offending)[:5]]
+        return text + f"Offending values (shown because {SHOW_VALUES_ENV}=1): {values}"
+    return text + (
+        f"The values are private and withheld; to see them while debugging, set {SHOW_VALUES_ENV}=1"
+    )
 
 
 def _caller_stacklevel() -> int:

@@ -198,14 +198,14 @@ def encode_units(values, column: str = "privacy_unit") -> np.ndarray:
     >>> encode_units(pd.Series(["u2", None]), "user")
     Traceback (most recent call last):
     ...
-    ValueError: privacy-unit column 'user' has 1 missing value(s) (NaN/None); every row must name its individual: drop or fill those rows
+    ValueError: privacy-unit column 'user' has missing values (NaN/None); every row must name its individual: drop or fill those rows
     """
     codes, _ = pd.factorize(values if isinstance(values, (pd.Series, pd.Index)) else np.asarray(values))
     codes = np.asarray(codes, dtype=np.int64)
-    missing = int(np.count_nonzero(codes < 0))
-    if missing:
+    if (codes < 0).any():
+        # no count: how many rows lack an individual is a private statistic
         raise ValueError(
-            f"privacy-unit column {column!r} has {missing} missing value(s) (NaN/None); every row must name "
+            f"privacy-unit column {column!r} has missing values (NaN/None); every row must name "
             "its individual: drop or fill those rows"
         )
     return codes
@@ -219,7 +219,7 @@ def _check_units(units, n_rows: int) -> np.ndarray:
             f"and shape {u.shape}"
         )
     if len(u) != n_rows:
-        raise ValueError(f"privacy-unit codes have {len(u)} rows, the data has {n_rows}; one code per row")
+        raise ValueError("privacy-unit codes and the data have different numbers of rows; give one code per row")
     if len(u) and u.min() < 0:
         raise ValueError("privacy-unit codes must be non-negative (a negative code marks a missing individual)")
     return u.astype(np.int64, copy=False)

@@ -1066,23 +1066,25 @@ def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights
         c = np.asarray(codes[a])
         if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
             raise TypeError(
-                f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} and shape {c.shape}"
+                f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} with {c.ndim} dimension(s)"
             )
         if n_rows is None:
             n_rows = len(c)
         elif len(c) != n_rows:
             raise ValueError(
-                f"codes of {a!r} have {len(c)} rows, other attributes have {n_rows}; one code per record"
+                f"codes of {a!r} have another number of rows than those of the other attributes; "
+                "give one code per record for every attribute"
             )
         # one pass: viewed as unsigned, a negative code is huge, so max() catches both ends
         if len(c) and c.view(np.dtype(f"u{c.dtype.itemsize}")).max() >= domain.size(a):
             raise DomainError(
-                f"codes of {a!r} must be in [0, {domain.size(a)}), got values in [{c.min()}, {c.max()}]"
+                f"codes of {a!r} must be in [0, {domain.size(a)}) (positions in its declared states); "
+                "some are outside (values withheld: they come from the private data)"
             )
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (n_rows,):
-            raise ValueError(f"weights must have one entry per row ({n_rows}), got shape {w.shape}")
+            raise ValueError("weights must be a 1-D array with one entry per row of the codes")
         if len(w) and not (np.all(w >= 0) and np.all(w <= 1)):  # also rejects NaN
             raise ValueError(
                 "weights must be in [0, 1] (a subsample mask); a larger weight would let one record "

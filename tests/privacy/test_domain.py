@@ -27,8 +27,21 @@ def test_encode_rejects_nan_and_unknown_values():
     d = Domain({"a": ["x", "y"]})
     with pytest.raises(DomainError, match=r"column 'a' has missing value"):
         d.encode(pd.DataFrame({"a": ["x", None]}))
-    with pytest.raises(DomainError, match=r"column 'a' has value\(s\) \['q'\] outside"):
+    with pytest.raises(DomainError, match=r"column 'a' has values outside its declared domain \['x', 'y'\]"):
         d.encode(pd.DataFrame({"a": ["x", "q"]}))
+
+
+def test_out_of_domain_values_are_withheld_unless_asked_for(monkeypatch):
+    d = Domain({"a": ["x", "y"]})
+    frame = pd.DataFrame({"a": ["x", "secret-value-42", "secret-value-42"]})
+    monkeypatch.delenv("PGMPY_DP_SHOW_VALUES", raising=False)
+    with pytest.raises(DomainError, match=r"withheld.*PGMPY_DP_SHOW_VALUES=1") as info:
+        d.encode(frame)
+    # neither the value nor how many rows hold it: both are private
+    assert "secret" not in str(info.value) and "2" not in str(info.value)
+    monkeypatch.setenv("PGMPY_DP_SHOW_VALUES", "1")
+    with pytest.raises(DomainError, match=r"\['secret-value-42'\]"):
+        d.encode(frame)
 
 
 def test_encode_categorical_with_matching_and_other_categories():
@@ -193,13 +206,28 @@ def test_warning_for_categories_read_from_the_data():
     sorted_observed = pd.DataFrame({"a": ["x", "y", "y"]}).astype("category")
     with pytest.warns(DataDerivedDomainWarning, match=r"\['a'\].*astype\('category'\)"):
         sorted_observed.dp.release(["a"], epsilon=1.0)
-    declared_unobserved = pd.DataFrame({"a": pd.Categorical(["x", "y"], categories=["x", "y", "z"])})
     unsorted = pd.DataFrame({"a": pd.Categorical(["x", "y"], categories=["y", "x"])})
+    ordered = pd.DataFrame({"a": pd.Categorical(["x", "y"], categories=["x", "y"], ordered=True)})
     with warnings.catch_warnings():
         warnings.simplefilter("error", DataDerivedDomainWarning)
-        declared_unobserved.dp.release(["a"], epsilon=1.0)
-        unsorted.dp.release(["a"], epsilon=1.0)
+        unsorted.dp.release(["a"], epsilon=1.0)  # astype('category') never makes unsorted categories
+        ordered.dp.release(["a"], epsilon=1.0)  # nor ordered ones
         sorted_observed.dp.release(["a"], epsilon=1.0, domain={"a": ["x", "y"]})  # declared: silent
+
+
+def test_the_warning_reads_the_dtype_never_the_values():
+    # neighbouring frames with one dtype: one shows every category, the other leaves one unobserved;
+    # the warning must fire on both (it used to fire only when every category occurred)
+    dtype = pd.CategoricalDtype(["x", "y", "z"])
+    every = pd.DataFrame({"a": pd.Categorical(["x", "y", "z"], dtype=dtype)})
+    missing_one = every.iloc[:2]
+    for frame in (every, missing_one):
+        with pytest.warns(DataDerivedDomainWarning, match=r"\['a'\]"):
+            Domain.from_dataframe(frame).encode(frame)
+    # and it fires before encoding, so a frame that fails to encode warns too
+    bad = pd.DataFrame({"a": pd.Categorical(["x", None], dtype=dtype)})
+    with pytest.warns(DataDerivedDomainWarning), pytest.raises(DomainError, match="missing values"):
+        Domain.from_dataframe(bad).encode(bad)
 
 
 def test_frames_whose_producer_declares_the_dtypes_do_not_warn():

@@ -220,7 +220,7 @@ def test_json_round_trip_keeps_ledger_and_accounting():
     assert [(e.label, e.epsilon, e.rho, e.unit, e.time) for e in c.ledger] == [
         (e.label, e.epsilon, e.rho, e.unit, e.time) for e in b.ledger
     ]
-    with pytest.raises(ValueError, match="not a pgmpy-dp privacy budget"):
+    with pytest.raises(ValueError, match="not a valid pgmpy-dp privacy budget"):
         PrivacyBudget.from_json('{"format": "something else"}')
 
 
@@ -296,5 +296,34 @@ def test_crash_mid_charge_stays_reserved(tmp_path):
     )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 3
     b = PrivacyBudget.open(path)
-    assert b.spent == 0.0 and b.remaining == pytest.approx(0.6)  # noise may have been drawn: kept reserved
-    assert b.pending == (("killed while drawing noise", 0.4),)
+    # noise may have been drawn: the dead process's reservation counts as spent everywhere
+    assert b.spent == 0.4 and b.remaining == 0.6 and b.pending == ()
+    assert [(e.epsilon, e.label.startswith("killed while drawing noise")) for e in b.ledger] == [(0.4, True)]
+    assert b.epsilon_delta(1e-6) == (0.4, 1e-6)
+    with b.charge(0.6, "the rest"):
+        pass
+    assert b.spent == 1.0 and b.remaining == 0.0 and b.epsilon_delta(1e-6)[0] == 1.0
+    assert PrivacyBudget.from_json(path).spent == 1.0
+
+
+def test_a_snapshot_counts_its_in_flight_charges_as_spent():
+    b = PrivacyBudget(rho=1.0)
+    with b.charge(rho=0.25, label="in flight"):
+        snapshot = PrivacyBudget.from_json(b.to_json())
+    assert snapshot.spent == 0.25 and snapshot.remaining == 0.75 and snapshot.pending == ()
+    assert snapshot.epsilon_delta(1e-6)[0] > 0 and len(snapshot.ledger) == 1
+
+
+def test_a_reservation_taken_for_dead_is_not_counted_twice(tmp_path, monkeypatch):
+    # if another process wrongly settles a live reservation (a reused pid, say), finishing it must not
+    # add it again: the file would then hold more than its total
+    import pgmpy_dp.privacy.budget as budget_module
+
+    path = tmp_path / "b.json"
+    b = PrivacyBudget.open(path, 1.0)
+    with b.charge(0.6, "live"):
+        monkeypatch.setattr(budget_module.os, "getpid", lambda: -1)  # the reservation now looks foreign
+        monkeypatch.setattr(budget_module, "_process_alive", lambda pid: False)
+        assert PrivacyBudget.open(path).spent == 0.6  # settled as spent by "another process"
+        monkeypatch.undo()
+    assert b.spent == 0.6 and len(b.ledger) == 1 and b.remaining == pytest.approx(0.4)

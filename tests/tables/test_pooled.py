@@ -30,7 +30,7 @@ def tiny():
 
 
 def test_pooled_counts_are_the_sum_of_the_members_by_hand():
-    rel = tiny().dp.release([Pooled([("h0", "h1"), ("h1", "h2")])], epsilon=1e9, domain=PUBLIC, random_state=0)
+    rel = tiny().dp.release([Pooled([("h0", "h1"), ("h1", "h2")])], epsilon=1e9, domain=Domain(PUBLIC), random_state=0)
     t = rel[(("h0", "h1"), ("h1", "h2"))]
     # (h0,h1): (a,b) (b,b) (n,n); (h1,h2): (b,n) (b,a) (n,a); axes n, a, b
     expected = np.array([[1, 1, 0], [0, 0, 1], [1, 1, 1]], dtype=float)
