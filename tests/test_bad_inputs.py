@@ -101,7 +101,7 @@ from pgmpy_dp import DiscretePrivateMLE, PrivateMarkovEstimator  # noqa: E402
 
 
 def _bn_fit(df, eps, domain=None, budget=None, allocation="data-dependent"):
-    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
+    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, domain=domain, budget=budget)
     return DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
 
 
@@ -109,20 +109,20 @@ def _bn_model(df, eps, spec, budget=None, allocation="data-dependent"):
     edges, isolated, domain = spec
     model = DiscreteBayesianNetwork(edges)  # pgmpy itself refuses a cyclic graph here
     model.add_nodes_from(isolated)
-    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
+    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, domain=domain, budget=budget)
     return model.fit(df, estimator=est)
 
 
 def _mn_fit(df, eps, domain=None, budget=None):
     model = DiscreteMarkovNetwork([("a", "b"), ("b", "c")])
-    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain)
+    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain).model_
 
 
 def _mn_model(df, eps, spec, budget=None):
     edges, isolated, domain = spec
     model = DiscreteMarkovNetwork(edges)
     model.add_nodes_from(isolated)
-    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain)
+    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain).model_
 
 
 for _alloc in ("uniform", "data-dependent"):
@@ -835,7 +835,7 @@ _COLUMN_CASES = {
         DiscreteMarkovNetwork([("a", "b")]), _MULTI, epsilon=1.0, domain=STATES, budget=b),
     "release, int column names": lambda b: _INTS.dp.release([(0, 1), (2,)], 1.0, domain=_INT_STATES, budget=b),
     "BN, int column names": lambda b: DiscreteBayesianNetwork([(0, 1), (1, 2)]).fit(
-        _INTS, estimator=DiscretePrivateMLE(1.0, state_names=_INT_STATES, budget=b)),
+        _INTS, estimator=DiscretePrivateMLE(1.0, domain=_INT_STATES, budget=b)),
     "MN, int column names": lambda b: PrivateMarkovEstimator(method="naive-mle").fit(
         DiscreteMarkovNetwork([(0, 1), (1, 2)]), _INTS, epsilon=1.0, domain=_INT_STATES, budget=b),
 }

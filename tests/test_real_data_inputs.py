@@ -43,7 +43,7 @@ def test_markov_estimator_fits_binned_and_missing_states(census, domain):
 
 def test_bayesian_estimator_fits_binned_and_missing_states(census, domain):
     bn = DiscreteBayesianNetwork([("age", "sex")])
-    bn.fit(census, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, state_names=domain, random_state=0))
+    bn.fit(census, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, domain=domain, random_state=0))
     cpd = bn.get_cpds("age")
     assert cpd.state_names["age"] == ["[17, 30)", "[30, 60)", "[60, 91)", "Missing"]
     # clamped: [17, 30) also holds ages 15-16, [60, 91) also 91-94

@@ -108,5 +108,5 @@ def test_likelihood_fit_names_an_unknown_prior():
     from pgmpy_dp.estimators.likelihood import fit_family_tables
 
     d = Domain({"a": [0, 1]})
-    with pytest.raises(ValueError, match="prior must be one of .*'lower-order'.*got 'flat'"):
+    with pytest.raises(ValueError, match="prior must be 'gaussian' or 'dirichlet', got 'flat'"):
         fit_family_tables(d, [("a",)], [Measurement(("a",), np.array([3.0, 1.0]), 1.0)], 4.0, prior="flat")
