@@ -26,13 +26,13 @@ SIMD summation order, a different ``exp``) therefore gives different outputs fro
 The file also stores ``arithmetic_probe()`` of the machine that wrote it, and the test runs only
 where the probe is the same (elsewhere it is skipped with that reason: regenerate the file there).
 
-The estimator cases pin the settings fedccd4 ran (``warm_start="noisy", prior="scaled"``, the
-defaults before issue 13's seventh round), where the estimator accepts them.
+The estimator cases run the estimator's defaults; their stored outputs were remade when the
+estimator's rejected options left the package, from the code before that change (its defaults),
+so they check that the change kept the defaults' arithmetic.
 """
 
 from __future__ import annotations
 
-import inspect
 import sys
 import warnings
 from pathlib import Path
@@ -102,8 +102,6 @@ def compute() -> dict[str, np.ndarray]:
     from pgmpy_dp.tables import release_from_codes
 
     out: dict[str, np.ndarray] = {}
-    accepted = inspect.signature(pgmpy_dp.PrivateMarkovEstimator).parameters
-    old_defaults = {k: v for k, v in (("warm_start", "noisy"), ("prior", "scaled")) if k in accepted}
 
     def put(case, **fields):
         for key, value in fields.items():
@@ -181,7 +179,7 @@ def compute() -> dict[str, np.ndarray]:
             codes = jt.sample(_truth(domain, cliques, 8), 5000, random_state=9)
             release = release_from_codes(codes, domain, cliques, 0.5, random_state=np.random.default_rng(10))
             for method in ("naive-mle", "cgm-em"):
-                est = pgmpy_dp.PrivateMarkovEstimator(method=method, max_iter=10, show_progress=False, **old_defaults)
+                est = pgmpy_dp.PrivateMarkovEstimator(method=method, max_iter=10, show_progress=False)
                 est.fit(DiscreteMarkovNetwork(cliques), release)
                 put(f"{kind}/estimator-{method}", theta=est.log_potentials_, n_iter=est.n_iter_)
     return out

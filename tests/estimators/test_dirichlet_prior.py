@@ -96,10 +96,8 @@ def test_bad_uses_are_refused():
         cgm_em(jt, ms[:3], 1000.0, regularization=1e-3, m_step=step)
     with pytest.raises(ValueError, match="pseudo_count"):
         DirichletCPDStep(1000.0, -1.0)
-    with pytest.raises(ValueError, match="prior must be one of"):
+    with pytest.raises(ValueError, match="prior must be 'gaussian' or 'dirichlet'"):
         fit_family_tables(DOMAIN, FAMILIES, ms[:3], 1000.0, prior="dirichlet-ish")
-
-
 
 
 def test_noiseless_asia_gives_the_empirical_cpds():
@@ -275,18 +273,3 @@ def test_a_bad_prior_strength_is_refused_before_spending(bad):
         empty().fit(df, estimator=est)
     assert budget.spent == 0
 
-
-def test_query_interval_refits_with_the_estimators_prior_strength():
-    """The refits re-run the fit's own consistency step, so a weaker prior moves the refits too."""
-    import pgmpy_dp
-    from pgmpy_dp.uncertainty import _bayesian_refits
-
-    net, df, empty = _asia(2000)
-    refits = {}
-    for s in (1.0, 0.05):
-        est = pgmpy_dp.DiscretePrivateMLE(epsilon=0.3, random_state=5, domain=net.states, prior_strength=s)
-        empty().fit(df, estimator=est)
-        refits[s] = _bayesian_refits(est, 2, np.random.default_rng(0), False)
-        redo = _bayesian_refits(est, 2, np.random.default_rng(0), False)
-        assert all(np.array_equal(a, b) for x, y in zip(refits[s], redo) for a, b in zip(x, y))
-    assert max(float(np.max(np.abs(a - b))) for x, y in zip(refits[1.0], refits[0.05]) for a, b in zip(x, y)) > 1e-3

@@ -37,7 +37,7 @@ def fit(method, data, model=None, **kw):
     est = PrivateMarkovEstimator(**opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fitted = est.fit(model or DiscreteMarkovNetwork(EDGES), data, **kw)
+        fitted = est.fit(model or DiscreteMarkovNetwork(EDGES), data, **kw).model_
     return est, fitted
 
 
