@@ -26,6 +26,7 @@ from ..engine import ConvergenceWarning
 from ..privacy.budget import PrivacyBudget, check_epsilon, check_positive, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
+from ..privacy.units import unit_keywords
 from ..tables.contribution import check_contribution, encode_units
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
@@ -40,7 +41,7 @@ from .allocation import (
 )
 from .conditionals import cpd_values
 from .consistency import project_consistent
-from .evidence import pooled_n_records, released_domain
+from .evidence import pooled_n_records, refuse_skip_state, released_domain
 from .likelihood import (
     BN_DIRICHLET_SPREAD,
     BN_WEIGHT_CAP,
@@ -102,11 +103,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     rho : float, optional, keyword only
         Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
         data-dependent allocation. ``budget`` must then be a zCDP budget.
-    privacy_unit, contribution, max_records_per_user : optional, keyword only
-        Individual-level privacy: the column naming the individual (not a model node) and how
-        each individual's rows are bounded, as in
-        [`release_marginals`][pgmpy_dp.tables.release.release_marginals]. Stage I of the
-        data-dependent allocation then subsamples individuals.
+    privacy_unit : UserLevel or column label, optional, keyword only
+        Individual-level privacy ([`UserLevel`][pgmpy_dp.privacy.units.UserLevel]; a column
+        label means ``UserLevel(column)``): the column naming the individual (not a model node)
+        and how each individual's rows are bounded in every family table. Stage I of the
+        data-dependent allocation then subsamples individuals. A ``skip_state`` is refused.
     prior_strength : float, keyword only
         Multiplies the weight of the ``"likelihood"`` fit's prior (1: the weight the noise calls
         for). Below 1 the CPDs follow the noisy tables more closely. Post-processing only.
@@ -161,8 +162,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         *,
         rho: float | None = None,
         privacy_unit=None,
-        contribution: str = "normalize",
-        max_records_per_user: int | None = None,
         prior_strength: float = 1.0,
     ) -> None:
         self.epsilon = epsilon
@@ -177,8 +176,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.show_progress = show_progress
         self.rho = rho
         self.privacy_unit = privacy_unit
-        self.contribution = contribution
-        self.max_records_per_user = max_records_per_user
         self.prior_strength = prior_strength
         # pgmpy's base stores a state_names argument; the public states here are ``domain``
         BaseParameterEstimator.__init__(self)
@@ -205,7 +202,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         else:
             epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
-        check_contribution(self.privacy_unit, self.contribution, self.max_records_per_user)
+        unit = unit_keywords(self.privacy_unit)
+        check_contribution(**unit)
+        refuse_skip_state(unit["skip_state"])  # skipped tables do not measure the CPDs' p(x)
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
         if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
@@ -444,25 +443,24 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def _units(self, model, data: pd.DataFrame) -> np.ndarray | None:
         """Integer codes of the individuals (``privacy_unit``), or None for record-level privacy."""
-        if self.privacy_unit is None:
+        column = unit_keywords(self.privacy_unit)["privacy_unit"]
+        if column is None:
             return None
-        nodes = list(model.nodes())
-        if self.privacy_unit in nodes:
+        if column in list(model.nodes()):
             raise DomainError(
-                f"privacy_unit column {self.privacy_unit!r} is a model node; the individual's identifier is never "
+                f"privacy_unit column {column!r} is a model node; the individual's identifier is never "
                 "released: remove it from the model"
             )
-        if self.privacy_unit not in data.columns:
+        if column not in data.columns:
             raise DomainError(
-                f"privacy_unit {self.privacy_unit!r} is not a column of the data (columns: {list(data.columns)}); "
+                f"privacy_unit {column!r} is not a column of the data (columns: {list(data.columns)}); "
                 "name the column that identifies the individual"
             )
-        if self.privacy_unit in self._declared():
+        if column in self._declared():
             raise DomainError(
-                f"privacy_unit column {self.privacy_unit!r} is declared in domain; it has no public "
-                "states: remove it"
+                f"privacy_unit column {column!r} is declared in domain; it has no public states: remove it"
             )
-        return encode_units(data[self.privacy_unit], self.privacy_unit)
+        return encode_units(data[column], column)
 
     def _fit_codes(
         self, codes, domain, families, parents, epsilon, rng, noise_drawn=lambda: None, units=None
@@ -544,10 +542,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         """release_from_codes' individual-level keywords (none for record-level privacy)."""
         if units is None:
             return {}
-        return dict(
-            units=units, privacy_unit=self.privacy_unit, contribution=self.contribution,
-            max_records_per_user=self.max_records_per_user,
-        )
+        return dict(units=units, **unit_keywords(self.privacy_unit))
 
     def _consistent_tables(self, release: MarginalRelease, domain: Domain, families) -> list[np.ndarray]:
         self.n_iter_ = self.converged_ = None

@@ -38,9 +38,10 @@ from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..privacy.random_state import check_random_state
+from ..privacy.units import unit_keywords
 from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
-from .evidence import pooled_n_records, released_domain
+from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
 __all__ = [
     "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
@@ -304,8 +305,6 @@ class PrivateMarkovEstimator(BaseObject):
         *,
         rho=None,
         privacy_unit=None,
-        contribution: str = "normalize",
-        max_records_per_user: int | None = None,
     ) -> PrivateMarkovEstimator:
         """Fit the potentials of ``model``; the fitted ``DiscreteMarkovNetwork`` is ``model_``.
 
@@ -343,11 +342,10 @@ class PrivateMarkovEstimator(BaseObject):
             ``tied`` order, then the untied cliques in model order.
             A release may also hold pooled tables made elsewhere: each must pool
             exactly the cliques of one tied group (in the model's attribute order).
-        privacy_unit, contribution, max_records_per_user : optional, keyword only
+        privacy_unit : UserLevel or column label, optional, keyword only
             Individual-level privacy for the release made from a DataFrame
-            (``privacy_unit`` names the user column, which is not a model node);
-            see [`release_marginals`][pgmpy_dp.tables.release.release_marginals].
-            A release made with a ``skip_state`` is refused: skipped tables do not
+            ([`UserLevel`][pgmpy_dp.privacy.units.UserLevel]; its column is not a model node).
+            A ``skip_state``, here or in a given release, is refused: skipped tables do not
             measure the model's ``p(x)`` (see docs/mobility.md).
 
         Returns
@@ -395,7 +393,7 @@ class PrivateMarkovEstimator(BaseObject):
         check_random_state(self.random_state)
         _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
-        unit_kwargs = _unit_kwargs(data, privacy_unit, contribution, max_records_per_user)
+        unit_kwargs = _unit_kwargs(data, privacy_unit)
         if isinstance(data, pd.DataFrame):
             if epsilon is None and rho is None:
                 raise TypeError(
@@ -802,21 +800,14 @@ def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
     return fitted
 
 
-def _unit_kwargs(data, privacy_unit, contribution, max_records_per_user) -> dict:
-    """The individual-level keywords for the release made from a DataFrame; refused with releases."""
-    given = {
-        k: v
-        for k, v, default in (
-            ("privacy_unit", privacy_unit, None),
-            ("contribution", contribution, "normalize"),
-            ("max_records_per_user", max_records_per_user, None),
-        )
-        if v is not default and v != default
-    }
-    if given and not isinstance(data, pd.DataFrame):
+def _unit_kwargs(data, privacy_unit) -> dict:
+    """The privacy unit of the release made from a DataFrame, checked before anything is spent."""
+    unit = unit_keywords(privacy_unit)
+    if privacy_unit is not None and not isinstance(data, pd.DataFrame):
         raise ValueError(
-            f"{sorted(given)} only apply when fitting from a DataFrame (they shape the release it makes); a "
+            "privacy_unit only applies when fitting from a DataFrame (it shapes the release it makes); a "
             "release records its own privacy unit"
         )
-    check_contribution(privacy_unit, contribution, max_records_per_user)  # before anything is spent
-    return dict(privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user)
+    check_contribution(**unit)
+    refuse_skip_state(unit["skip_state"])
+    return dict(privacy_unit=privacy_unit)

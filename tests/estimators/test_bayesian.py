@@ -172,12 +172,12 @@ def test_init_stores_its_arguments_so_sklearn_clone_works():
     sklearn_base = pytest.importorskip("sklearn.base")
     budget = pgmpy_dp.PrivacyBudget(epsilon=2.0)
     est = DiscretePrivateMLE(epsilon=1.0, domain={"a": [0, 1]}, allocation="uniform", budget=budget,
-                             privacy_unit="user", prior_strength=0.5)
+                             privacy_unit=pgmpy_dp.UserLevel("user", max_records=2), prior_strength=0.5)
     params = est.get_params()
     assert params["domain"] == {"a": [0, 1]} and params["allocation"] == "uniform" and params["prior_strength"] == 0.5
     twin = sklearn_base.clone(est)
     assert twin is not est and twin.get_params().keys() == params.keys()
-    assert twin.domain == est.domain and twin.privacy_unit == "user"
+    assert twin.domain == est.domain and twin.privacy_unit == pgmpy_dp.UserLevel("user", max_records=2)
     twin.set_params(epsilon=0.5)
     assert twin.epsilon == 0.5 and est.epsilon == 1.0
     # a bad value is stored as given and refused by fit, not by __init__
