@@ -61,7 +61,7 @@ import numpy as np
 from scipy import sparse
 
 from .junction_tree import JunctionTree
-from .mle import ConvergenceWarning, WarmMLE, centred_targets, clique_weights, tie_groups
+from .mle import ConvergenceWarning, WarmMLE, clique_weights, tie_groups
 
 __all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
 
@@ -409,7 +409,6 @@ def cgm_em(
     count_tol: float = 1e-3,
     callback: Callable[[int, float, float], None] | None = None,
     warn: bool = True,
-    prior_mean: Sequence[np.ndarray] | None = None,
     m_step=None,
 ) -> CGMResult:
     """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
@@ -465,9 +464,6 @@ def cgm_em(
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] with the achieved tolerance when ``max_iter`` is reached.
-    prior_mean : sequence of numpy.ndarray, optional
-        Centre of the penalty, one array per clique: ``(lambda N / 2) ||theta - prior_mean||^2``
-        (default: 0, shrinkage towards the uniform model).
     m_step : object, optional
         A closed-form M-step replacing the penalised L-BFGS one (then ``regularization`` must be 0):
         ``m_step.step(mu)`` maps the E-step's clique marginals to the new log-potentials, the exact
@@ -517,13 +513,10 @@ def cgm_em(
     if m_step_iter is None:
         m_step_iter = m_step_length(measurements, N, smoothing)
 
-    # the penalty's centre per parameter group (tied cliques: the mean of their arrays, as centred_targets)
-    centre = [0.0 if prior_mean is None else np.mean([prior_mean[i] for i in g], axis=0) for g in groups]
-
     def penalty(theta) -> float:
         if group_lam is not None:
-            return 0.5 * N * sum(w * float(np.sum((theta[g[0]] - c) ** 2)) for w, g, c in zip(group_lam, groups, centre))
-        return 0.5 * lam * N * sum(float(np.sum((theta[g[0]] - c) ** 2)) for g, c in zip(groups, centre))
+            return 0.5 * N * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(group_lam, groups))
+        return 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
 
     # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
     flat_tables = _FlatTables(measurements, hosts, cliques, domain, smoothing, N)
@@ -640,7 +633,7 @@ def cgm_em(
         # EM iteration to the next: start from phi plus the last correction instead.
         start = phi if shift["offset"] is None else [p + o for p, o in zip(phi, shift["offset"])]
         # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
-        targets = centred_targets(mu_phi, prior_mean, lam, groups)  # a prior centre is a shift of the targets
+        targets = list(mu_phi)
         fit = m_solver.solve(targets, start, max_iter=m_step_iter, tol=m_tol)
         # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
         if group_lam is None:
