@@ -62,52 +62,43 @@ _CONSISTENCY = ("likelihood", "projection")
 class DiscretePrivateMLE(DiscreteParameterEstimator):
     """Differentially private CPDs of a Bayesian network from noisy family tables.
 
-    One noisy table per family (a node and its parents) is released, then the CPDs
-    are read off the model that makes all noisy tables most likely. docs/bayesian.md
-    describes the method and holds the measurements behind the defaults.
+    One noisy table per family (a node and its parents) is released, then the CPDs are read off
+    the model that makes all noisy tables most likely. ``fit`` also accepts published releases
+    instead of records (nothing spent). See docs/bayesian.md for the method and its evidence.
 
     Parameters
     ----------
     epsilon : float, optional
-        Total privacy budget. Required to fit from a DataFrame; unused when fitting
-        from releases (already paid for).
+        Total privacy budget; required to fit from a DataFrame.
     allocation : {"optimal", "data-dependent", "uniform"}
-        Split of the budget over the family tables. ``"optimal"``: ``epsilon_i`` proportional
-        to ``sqrt(cells_i)``, the data-independent split that minimises the expected total
-        noise ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]).
-        ``"data-dependent"``: Roy Chowdhury et al. (2020), Algorithm 2, whose stage I spends
-        ``stage1_fraction * epsilon`` on a Bernoulli(``sample_rate``) subsample to plan
-        stage II. ``"uniform"``: ``epsilon / n`` per table.
+        Split of the budget over the family tables: ``epsilon_i`` proportional to
+        ``sqrt(cells_i)``, which minimises the expected total noise
+        ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]);
+        Roy Chowdhury et al. (2020), Algorithm 2; or ``epsilon / n`` per table.
     stage1_fraction, sample_rate : float
-        The data-dependent allocation's stage-I share of ``epsilon``, in (0, 1), and
-        subsampling probability, in (0, 1].
+        The data-dependent allocation's stage-I share of ``epsilon`` and subsampling rate.
     consistency : {"likelihood", "projection"}
-        ``"likelihood"``: CGM-EM over the network, each table under its own noise model, with
-        a Dirichlet prior on every CPD column whose weight grows with the noise
-        ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]); no CPD entry
-        is exactly zero. ``"projection"``: the inverse-variance weighted least-squares projection
-        onto non-negative consistent tables
+        CGM-EM over the network with a Dirichlet prior that grows with the noise
+        ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]), or the
+        weighted least-squares projection onto consistent non-negative tables
         ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]).
     domain : dict or Domain, optional
         Public states of the columns that are not categorical. States are never read from the data.
     random_state : int or numpy.random.Generator, optional
         Seed for subsampling and noise, for reproducible experiments only.
     budget : PrivacyBudget, optional
-        Accountant charged once, before any noise is drawn; refunded if the fit fails
-        before the first noisy table exists.
+        Charged once before any noise is drawn; refunded if the fit fails before that.
     max_iter : int, optional
-        CGM-EM iterations of the ``"likelihood"`` fit. ``None`` runs a fixed budget of 50
-        silently; a number asks for convergence and warns (``ConvergenceWarning``) if not met.
+        CGM-EM iterations: ``None`` runs a fixed 50 silently; a number warns if not converged.
     show_progress : bool
-        Progress bars over table counting and CGM-EM when they take more than a couple of seconds.
+        Progress bars over counting and CGM-EM when they take more than a couple of seconds.
     rho : float, optional, keyword only
         Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
         data-dependent allocation. ``budget`` must then be a zCDP budget.
     privacy_unit : UserLevel or column label, optional, keyword only
         Individual-level privacy ([`UserLevel`][pgmpy_dp.privacy.units.UserLevel]; a column
-        label means ``UserLevel(column)``): the column naming the individual (not a model node)
-        and how each individual's rows are bounded in every family table. Stage I of the
-        data-dependent allocation then subsamples individuals. A ``skip_state`` is refused.
+        label means ``UserLevel(column)``); stage I of the data-dependent allocation then
+        subsamples individuals. A ``skip_state`` is refused.
     prior_strength : float, keyword only
         Multiplies the weight of the ``"likelihood"`` fit's prior (1: the weight the noise calls
         for). Below 1 the CPDs follow the noisy tables more closely. Post-processing only.
@@ -120,12 +111,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         The public domain used, ``{variable: [states]}``.
     release_ : MarginalRelease or list of MarginalRelease
         The noisy family tables (or the releases a fit from releases was given).
-    allocation_ : pandas.Series or None
-        Stage-II budget per node (``None`` after a fit from releases).
+    allocation_, node_stats_ : pandas.Series or None, pandas.DataFrame
+        Stage-II budget per node, and what the allocation used per node.
     stage1_epsilon_, stage1_release_ : float, MarginalRelease or None
         The data-dependent allocation's stage-I spend and noisy tables (0 and None otherwise).
-    node_stats_ : pandas.DataFrame
-        Per node: the quantities the allocation used and the budget it got.
     n_iter_, converged_ : int or None, bool or None
         CGM-EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
 
