@@ -13,10 +13,12 @@ applied to the BN's moral graph):
    the junction tree of its triangulated graph, which is the BN's moral graph
    triangulated ([`pgmpy_dp.engine.JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree]);
 2. [`pgmpy_dp.engine.cgm_em`][pgmpy_dp.engine.cgm.cgm_em] maximises the approximate marginal likelihood
-   of the measurements over the log-potentials, started from the maximum-likelihood
+   of the measurements (plus a prior) over the log-potentials, started from the maximum-likelihood
    model of the consistency projection's tables (with a little uniform mass), itself fitted
    from the BN of those tables' CPDs to within 1% of the smallest noise scale (at most 100
-   L-BFGS iterations); partial M-steps (5 L-BFGS iterations each) make each EM iteration cheap;
+   L-BFGS iterations). With Dirichlet priors on the CPD columns the M-step is in closed form
+   ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]); with the Gaussian prior
+   on the log-potentials it is a few L-BFGS iterations;
 3. each family's expected counts are read off the fitted model's marginals,
    and CPDs off those.
 
