@@ -713,9 +713,9 @@ FUZZED = {
         "stage1_fraction": Fuzzed(lambda v: _positive(v) and v < 1, r"stage1_fraction"),
         "sample_rate": Fuzzed(lambda v: _positive(v) and v <= 1, r"sample_rate"),
         "consistency": Fuzzed(
-            lambda v: v is None or (isinstance(v, str) and v in ("likelihood", "projection", "heuristic")),
+            lambda v: isinstance(v, str) and v in ("likelihood", "projection"),
             r"consistency"),
-        "state_names": Fuzzed(_domain_ok, r"state_names|states of attribute 'a'|column 'a'"),
+        "domain": Fuzzed(_domain_ok, r"domain|states of attribute 'a'|column 'a'"),
         "budget": _BUDGET,
         # random_state: see test_bad_random_state_is_refused_by_every_entry_point
         "model": Fuzzed(lambda v: isinstance(v, DiscreteBayesianNetwork), r"model"),
