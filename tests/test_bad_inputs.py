@@ -808,7 +808,7 @@ def test_fuzz_every_parameter_of_every_entry_point(entry, data, tmp_path_factory
         os.chdir(cwd)
 
 
-_DOMAIN_PARAMS = [("release", "domain"), ("DiscretePrivateMLE", "state_names"), ("PrivateMarkovEstimator", "domain")]
+_DOMAIN_PARAMS = [("release", "domain"), ("DiscretePrivateMLE", "domain"), ("PrivateMarkovEstimator", "domain")]
 _DOMAIN_VALUES = [
     ["a", "b"], [("a", ["x", "y", "z"])], "a", 3, Domain({"a": ["x", "y", "z"], "b": [0, 1], "c": [True, False]}),
 ]

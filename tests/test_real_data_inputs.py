@@ -31,7 +31,7 @@ def domain():
 def test_markov_estimator_fits_binned_and_missing_states(census, domain):
     est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", show_progress=False, random_state=0)
     budget = pgmpy_dp.PrivacyBudget(1.0)
-    model = est.fit(DiscreteMarkovNetwork([("age", "sex")]), census, epsilon=1.0, domain=domain, budget=budget)
+    model = est.fit(DiscreteMarkovNetwork([("age", "sex")]), census, epsilon=1.0, domain=domain, budget=budget).model_
     (factor,) = model.get_factors()
     assert factor.state_names["age"] == ["[17, 30)", "[30, 60)", "[60, 91)", "Missing"]
     assert factor.state_names["sex"] == ["F", "M", "Missing"]
