@@ -1,76 +1,61 @@
-"""Cost of a first interval query on a private Bayesian network, by the fit's CGM-EM budget.
+"""Cost of a first interval query on a private Bayesian network, by band, worker processes and CGM-EM budget.
 
-``pgmpy_dp.query_interval`` on a fitted ``DiscretePrivateMLE`` refits the estimator
-``n_samples`` times with the fit's own parameters, ``max_iter`` included (the default
-``None`` runs the library's fixed budget), so the first query of a fit costs about
-``n_samples`` fits; later queries of the same fit reuse the cached refits. This times that
-first query on asia (``--records`` sampled rows, epsilon 1) for each ``--max-iter``,
-interleaved (one round of every setting, then the next), best of ``--repeat``, each on a
-fresh fit so the cache never answers.
+``pgmpy_dp.query_interval`` on a fitted ``DiscretePrivateMLE`` refits the estimator ``n_samples`` times with
+the fit's own parameters, ``max_iter`` included, so the first query of a fit costs about ``n_samples`` fits;
+later queries of the same fit reuse the kept refits. The ``"response"`` band (the default) also measures the
+estimator's response slope, which costs about as much again as the ``"normal"`` band's refits. This times
+that first query on ``--network`` (``--records`` sampled rows, epsilon 1) for every combination of
+``--intervals``, ``--n-jobs`` (the refits' fits in that many worker processes; the refits are the same either
+way) and ``--max-iter`` (the fit's CGM-EM budget; ``0`` stands for the library's default), interleaved (one
+round of every setting, then the next), best of ``--repeat``, each on a fresh fit so no kept refit answers.
 
-``--n-jobs 1 2`` times the same first query with the refits' fits in that many worker processes
-(``query_interval(n_jobs=...)``; the refits are the same either way), interleaved with the others.
-
-Run:  python benchmarks/bn_interval_cost.py [--max-iter 20 50] [--repeat 2] [--out NAME]
-      python benchmarks/bn_interval_cost.py --network child --max-iter 50 --n-jobs 1 2 --n-samples 30 --out bn_interval_jobs
-(``bn_interval_cost_integ.csv``: the same script run against the refit path that re-runs only the
-likelihood step on the engine's arrays, integ at aa62b88.)
-Writes results/<out>.csv (default bn_interval_cost).
+Run:  python benchmarks/bn_interval_cost.py                          # asia: normal and response, 1 and 2 jobs
+      python benchmarks/bn_interval_cost.py --max-iter 20 50 --intervals normal   # the CGM-EM budget
+      python benchmarks/bn_interval_cost.py --quick                  # 2,000 rows, 5 refits, one process
+Writes results/<out>.csv (default bn_interval_cost): seconds per setting and the ratio to the first setting.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
-import warnings
-from pathlib import Path
-
 import pandas as pd
 
+import harness
 import pgmpy_dp
-from pgmpy_dp.datasets import load_network, sample_network
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def main(argv=None) -> None:
-    from pgmpy.models import DiscreteBayesianNetwork
-
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = harness.parser(__doc__, out="bn_interval_cost", seed=1)
     ap.add_argument("--network", default="asia")
     ap.add_argument("--records", type=int, default=10_000)
-    ap.add_argument("--max-iter", nargs="+", type=int, default=[20, 50])
+    ap.add_argument("--intervals", nargs="+", default=["normal", "response"], choices=["normal", "response"])
+    ap.add_argument("--max-iter", nargs="+", type=int, default=[0], help="the fit's max_iter; 0: the library default")
     ap.add_argument("--n-samples", type=int, default=30)
-    ap.add_argument("--n-jobs", nargs="+", type=int, default=[1], help="query_interval's n_jobs settings")
+    ap.add_argument("--n-jobs", nargs="+", type=int, default=[1, 2], help="query_interval's n_jobs settings")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--out", default="bn_interval_cost", help="results/<out>.csv")
-    args = ap.parse_args(argv)
-    net = load_network(args.network)
-    df = sample_network(net, args.records, seed=1)
+    args = harness.parse(ap, argv, records=2_000, n_samples=5, n_jobs=[1], repeat=1)
+    net, df = harness.network_sample(args.network, args.records, seed=args.seed)
     variable, evidence_var = list(net.nodes())[-1], list(net.nodes())[0]
     evidence = {evidence_var: net.states[evidence_var][0]}
-    settings = [(m, j) for m in args.max_iter for j in args.n_jobs]
-    best = {k: float("inf") for k in settings}
+    settings = [(band, m, j) for band in args.intervals for m in args.max_iter for j in args.n_jobs]
+    best = dict.fromkeys(settings, float("inf"))
     for rep in range(args.repeat):
-        for m, j in settings:
-            model = DiscreteBayesianNetwork(net.edges())
-            model.add_nodes_from(net.nodes())
-            est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, max_iter=m, random_state=rep, show_progress=False)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model.fit(df, estimator=est)
-                t0 = time.perf_counter()
-                pgmpy_dp.query_interval(est, variable, evidence, n_samples=args.n_samples, random_state=rep,
-                                        show_progress=False, n_jobs=j)
-            seconds = time.perf_counter() - t0
-            best[m, j] = min(best[m, j], seconds)
-            print(f"round {rep} max_iter={m} n_jobs={j}: first query_interval {seconds:.1f}s", flush=True)
+        for band, m, j in settings:
+            budget = {"max_iter": m} if m else {}
+            est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=rep, show_progress=False, **budget)
+            with harness.quiet():
+                harness.empty_model(net).fit(df, estimator=est)
+                _, seconds = harness.timed(lambda: pgmpy_dp.query_interval(  # noqa: B023  (called at once)
+                    est, variable, evidence, n_samples=args.n_samples, random_state=rep, interval=band,  # noqa: B023
+                    show_progress=False, n_jobs=j))  # noqa: B023
+            best[band, m, j] = min(best[band, m, j], seconds)
+            print(f"round {rep} {band} max_iter={m or 'default'} n_jobs={j}: first query_interval {seconds:.1f}s",
+                  flush=True)
     base = best[settings[0]]
-    rows = [{"network": args.network, "records": args.records, "n_samples": args.n_samples, "max_iter": m,
-             "n_jobs": j, "seconds": s, "ratio": s / base} for (m, j), s in best.items()]
+    rows = [{"network": args.network, "records": args.records, "n_samples": args.n_samples, "interval": band,
+             "max_iter": m or "default", "n_jobs": j, "seconds": s, "ratio": s / base}
+            for (band, m, j), s in best.items()]
     out = pd.DataFrame(rows)
-    RESULTS.mkdir(exist_ok=True)
-    out.to_csv(RESULTS / f"{args.out}.csv", index=False)
+    harness.write_csv(out, args.out)
     print(out.to_string(index=False))
 
 

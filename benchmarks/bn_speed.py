@@ -8,10 +8,6 @@ On alarm-sampled data (1e6 rows by default) times, best of ``--repeat``:
 * ``private data-dependent``: ``allocation="data-dependent", consistency="projection"``
   (stage I on a 10% subsample, stage II, cvxpy projection, CPDs);
 * ``private uniform``: ``allocation="uniform", consistency="projection"``;
-* ``private default, tables=maximal``: the default releasing only the maximal families (an
-  option; not part of the target);
-* ``private default, cpd_prior=gaussian``: the default before issue 12's bn12d (the Gaussian prior on
-  the log-potentials instead of the Dirichlet on the CPD columns; not part of the target).
 
 The repeats are interleaved (one round of every contender, then the next),
 so a busy machine slows all of them alike. A private fit's time depends on its noise draw (CGM-EM
@@ -26,83 +22,51 @@ does not depend on the distribution, and forward sampling 1e6 rows takes
 minutes). Target: private / pgmpy <= 1.0. Writes ``results/bn_speed.csv``.
 
 Run:  python benchmarks/bn_speed.py [--rows 1000000] [--repeat 3]
+      (``--quick``: asia, 2e4 rows, 2 rounds)
 """
 
 from __future__ import annotations
 
-import argparse
-import time
-import warnings
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
+import harness
 import pgmpy_dp
-from pgmpy_dp.datasets import load_network, sample_network
-
-warnings.filterwarnings("ignore", category=FutureWarning)
-RESULTS = Path(__file__).parent / "results"
-
-
-def best_time(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def _quiet(fn):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn()
 
 
 def main(argv=None):
-    from pgmpy.models import DiscreteBayesianNetwork
     from pgmpy.parameter_estimator import DiscreteMLE
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--network", default="alarm")
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--max-iter", nargs="*", type=int, default=[],
-                        help="also time the default with these explicit CGM-EM iteration limits (not part of the target)")
-    parser.add_argument("--out", default="bn_speed", help="results/<out>.csv")
-    args = parser.parse_args(argv)
+    ap = harness.parser(__doc__, out="bn_speed")
+    ap.add_argument("--network", default="alarm")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--max-iter", nargs="*", type=int, default=[],
+                    help="also time the default with these explicit CGM-EM iteration limits (not part of the target)")
+    args = harness.parse(ap, argv, network="asia", rows=20_000, repeat=2)
 
-    net = load_network(args.network)
-    base = sample_network(net, min(args.rows, 100_000), seed=0)
-    reps = -(-args.rows // len(base))
-    df = pd.concat([base] * reps, ignore_index=True).iloc[: args.rows]
-
-    def model():
-        m = DiscreteBayesianNetwork(net.edges())
-        m.add_nodes_from(net.nodes())
-        return m
+    net, df = harness.network_sample(args.network, args.rows, seed=args.seed)
 
     def private(**kw):
-        return lambda r: model().fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(1.0, random_state=r, **kw))
+        return lambda r: harness.empty_model(net).fit(df, estimator=pgmpy_dp.DiscretePrivateMLE(1.0, random_state=r, **kw))
 
     contenders = {
-        "pgmpy DiscreteMLE": lambda r: model().fit(df, estimator=DiscreteMLE(state_names=net.states)),
+        "pgmpy DiscreteMLE": lambda r: harness.empty_model(net).fit(df, estimator=DiscreteMLE(state_names=net.states)),
         "private default": private(),
         "private data-dependent": private(allocation="data-dependent", consistency="projection"),
         "private uniform": private(allocation="uniform", consistency="projection"),
-        # the option of issue 12's fifth round (not part of the target)
-        "private default, tables=maximal": private(tables="maximal"),
-        # the default before bn12d: the Gaussian prior and its partial L-BFGS M-steps (not part of the target)
-        "private default, cpd_prior=gaussian": private(cpd_prior="gaussian"),
     }
     for k in args.max_iter:  # an explicit max_iter warns when CGM-EM stops there: silenced for the timing
-        contenders[f"private default, max_iter={k}"] = lambda r, k=k: _quiet(lambda: private(max_iter=k)(r))
-    contenders["private data-dependent"](0)  # import cvxpy and warm caches outside the timing
+        def capped(r, k=k):
+            with harness.quiet():
+                return private(max_iter=k)(r)
+        contenders[f"private default, max_iter={k}"] = capped
+    with harness.quiet():
+        contenders["private data-dependent"](0)  # import cvxpy and warm caches outside the timing
     times = {name: [] for name in contenders}
-    for r in range(args.repeat):
+    for r in range(args.repeat):  # interleaved: one round of every contender, then the next
         for name, fn in contenders.items():
-            times[name].append(best_time(lambda: fn(r), 1))
+            times[name].append(harness.best_time(lambda: fn(r), 1))  # noqa: B023  (called at once)
     base = np.array(times["pgmpy DiscreteMLE"])
     base_time = base.min()
     rows = [
@@ -111,8 +75,7 @@ def main(argv=None):
         for name, t in times.items()
     ]
     table = pd.DataFrame(rows)
-    RESULTS.mkdir(exist_ok=True)
-    table.to_csv(RESULTS / f"{args.out}.csv", index=False)
+    harness.write_csv(table, args.out)
     print(f"{args.network}, {args.rows:,} rows, best of {args.repeat}\n")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     worst = max(r["ratio_to_pgmpy"] for r in rows[1:4])

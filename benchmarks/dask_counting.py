@@ -23,12 +23,13 @@ Run (about 12 minutes on 2 busy cores, 1e7 and 1e8 rows):
     python benchmarks/dask_counting.py
 Larger or different:
     python benchmarks/dask_counting.py --rows 10000000 100000000 1000000000 --workers 8 --pandas-max 10000000
+Quick (2e5 rows, one worker):
+    python benchmarks/dask_counting.py --quick
+Writes ``results/<out>.csv`` (default ``dask_counting``), one row per size.
 """
 
 from __future__ import annotations
 
-import argparse
-import csv
 import json
 import os
 import subprocess
@@ -39,7 +40,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-RESULTS = Path(__file__).parent / "results"
+import harness
+
 NETWORK = "alarm"
 EPSILON = 1.0
 
@@ -93,12 +95,12 @@ def empty_meta(plan) -> pd.DataFrame:
     return sample_partition(0, 0, plan)
 
 
-def dask_frame(n: int, partition_rows: int, plan):
+def dask_frame(n: int, partition_rows: int, plan, seed: int = 0):
     import dask.dataframe as dd
 
     sizes = [partition_rows] * (n // partition_rows) + ([n % partition_rows] if n % partition_rows else [])
     return dd.from_map(
-        lambda spec: sample_partition(spec[0], spec[1], plan),
+        lambda spec: sample_partition(spec[0], spec[1], plan, seed),
         list(enumerate(sizes)),
         meta=empty_meta(plan),
         enforce_metadata=False,
@@ -167,7 +169,7 @@ def run_dask(n: int, args, plan, families) -> dict:
     ) as cluster, distributed.Client(cluster) as client:
         # warm up: every worker imports pgmpy_dp and the sampler before anything is timed
         dask_frame(4 * args.workers, 2, plan).dp.release(families, epsilon=EPSILON, show_progress=False)
-        ddf = dask_frame(n, args.partition_rows, plan)
+        ddf = dask_frame(n, args.partition_rows, plan, args.seed)
 
         m = measure(client, lambda: ddf.dp.release(families, epsilon=EPSILON, show_progress=False))
         out.update(dask_streaming_s=m["wall"], dask_streaming_cpu_s=m["cpu"],
@@ -185,7 +187,7 @@ def run_dask(n: int, args, plan, families) -> dict:
             persisted, pandas = [], []
             for _ in range(args.repeat):  # interleaved, so both see the same load
                 if n <= args.pandas_max:
-                    pandas.append(run_pandas(n, args.partition_rows))
+                    pandas.append(run_pandas(n, args.partition_rows, args.seed))
                 persisted.append(measure(client, lambda: held.dp.release(families, epsilon=EPSILON,
                                                                          show_progress=False)))
                 print(f"  persisted release {persisted[-1]['wall']:.2f} s ({persisted[-1]['cpu']:.2f} CPU s)"
@@ -211,7 +213,7 @@ from pgmpy_dp.tables import contingency_tables
 n, partition_rows = {n}, {partition_rows}
 plan, families = sampling_plan()
 sizes = [partition_rows] * (n // partition_rows) + ([n % partition_rows] if n % partition_rows else [])
-df = pd.concat([sample_partition(i, s, plan) for i, s in enumerate(sizes)], ignore_index=True)
+df = pd.concat([sample_partition(i, s, plan, {seed}) for i, s in enumerate(sizes)], ignore_index=True)
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
@@ -230,15 +232,16 @@ print(json.dumps(dict(pandas_s=release, pandas_cpu_s=release_cpu, bincount_s=bar
 """
 
 
-def run_pandas(n: int, partition_rows: int) -> dict:
-    code = PANDAS_CHILD.format(here=str(Path(__file__).parent), n=n, partition_rows=partition_rows, eps=EPSILON)
+def run_pandas(n: int, partition_rows: int, seed: int = 0) -> dict:
+    code = PANDAS_CHILD.format(here=str(Path(__file__).parent), n=n, partition_rows=partition_rows, eps=EPSILON,
+                               seed=seed)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__doc__, out="dask_counting")
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000_000, 100_000_000])
     parser.add_argument("--partition-rows", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
@@ -247,8 +250,7 @@ def main(argv=None):
     parser.add_argument("--persist-max", type=int, default=10_000_000,
                         help="largest size also released from a frame persisted in the workers' memory")
     parser.add_argument("--repeat", type=int, default=2, help="interleaved repeats of the pandas/persisted pair")
-    parser.add_argument("--out", type=Path, default=RESULTS / "dask_counting.csv")
-    args = parser.parse_args(argv)
+    args = harness.parse(parser, argv, rows=[200_000], partition_rows=50_000, workers=1, repeat=1)
 
     plan, families = sampling_plan()
     rows_out = []
@@ -278,17 +280,7 @@ def main(argv=None):
         rows_out.append(row)
         print("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()),
               flush=True)
-        write_csv(args.out, rows_out)  # after every size: a long run keeps what it measured
-
-
-def write_csv(path: Path, rows: list[dict]) -> None:
-    fields = list(dict.fromkeys(k for r in rows for k in r))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {path}", flush=True)
+        harness.write_csv(pd.DataFrame(rows_out), args.out)  # after every size: a long run keeps what it measured
 
 
 if __name__ == "__main__":

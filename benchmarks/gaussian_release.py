@@ -2,19 +2,20 @@
 
 1. Sampler cost per cell of the three discrete Gaussian paths and of OpenDP's discrete Laplace,
    timed side by side (interleaved repetitions, median), reported as ratios.
-2. Accuracy on the Adult census data (../shared/data): all 2-way marginals of the first
-   ``N_ATTRS`` attributes released with discrete Laplace at ``epsilon`` (pure DP) and with
+2. Accuracy on the Adult census data (the folder in ``PGMPY_DP_ADULT``, default /work/shared/data):
+   all 2-way marginals of the first ``--attrs`` attributes released with discrete Laplace at ``epsilon`` (pure DP) and with
    discrete Gaussian at the largest rho whose tight conversion is (epsilon, delta)-DP; the mean
-   L1 error per table (in records) over ``REPS`` releases. Laplace is also ``(epsilon, delta)``-DP,
+   L1 error per table (in records) over ``--reps`` releases. Laplace is also ``(epsilon, delta)``-DP,
    so the two give the same (epsilon, delta) guarantee; Laplace alone gives pure DP.
 
-Run: ``python benchmarks/gaussian_release.py`` (about a minute); writes
-``benchmarks/results/gaussian_release.csv``.
+Run: ``python benchmarks/gaussian_release.py`` (about a minute; ``--quick``: fewer cells, attributes and
+releases); writes ``benchmarks/results/gaussian_release.csv``.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import statistics
 import time
 from pathlib import Path
@@ -22,13 +23,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import harness
 import pgmpy_dp  # noqa: F401
 from pgmpy_dp import PrivacyBudget
 from pgmpy_dp.privacy.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
 
-OUT = Path(__file__).parent / "results" / "gaussian_release.csv"
-DATA = Path("/work/shared/data") if Path("/work/shared/data").exists() else Path(__file__).resolve().parents[1] / "data"
-N_ATTRS, REPS, DELTA = 8, 5, 1e-6
+#: the folder holding adult.csv and adult-domain.json (not bundled with the package)
+DATA = Path(os.environ.get("PGMPY_DP_ADULT", "/work/shared/data"))
+DELTA = 1e-6
 
 
 def sampler_costs(n_cells: int = 50_000, reps: int = 5) -> list[dict]:
@@ -57,18 +59,18 @@ def sampler_costs(n_cells: int = 50_000, reps: int = 5) -> list[dict]:
     ]
 
 
-def adult_frame() -> pd.DataFrame:
+def adult_frame(n_attrs: int) -> pd.DataFrame:
     import json
 
     sizes = json.loads((DATA / "adult-domain.json").read_text())
     # the attributes with at most 16 states: the public domain file declares them (states 0..size-1)
-    cols = [c for c, k in sizes.items() if k <= 16][:N_ATTRS]
+    cols = [c for c, k in sizes.items() if k <= 16][:n_attrs]
     df = pd.read_csv(DATA / "adult.csv", usecols=cols)
     return pd.DataFrame({c: pd.Categorical(df[c], categories=range(sizes[c])) for c in cols})
 
 
-def accuracy(epsilons=(0.1, 1.0)) -> list[dict]:
-    df = adult_frame()
+def accuracy(n_attrs: int, reps: int, seed: int, epsilons=(0.1, 1.0)) -> list[dict]:
+    df = adult_frame(n_attrs)
     tables = list(itertools.combinations(df.columns, 2))
     dom = df.dp.domain()
     codes = dom.encode(df, list(df.columns))
@@ -80,8 +82,8 @@ def accuracy(epsilons=(0.1, 1.0)) -> list[dict]:
         rho = PrivacyBudget.from_epsilon_delta(eps, DELTA).total
         for mech, kwargs in (("discrete_laplace", {"epsilon": eps}), ("discrete_gaussian", {"rho": rho})):
             errs = []
-            for r in range(REPS):
-                rel = df.dp.release(tables, random_state=r, show_progress=False, **kwargs)
+            for r in range(reps):
+                rel = df.dp.release(tables, random_state=seed + r, show_progress=False, **kwargs)
                 errs.append(np.mean([np.abs(t.values - exact[t.attrs]).sum() for t in rel.tables]))
             rows.append(
                 {
@@ -99,9 +101,17 @@ def accuracy(epsilons=(0.1, 1.0)) -> list[dict]:
     return rows
 
 
-if __name__ == "__main__":
-    rows = sampler_costs() + accuracy()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    frame = pd.DataFrame(rows)
-    frame.to_csv(OUT, index=False)
+def main(argv=None) -> None:
+    ap = harness.parser(__doc__, out="gaussian_release")
+    ap.add_argument("--cells", type=int, default=50_000, help="cells per sampler call")
+    ap.add_argument("--timings", type=int, default=5, help="interleaved timing repetitions (median)")
+    ap.add_argument("--attrs", type=int, default=8, help="Adult attributes whose 2-way tables are released")
+    ap.add_argument("--reps", type=int, default=5, help="releases per (mechanism, epsilon)")
+    args = harness.parse(ap, argv, cells=5_000, timings=2, attrs=4, reps=1)
+    frame = pd.DataFrame(sampler_costs(args.cells, args.timings) + accuracy(args.attrs, args.reps, args.seed))
+    harness.write_csv(frame, args.out)
     print(frame.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -21,8 +21,8 @@ potential ``phi(x1)`` and ONE edge potential ``psi(x_t, x_t+1)`` shared by the 5
 log-likelihood per record (nats; higher is better), and by the exact KL divergence from
 the non-private fit to the learned chain over the 6-step joint (the paper's section 4.1 metric).
 
-Release: ``df.dp.release([Pooled(edges), ("x1",)], epsilon, privacy_unit="individual",
-contribution="normalize")``: each individual's rows weigh 1/K per table
+Release: ``df.dp.release([Pooled(edges), ("x1",)], epsilon, privacy_unit=UserLevel("individual"))``
+(contribution "normalize"): each individual's rows weigh 1/K per table
 (K its instances in that table), so an individual adds at most 1 to each of the two
 tables and the sensitivity is 2 (the paper's "number of edges" for the tied model).
 Methods (the private ones on the same release, interleaved release by release):
@@ -48,34 +48,32 @@ Methods (the private ones on the same release, interleaved release by release):
 Seconds are wall-clock times of the fit alone (releases are made outside the timing).
 
 Run:  python benchmarks/mobility.py                          # N = 1e3, 1e4, 1e5 individuals, eps 0.1, 0.5, 1
-      python benchmarks/mobility.py --n 1000 --reps 1 --eps 1  # smoke run
+      python benchmarks/mobility.py --quick                    # N = 1e3, eps 1, one release, one PSGD setting
       python benchmarks/mobility.py --truth chain --out mobility_chain    # well-specified control
       python benchmarks/mobility.py --skip-bias    # what skip_state="null" releases measure (no fits)
-Writes ``results/<out>.csv`` (one row per fit), ``results/<out>_summary.csv``,
-``results/<out>_psgd_grid.csv`` and ``results/<out>.png``; ``--skip-bias`` writes
-``results/mobility_skip_bias.csv`` (see ``skip_bias``).
+Writes ``results/<out>.csv`` (one row per fit; tracked with ``results/<out>.png``), and
+``results/<out>_summary.csv`` and ``results/<out>_psgd_grid.csv``; ``--skip-bias`` writes
+``results/<out>_skip_bias.csv`` (see ``skip_bias``).
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from pgmpy.models import DiscreteMarkovNetwork
 from scipy import sparse
 
-from pgmpy_dp import PrivateMarkovEstimator
+import harness
+from pgmpy_dp import PrivateMarkovEstimator, UserLevel
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
 from pgmpy_dp.privacy.budget import epsilon_delta_to_rho
 from pgmpy_dp.privacy.domain import Domain
 
-RESULTS = Path(__file__).parent / "results"
 STEPS = [f"x{t}" for t in range(1, 7)]
 EDGES = list(zip(STEPS, STEPS[1:]))
 CLIQUES = [("x1",)] + EDGES
@@ -292,7 +290,7 @@ def _release(train: pd.DataFrame, domain: dict, epsilon: float, seed: int, skip_
 
     return train.dp.release(
         [Pooled(EDGES, name="transition"), ("x1",)], epsilon=epsilon, domain=domain,
-        privacy_unit="individual", contribution="normalize", skip_state=skip_state, random_state=seed,
+        privacy_unit=UserLevel("individual", skip_state=skip_state), random_state=seed,
         show_progress=False,
     )
 
@@ -394,7 +392,7 @@ def run(
                         est = PrivateMarkovEstimator(method=method, show_progress=False)
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore", ConvergenceWarning)
-                            est.fit(model, release, cliques=CLIQUES, tied=[EDGES])
+                            est.fit(model, release, cliques=CLIQUES, tied=[EDGES])  # the estimator (or its model)
                         theta = est.log_potentials_
                     seconds = time.perf_counter() - t0
                     extra = {"clip": chosen[0], "lr": chosen[1], "steps": chosen[2]} if method == "psgd" else {}
@@ -418,12 +416,10 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
-def plot(summary: pd.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot(summary: pd.DataFrame, name: str) -> None:
+    plt = harness.pyplot()
+    if plt is None:
+        return
     sizes = sorted(summary["n_individuals"].unique())
     fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes), 3.6), squeeze=False)
     for ax, n in zip(axes[0], sizes):
@@ -440,36 +436,34 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     axes[0][0].set_ylabel("held-out log-likelihood per record")
     axes[0][-1].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    harness.save_figure(fig, name, dpi=120)
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None) -> None:
+    p = harness.parser(__doc__, out="mobility")
     p.add_argument("--n", type=int, nargs="+", default=[1_000, 10_000, 100_000], help="individuals (before the holdout)")
     p.add_argument("--eps", type=float, nargs="+", default=[0.1, 0.5, 1.0])
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--aps", type=int, default=10)
     p.add_argument("--skip-bias", action="store_true",
                    help='only measure how far skip_state="null" tables are from the records (no fits)')
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--truth", choices=["process", "chain"], default="process",
                    help="chain: redraw the records from the tied chain fitted to the process (well-specified control)")
     p.add_argument("--no-psgd", action="store_true", help="only the table-based methods (PSGD does not read the release)")
-    p.add_argument("--out", default="mobility")
-    a = p.parse_args()
-    RESULTS.mkdir(exist_ok=True)
+    a = harness.parse(p, argv, n=[1_000], eps=[1.0], reps=1)
+    grid = PSGD_GRID[4:5] if a.quick else PSGD_GRID  # quick: one PSGD setting instead of the tuning grid
     if a.skip_bias:
         bias = skip_bias(a.n, a.aps, a.seed)
-        bias.to_csv(RESULTS / "mobility_skip_bias.csv", index=False)
+        harness.write_csv(bias, f"{a.out}_skip_bias")
         print(bias.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         return
-    runs, grid = run(a.n, a.eps, a.reps, a.aps, a.seed, truth=a.truth, with_psgd=not a.no_psgd)
-    runs.to_csv(RESULTS / f"{a.out}.csv", index=False)
+    runs, grid = run(a.n, a.eps, a.reps, a.aps, a.seed, grid=grid, truth=a.truth, with_psgd=not a.no_psgd)
+    harness.write_csv(runs, a.out)
     if len(grid):
-        grid.to_csv(RESULTS / f"{a.out}_psgd_grid.csv", index=False)
+        harness.write_csv(grid, f"{a.out}_psgd_grid")
     summary = summarise(runs)
-    summary.to_csv(RESULTS / f"{a.out}_summary.csv", index=False)
-    plot(summary, RESULTS / f"{a.out}.png")
+    harness.write_csv(summary, f"{a.out}_summary")
+    plot(summary, a.out)
     with pd.option_context("display.width", 160, "display.max_rows", 200):
         print(summary.round(4).to_string(index=False))
 

@@ -25,9 +25,9 @@ Methods, all with the same data-free edge rule (symmetrised weight above eta / 2
 
 Metrics per run: precision, recall, exact recovery (learned edge set equals
 the truth), and parameter error ``max_{i,j,a,b} |W_ij(a,b) - hat W_ij(a,b)|``.
-Writes ``results/structure.csv`` (one row per run), ``results/structure_summary.csv``
-(means per cell), ``results/structure_n90.csv`` (smallest n with >= 90% exact
-recovery) and ``results/structure_recovery.png`` (exact recovery vs n at rho = 1).
+Writes ``results/<out>.csv`` (means per cell; tracked with the plot), ``results/<out>_runs.csv``
+(one row per run), ``results/<out>_n90.csv`` (smallest n with >= 90% exact
+recovery) and ``results/<out>_recovery.png`` (exact recovery vs n at rho = 1).
 
 Reduced grid (the default, ~10-15 min): Ising p = 10 with n = 300..3e4 and
 rho = 0.01, 0.1, 1 (10 runs); Ising p = 20 (n = 1e3..3e4, rho = 0.1, 1; 10 runs) and
@@ -38,27 +38,25 @@ runs ``GRID_HIGH_N`` (n up to 1e5, rho 0.1..10; ~12 min).
 Run:  python benchmarks/structure.py            # reduced grid (below), ~12 min on 2 busy cores
       python benchmarks/structure.py --high-n --out structure_highn
       python benchmarks/structure.py --full     # p = 10, 20, 50; k = 2..5; n = 1e3..1e6; rho 0.1..10
-      python benchmarks/structure.py --smoke    # a few seconds
+      python benchmarks/structure.py --quick    # a few seconds
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+import harness
 import pgmpy_dp  # noqa: F401  (registers df.dp)
 from pgmpy_dp.learning import PrivateIsingEstimator, PrivatePairwiseEstimator
 from pgmpy_dp.learning.frank_wolfe import _frank_wolfe_batch
 from pgmpy_dp.learning.sampling import model_edges, random_pairwise_model, sample_pairwise_model
 
-RESULTS = Path(__file__).parent / "results"
 METHODS = ["sklearn", "fw-exact", "private-fw", "marginals"]
 N_ITER = 50
 HUGE_RHO = 1e12
@@ -159,7 +157,7 @@ def run_cell(p, k, n, rhos, runs, max_degree, eta, seed, rows, methods):
                     edges, weights = _marginals_route(df, rho, eta, seed=run)
                 else:
                     cls = base if method == "private-fw" else _nonprivate(base, method)
-                    est = cls(width=width, eta=eta, n_iter=N_ITER, random_state=[seed, run])
+                    est = cls(width=width, eta=eta, n_iter=N_ITER, random_state=np.random.default_rng([seed, run]))
                     try:
                         est.fit(df, rho=rho if rho is not None else HUGE_RHO)
                     except ValueError as exc:  # too few rows for the lower bound: recorded, not scored
@@ -183,12 +181,11 @@ def n90(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def plot(summary, path, rho=1.0):
+def plot(summary, name, rho=1.0):
     """Exact recovery vs n: non-private baselines, private Frank-Wolfe at every rho, marginals at ``rho``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = harness.pyplot()
+    if plt is None:
+        return
     import matplotlib.ticker
 
     cells = sorted(map(tuple, summary[["k", "p"]].drop_duplicates().values.tolist()))
@@ -217,24 +214,21 @@ def plot(summary, path, rho=1.0):
     for ax in axes.ravel()[len(cells):]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    harness.save_figure(fig, name, dpi=110)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = harness.parser(__doc__, out="structure")
     ap.add_argument("--full", action="store_true")
-    ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--high-n", action="store_true", help="the larger-n, larger-rho grid (use with --out structure_highn)")
     ap.add_argument("--eta", type=float, default=0.4)
     ap.add_argument("--max-degree", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="structure")
     ap.add_argument("--replot", action="store_true", help="redraw the PNG from the summary CSV")
-    args = ap.parse_args(argv)
+    args = harness.parse(ap, argv)
     if args.replot:
-        plot(pd.read_csv(RESULTS / f"{args.out}_summary.csv"), RESULTS / f"{args.out}_recovery.png")
+        plot(pd.read_csv(harness.result_path(args.out)), f"{args.out}_recovery")
         return
-    if args.smoke:
+    if args.quick:
         # (p, k, n grid, rho grid, runs)
         grid = [(6, 2, [2000, 20000], [1.0], 2)]
     elif args.full:
@@ -251,12 +245,12 @@ def main(argv=None):
         ]
     rows = []
     t0 = time.perf_counter()
-    RESULTS.mkdir(exist_ok=True)
+    runs_path = harness.result_path(f"{args.out}_runs")
     for p, k, ns, rhos, runs in grid:
         for n in ns:
             run_cell(p, k, n, rhos, runs, args.max_degree, args.eta, args.seed + 1000 * p + k, rows, METHODS)
             print(f"p={p} k={k} n={n}: done ({time.perf_counter() - t0:.0f} s)", flush=True)
-            pd.DataFrame(rows).to_csv(RESULTS / f"{args.out}.csv", index=False)  # partial results survive
+            pd.DataFrame(rows).to_csv(runs_path, index=False)  # partial results survive
     df = pd.DataFrame(rows)
     summary = (
         df.groupby(["p", "k", "n", "rho", "method"], dropna=False)[
@@ -266,13 +260,13 @@ def main(argv=None):
         .reset_index()
     )
     summary["runs"] = df.groupby(["p", "k", "n", "rho", "method"], dropna=False).size().values
-    summary.to_csv(RESULTS / f"{args.out}_summary.csv", index=False)
+    harness.write_csv(summary, args.out)
     table = n90(summary)
-    table.to_csv(RESULTS / f"{args.out}_n90.csv", index=False)
+    harness.write_csv(table, f"{args.out}_n90")
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(summary.round(3).to_string(index=False))
         print(table.to_string(index=False))
-    plot(summary, RESULTS / f"{args.out}_recovery.png")
+    plot(summary, f"{args.out}_recovery")
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 

@@ -14,23 +14,22 @@ users favour the low states of a pair table (x, y), heavy users the high ones.
    estimates). Record level is listed for reference only: it protects one row,
    so a user with ``r`` rows is protected at ``r * epsilon``, not ``epsilon``.
 
-Run:  python benchmarks/user_level.py            (about 3 minutes on 2 cores)
-Writes benchmarks/results/user_level_speed.csv and user_level_accuracy.csv.
+Run:  python benchmarks/user_level.py            (about 3 minutes on 2 cores; ``--quick``: smaller sizes)
+Writes benchmarks/results/user_level.csv: the speed rows (``experiment="speed"``) and the mean accuracy per
+(users, epsilon, mode) over seeds (``experiment="accuracy"``).
 """
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+import harness
 from pgmpy_dp import Domain
 from pgmpy_dp.tables import release_from_codes
 
-RESULTS = Path(__file__).parent / "results"
 STATES = 6
 
 
@@ -64,12 +63,12 @@ def tv(table: np.ndarray, target: np.ndarray) -> float:
     return 0.5 * float(np.abs(p - target).sum())
 
 
-def speed(repeat: int) -> pd.DataFrame:
-    rng = np.random.default_rng(0)
+def speed(repeat: int, sizes, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
     dom = Domain({f"v{i}": list(range(8)) for i in range(11)})
     tables = [(f"v{i}", f"v{i + 1}") for i in range(10)]
     out = []
-    for n in (10**5, 10**6):
+    for n in sizes:
         codes = {a: rng.integers(0, 8, n) for a in dom.attrs}
         units = rng.integers(0, n // 20, n)
         modes = {
@@ -88,7 +87,7 @@ def speed(repeat: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def accuracy(seeds: int) -> pd.DataFrame:
+def accuracy(seeds: int, users, first_seed: int = 0) -> pd.DataFrame:
     dom = Domain({"x": list(range(STATES)), "y": list(range(STATES))})
     modes = {
         "record (protects rows only)": {},
@@ -98,8 +97,8 @@ def accuracy(seeds: int) -> pd.DataFrame:
         "clip(16)": {"contribution": "clip", "max_records_per_user": 16},
     }
     out = []
-    for n_users in (10**3, 10**4, 10**5):
-        for seed in range(seeds):
+    for n_users in users:
+        for seed in range(first_seed, first_seed + seeds):
             codes, units = population(n_users, seed)
             rows, per_user = targets(codes, units)
             for eps in (0.1, 1.0):
@@ -115,19 +114,20 @@ def accuracy(seeds: int) -> pd.DataFrame:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__, out="user_level")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seeds", type=int, default=5)
-    args = ap.parse_args(argv)
-    RESULTS.mkdir(exist_ok=True)
-    sp = speed(args.repeat)
-    sp.to_csv(RESULTS / "user_level_speed.csv", index=False)
+    ap.add_argument("--rows", type=int, nargs="+", default=[10**5, 10**6], help="rows of the speed measurement")
+    ap.add_argument("--users", type=int, nargs="+", default=[10**3, 10**4, 10**5], help="users of the accuracy one")
+    args = harness.parse(ap, argv, repeat=2, seeds=2, rows=[10**5], users=[10**3, 10**4])
+    sp = speed(args.repeat, args.rows, args.seed)
     print(sp.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    acc = accuracy(args.seeds)
-    acc.to_csv(RESULTS / "user_level_accuracy.csv", index=False)
+    acc = accuracy(args.seeds, args.users, args.seed)
     summary = acc.groupby(["users", "epsilon", "mode"], sort=False)[["tv_rows", "tv_per_user"]].mean().reset_index()
-    summary.to_csv(RESULTS / "user_level_accuracy_summary.csv", index=False)
+    summary["seeds"] = args.seeds
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    harness.write_csv(pd.concat([sp.assign(experiment="speed"), summary.assign(experiment="accuracy")],
+                                ignore_index=True), args.out)
 
 
 if __name__ == "__main__":

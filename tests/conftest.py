@@ -1,18 +1,20 @@
-"""Shared pytest options: ``--runslow`` enables tests marked ``@pytest.mark.slow``."""
+"""Shared pytest configuration.
+
+Everything under ``tests/statistical/`` (seeded privacy audits and accuracy checks) is marked
+``slow``, like any test marked ``@pytest.mark.slow`` by hand. The default run (``setup.cfg``'s
+``-m "not slow"``) leaves them out; ``python -m pytest -m slow`` runs them, as CI does after the
+README's test command.
+"""
+
+from pathlib import Path
 
 import pytest
 
-
-def pytest_addoption(parser):
-    parser.addoption(
-        "--runslow", action="store_true", default=False, help="also run tests marked slow (large privacy audits)"
-    )
+_STATISTICAL = Path(__file__).parent / "statistical"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--runslow"):
-        return
-    skip_slow = pytest.mark.skip(reason="slow; run with --runslow")
     for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip_slow)
+        if _STATISTICAL in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.slow)

@@ -20,16 +20,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM, MECHANISM
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .release import MarginalRelease
 
 __all__ = ["check_level", "noise_coverage", "noise_quantile", "release_interval"]
 
@@ -132,13 +128,14 @@ def noise_quantile(mechanism: str, scale: float, level: float) -> int:
     return q
 
 
-def release_interval(release: MarginalRelease, attrs, level: float = 0.95, clip: bool = False) -> pd.DataFrame:
+def release_interval(release, attrs, level: float = 0.95, clip: bool = False) -> pd.DataFrame:
     """Per-cell confidence intervals for the true counts over ``attrs`` (post-processing, no budget).
 
     Parameters
     ----------
     release : MarginalRelease
-        The release holding (or covering) ``attrs``.
+        The release holding (or covering) ``attrs`` (this module does not import the release
+        module, which calls it: the dependency runs one way).
     attrs : str or sequence of str
         A released table (in any attribute order), or a subset of released
         tables as accepted by [`MarginalRelease.series`][pgmpy_dp.tables.release.MarginalRelease.series].

@@ -273,3 +273,18 @@ def test_a_bad_prior_strength_is_refused_before_spending(bad):
         empty().fit(df, estimator=est)
     assert budget.spent == 0
 
+
+def test_query_interval_refits_with_the_estimators_prior_strength():
+    """The refits re-run the fit's own consistency step, so a weaker prior moves the refits too."""
+    import pgmpy_dp
+    from pgmpy_dp.uncertainty.simulate import fit_view, refits as simulated_refits
+
+    net, df, empty = _asia(2000)
+    refits = {}
+    for s in (1.0, 0.05):
+        est = pgmpy_dp.DiscretePrivateMLE(epsilon=0.3, random_state=5, domain=net.states, prior_strength=s)
+        empty().fit(df, estimator=est)
+        refits[s] = simulated_refits(fit_view(est), 2, np.random.default_rng(0))
+        redo = simulated_refits(fit_view(est), 2, np.random.default_rng(0))
+        assert all(np.array_equal(a, b) for x, y in zip(refits[s], redo) for a, b in zip(x, y))
+    assert max(float(np.max(np.abs(a - b))) for x, y in zip(refits[1.0], refits[0.05]) for a, b in zip(x, y)) > 1e-3

@@ -1,0 +1,181 @@
+"""What every benchmark shares: the command line, result files, timing, example data and metrics.
+
+The scripts in this folder import this module only (never each other): run them from the repository root
+as ``python benchmarks/<name>.py``, which puts this folder on ``sys.path``.
+
+Every script accepts ``--quick`` (a small grid that runs the real code path in under a minute on one
+core; its results go to ``results/<out>_quick.*``, which git ignores), ``--seed`` and ``--out`` (the
+stem of the result files in ``benchmarks/results/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def parser(doc: str, out: str, seed: int = 0) -> argparse.ArgumentParser:
+    """An argument parser with the options every benchmark has: ``--quick``, ``--seed`` and ``--out``."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="a small grid through the same code path, under a minute on one core "
+                         "(results go to results/<out>_quick.*)")
+    ap.add_argument("--seed", type=int, default=seed, help="seed of the data and the noise")
+    ap.add_argument("--out", default=out, help="stem of the result files in benchmarks/results/")
+    return ap
+
+
+def parse(ap: argparse.ArgumentParser, argv=None, **quick) -> argparse.Namespace:
+    """Parse ``argv``; with ``--quick`` the options named in ``quick`` take those values (unless given on the
+    command line) and the default ``--out`` gets the suffix ``_quick``, so a quick run never overwrites the
+    tracked results."""
+    args = ap.parse_args(argv)
+    if args.quick:
+        for name, value in quick.items():
+            if getattr(args, name) == ap.get_default(name):  # an option left at its default
+                setattr(args, name, value)
+        if args.out == ap.get_default("out"):
+            args.out = f"{args.out}_quick"
+    return args
+
+
+def result_path(name: str, suffix: str = ".csv") -> Path:
+    """``benchmarks/results/<name><suffix>``, the folder made if missing."""
+    RESULTS.mkdir(exist_ok=True)
+    return RESULTS / f"{name}{suffix}"
+
+
+def write_csv(frame: pd.DataFrame, name: str, **kwargs) -> Path:
+    """Write ``frame`` to ``results/<name>.csv`` (no index unless asked) and say where."""
+    path = result_path(name)
+    frame.to_csv(path, index=kwargs.pop("index", False), **kwargs)
+    print(f"wrote {path}")
+    return path
+
+
+def append_rows(rows: list[dict], path: Path) -> None:
+    """Append ``rows`` to the CSV at ``path`` (header only when the file is new): a run stopped early keeps
+    every row it finished."""
+    if rows:
+        pd.DataFrame(rows).to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+def save_figure(fig, name: str, dpi: int = 100) -> Path | None:
+    """Save a matplotlib figure as ``results/<name>.png`` with a 64-colour palette (a plot's few colours
+    survive; the file is a quarter of the RGBA one)."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    path = result_path(name, ".png")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=dpi, format="png")
+    plt.close(fig)
+    try:
+        from PIL import Image
+    except ImportError:  # matplotlib depends on Pillow; keep the plain PNG if it is absent anyway
+        path.write_bytes(buffer.getvalue())
+    else:
+        buffer.seek(0)
+        Image.open(buffer).convert("RGB").quantize(colors=64).save(path, optimize=True)
+    print(f"wrote {path}")
+    return path
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend, or None (and a note) when the ``plot`` extra is missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        print("matplotlib is not installed: no plot (pip install -e '.[bench]')")
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def best_time(fn, repeat: int) -> float:
+    """The fastest of ``repeat`` wall times of ``fn()``, in seconds."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def timed(fn):
+    """``(fn(), wall seconds)``."""
+    t0 = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence warnings (pgmpy's notices, convergence chatter of short fits) inside the block."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def network_sample(name: str, rows: int, seed: int = 0, block: int = 100_000):
+    """``(network, DataFrame)``: ``rows`` records of an example network with categorical columns.
+
+    More than ``block`` rows repeat a ``block``-row forward sample (counting and fitting cost do not depend
+    on the distribution, and forward sampling 1e6 rows takes minutes)."""
+    from pgmpy_dp.datasets import load_network, sample_network
+
+    net = load_network(name)
+    base = sample_network(net, min(rows, block), seed=seed)
+    if rows <= block:
+        return net, base
+    reps = -(-rows // block)
+    return net, pd.concat([base] * reps, ignore_index=True).iloc[:rows]
+
+
+def empty_model(net):
+    """A pgmpy DiscreteBayesianNetwork with ``net``'s nodes and edges and no CPDs."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    model = DiscreteBayesianNetwork(net.edges())
+    model.add_nodes_from(net.nodes())
+    return model
+
+
+def paired(runs: pd.DataFrame, method: str, baseline: str, metric: str,
+           cell=("network", "records", "epsilon"), run: str = "run") -> pd.DataFrame:
+    """Per cell: the mean paired difference ``method - baseline`` of ``metric`` over runs that share their
+    data and seed, its standard error, the runs, in how many ``method`` was lower, and the baseline's mean."""
+    cell = list(cell)
+    a = runs[runs.method == method].set_index([*cell, run])[metric]
+    b = runs[runs.method == baseline].set_index([*cell, run])[metric]
+    d = (a - b).dropna().rename("diff").reset_index()
+    g = d.groupby(cell, sort=False)["diff"]
+    out = pd.DataFrame({"diff": g.mean(), "se": g.sem(), "runs": g.size(), "wins": g.apply(lambda x: int((x < 0).sum()))})
+    out["baseline"] = b.groupby(cell).mean().reindex(out.index)
+    return out.reset_index()
+
+
+def win_counts(runs: pd.DataFrame, method: str, baseline: str, metrics, **cells) -> pd.DataFrame:
+    """Per metric: cells where ``method`` has the lower mean, and where it is lower (significantly better) or
+    higher (significantly worse) by more than two paired standard errors."""
+    rows = []
+    for metric in metrics:
+        p = paired(runs, method, baseline, metric, **cells)
+        if not len(p):
+            continue
+        rows.append({"metric": metric, "cells": len(p), "better": int((p["diff"] < 0).sum()),
+                     "significantly_better": int((p["diff"] < -2 * p["se"]).sum()),
+                     "significantly_worse": int((p["diff"] > 2 * p["se"]).sum()),
+                     "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
+    return pd.DataFrame(rows)
+
