@@ -49,7 +49,7 @@ class DPAccessor:
         Gaussian noise calibrated to the L2 sensitivity, zCDP). ``tables`` may
         hold [`pgmpy_dp.Pooled`][pgmpy_dp.tables.pooled.Pooled] requests.
         ``privacy_unit="user_id"`` protects individuals (all rows of one user)
-        instead of records; a [`UserLevel`][pgmpy_dp.privacy.units.UserLevel]
+        instead of records; a ``pgmpy_dp.UserLevel``
         also says how each user's rows are bounded. The user column is never released.
 
         Examples

@@ -96,7 +96,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
         data-dependent allocation. ``budget`` must then be a zCDP budget.
     privacy_unit : UserLevel or column label, optional, keyword only
-        Individual-level privacy ([`UserLevel`][pgmpy_dp.privacy.units.UserLevel]; a column
+        Individual-level privacy (``pgmpy_dp.UserLevel``; a column
         label means ``UserLevel(column)``); stage I of the data-dependent allocation then
         subsamples individuals. A ``skip_state`` is refused.
     prior_strength : float, keyword only

@@ -340,7 +340,7 @@ class PrivateMarkovEstimator(BaseObject):
             exactly the cliques of one tied group (in the model's attribute order).
         privacy_unit : UserLevel or column label, optional, keyword only
             Individual-level privacy for the release made from a DataFrame
-            ([`UserLevel`][pgmpy_dp.privacy.units.UserLevel]; its column is not a model node).
+            (``pgmpy_dp.UserLevel``; its column is not a model node).
             A ``skip_state``, here or in a given release, is refused: skipped tables do not
             measure the model's ``p(x)`` (see docs/mobility.md).
 

@@ -1168,7 +1168,7 @@ def release_marginals(
     With ``privacy_unit`` the protected unit is an individual, who may own
     many rows: neighbouring datasets differ by all rows of one individual,
     and each individual's rows are bounded per table as the
-    [`UserLevel`][pgmpy_dp.privacy.units.UserLevel] says (see
+    ``pgmpy_dp.UserLevel`` says (see
     [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution] and docs/privacy.md).
 
     With ``rho`` instead (zero-concentrated DP), every cell gets discrete
@@ -1207,7 +1207,7 @@ def release_marginals(
         Total zCDP budget, or one per table (discrete Gaussian noise), instead
         of ``epsilon``. A ``budget`` must then be a zCDP one (``PrivacyBudget(rho=...)``).
     privacy_unit : UserLevel or column label, keyword only
-        Individual-level privacy: a [`UserLevel`][pgmpy_dp.privacy.units.UserLevel] (the column
+        Individual-level privacy: a ``pgmpy_dp.UserLevel`` (the column
         naming the individual and how its rows are bounded), or the column alone, shorthand for
         ``UserLevel(column)``. The column is read only to group rows, never released, and must
         not appear in a table or in ``domain``.
