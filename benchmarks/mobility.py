@@ -21,8 +21,8 @@ potential ``phi(x1)`` and ONE edge potential ``psi(x_t, x_t+1)`` shared by the 5
 log-likelihood per record (nats; higher is better), and by the exact KL divergence from
 the non-private fit to the learned chain over the 6-step joint (the paper's section 4.1 metric).
 
-Release: ``df.dp.release([Pooled(edges), ("x1",)], epsilon, privacy_unit="individual",
-contribution="normalize")``: each individual's rows weigh 1/K per table
+Release: ``df.dp.release([Pooled(edges), ("x1",)], epsilon, privacy_unit=UserLevel("individual"))``
+(contribution "normalize"): each individual's rows weigh 1/K per table
 (K its instances in that table), so an individual adds at most 1 to each of the two
 tables and the sensitivity is 2 (the paper's "number of edges" for the tied model).
 Methods (the private ones on the same release, interleaved release by release):
@@ -68,7 +68,7 @@ from pgmpy.models import DiscreteMarkovNetwork
 from scipy import sparse
 
 import harness
-from pgmpy_dp import PrivateMarkovEstimator
+from pgmpy_dp import PrivateMarkovEstimator, UserLevel
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
 from pgmpy_dp.privacy.budget import epsilon_delta_to_rho
@@ -290,7 +290,7 @@ def _release(train: pd.DataFrame, domain: dict, epsilon: float, seed: int, skip_
 
     return train.dp.release(
         [Pooled(EDGES, name="transition"), ("x1",)], epsilon=epsilon, domain=domain,
-        privacy_unit="individual", contribution="normalize", skip_state=skip_state, random_state=seed,
+        privacy_unit=UserLevel("individual", skip_state=skip_state), random_state=seed,
         show_progress=False,
     )
 

@@ -43,7 +43,7 @@ from pgmpy.inference import VariableElimination  # noqa: E402
 from pgmpy.models import DiscreteBayesianNetwork  # noqa: E402
 
 model = DiscreteBayesianNetwork(network.edges())
-estimator = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, budget=budget)  # data-dependent allocation
+estimator = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, budget=budget)  # error-optimal allocation
 model.fit(df, estimator=estimator)
 print(f"\nprivate Bayesian network fitted: check_model() = {model.check_model()}; "
       f"stage I spent {estimator.stage1_epsilon_:g}, stage II per node:")
@@ -62,7 +62,7 @@ from pgmpy.models import DiscreteMarkovNetwork  # noqa: E402
 # The moral graph of the DAG; its cliques are exactly the released family tables.
 mn = DiscreteMarkovNetwork(network.to_markov_model().edges())
 mn_estimator = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em", max_iter=200, show_progress=False)
-fitted = mn_estimator.fit(mn, release, cliques=families)
+fitted = mn_estimator.fit(mn, release, cliques=families).model_
 print(f"\nCGM-EM: {mn_estimator.n_iter_} EM iterations, converged: {mn_estimator.converged_}")
 print("private Markov network (CGM-EM) from the released tables; P(bronc | dysp=yes):")
 # BeliefPropagation returns normalised answers; pgmpy 1.1's VariableElimination would leave a

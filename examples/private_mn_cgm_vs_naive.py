@@ -43,7 +43,7 @@ fits = {}
 for method in ("naive-mle", "cgm-em"):
     est = pgmpy_dp.PrivateMarkovEstimator(method=method, show_progress=False)
     t0 = time.perf_counter()
-    fitted = est.fit(structure, release, cliques=cliques)
+    fitted = est.fit(structure, release, cliques=cliques).model_
     fits[method] = fitted
     print(f"{method:9s}: KL(true || learned) = {kl_divergence(truth, fitted):.4f}   "
           f"fit {time.perf_counter() - t0:.1f} s   iterations {est.n_iter_}, converged {est.converged_}")

@@ -22,6 +22,7 @@ from .privacy import (
     Domain,
     DomainError,
     PrivacyBudget,
+    UserLevel,
 )
 from .tables import MarginalRelease, Pooled, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
@@ -52,6 +53,7 @@ __all__ = [
     "PrivateIsingEstimator",
     "PrivateMarkovEstimator",
     "PrivatePairwiseEstimator",
+    "UserLevel",
     "query",
     "query_interval",
     "release_marginals",

@@ -40,9 +40,6 @@ class DPAccessor:
         *,
         rho=None,
         privacy_unit=None,
-        contribution: str = "normalize",
-        max_records_per_user: int | None = None,
-        skip_state=None,
         **kwargs,
     ) -> MarginalRelease:
         """Release noisy contingency tables; see [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals]
@@ -52,9 +49,8 @@ class DPAccessor:
         Gaussian noise calibrated to the L2 sensitivity, zCDP). ``tables`` may
         hold [`pgmpy_dp.Pooled`][pgmpy_dp.tables.pooled.Pooled] requests.
         ``privacy_unit="user_id"`` protects individuals (all rows of one user)
-        instead of records, bounding each user's rows by ``contribution``
-        (``"normalize"`` or ``"clip"``), ``max_records_per_user`` and
-        ``skip_state``; the user column is never released.
+        instead of records; a ``pgmpy_dp.UserLevel``
+        also says how each user's rows are bounded. The user column is never released.
 
         Examples
         --------
@@ -78,6 +74,5 @@ class DPAccessor:
         """
         return release_marginals(
             self._df, tables, epsilon, domain=domain, budget=budget, random_state=random_state, rho=rho,
-            privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
-            skip_state=skip_state, **kwargs,
+            privacy_unit=privacy_unit, **kwargs,
         )

@@ -101,7 +101,7 @@ from pgmpy_dp import DiscretePrivateMLE, PrivateMarkovEstimator  # noqa: E402
 
 
 def _bn_fit(df, eps, domain=None, budget=None, allocation="data-dependent"):
-    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
+    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, domain=domain, budget=budget)
     return DiscreteBayesianNetwork([("a", "b"), ("b", "c")]).fit(df, estimator=est)
 
 
@@ -109,20 +109,20 @@ def _bn_model(df, eps, spec, budget=None, allocation="data-dependent"):
     edges, isolated, domain = spec
     model = DiscreteBayesianNetwork(edges)  # pgmpy itself refuses a cyclic graph here
     model.add_nodes_from(isolated)
-    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, state_names=domain, budget=budget)
+    est = DiscretePrivateMLE(epsilon=eps, allocation=allocation, domain=domain, budget=budget)
     return model.fit(df, estimator=est)
 
 
 def _mn_fit(df, eps, domain=None, budget=None):
     model = DiscreteMarkovNetwork([("a", "b"), ("b", "c")])
-    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain)
+    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain).model_
 
 
 def _mn_model(df, eps, spec, budget=None):
     edges, isolated, domain = spec
     model = DiscreteMarkovNetwork(edges)
     model.add_nodes_from(isolated)
-    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain)
+    return PrivateMarkovEstimator(method="naive-mle").fit(model, df, epsilon=eps, budget=budget, domain=domain).model_
 
 
 for _alloc in ("uniform", "data-dependent"):
@@ -717,9 +717,9 @@ FUZZED = {
         "stage1_fraction": Fuzzed(lambda v: _positive(v) and v < 1, r"stage1_fraction"),
         "sample_rate": Fuzzed(lambda v: _positive(v) and v <= 1, r"sample_rate"),
         "consistency": Fuzzed(
-            lambda v: v is None or (isinstance(v, str) and v in ("likelihood", "projection", "heuristic")),
+            lambda v: isinstance(v, str) and v in ("likelihood", "projection"),
             r"consistency"),
-        "state_names": Fuzzed(_domain_ok, r"state_names|states of attribute 'a'|column 'a'"),
+        "domain": Fuzzed(_domain_ok, r"domain|states of attribute 'a'|column 'a'"),
         "budget": _BUDGET,
         # random_state: see test_bad_random_state_is_refused_by_every_entry_point
         "model": Fuzzed(lambda v: isinstance(v, DiscreteBayesianNetwork), r"model"),
@@ -812,7 +812,7 @@ def test_fuzz_every_parameter_of_every_entry_point(entry, data, tmp_path_factory
         os.chdir(cwd)
 
 
-_DOMAIN_PARAMS = [("release", "domain"), ("DiscretePrivateMLE", "state_names"), ("PrivateMarkovEstimator", "domain")]
+_DOMAIN_PARAMS = [("release", "domain"), ("DiscretePrivateMLE", "domain"), ("PrivateMarkovEstimator", "domain")]
 _DOMAIN_VALUES = [
     ["a", "b"], [("a", ["x", "y", "z"])], "a", 3, Domain({"a": ["x", "y", "z"], "b": [0, 1], "c": [True, False]}),
 ]
@@ -839,7 +839,7 @@ _COLUMN_CASES = {
         DiscreteMarkovNetwork([("a", "b")]), _MULTI, epsilon=1.0, domain=STATES, budget=b),
     "release, int column names": lambda b: _INTS.dp.release([(0, 1), (2,)], 1.0, domain=_INT_STATES, budget=b),
     "BN, int column names": lambda b: DiscreteBayesianNetwork([(0, 1), (1, 2)]).fit(
-        _INTS, estimator=DiscretePrivateMLE(1.0, state_names=_INT_STATES, budget=b)),
+        _INTS, estimator=DiscretePrivateMLE(1.0, domain=_INT_STATES, budget=b)),
     "MN, int column names": lambda b: PrivateMarkovEstimator(method="naive-mle").fit(
         DiscreteMarkovNetwork([(0, 1), (1, 2)]), _INTS, epsilon=1.0, domain=_INT_STATES, budget=b),
 }

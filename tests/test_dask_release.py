@@ -191,10 +191,10 @@ def test_markov_network_fitted_from_a_dask_release(client):
     pdf = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([0, 1]))
     tables = [("a", "b"), ("b", "c")]
     release = dd.from_pandas(pdf, npartitions=4).dp.release(tables, epsilon=1.0, random_state=5)
-    fitted = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em").fit(DiscreteMarkovNetwork(tables), release)
+    fitted = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em").fit(DiscreteMarkovNetwork(tables), release).model_
     reference = pgmpy_dp.PrivateMarkovEstimator(method="cgm-em").fit(
         DiscreteMarkovNetwork(tables), release_marginals(pdf, tables, 1.0, random_state=5)
-    )
+    ).model_
     for f, g in zip(fitted.get_factors(), reference.get_factors()):
         np.testing.assert_allclose(f.values, g.values)
     # the fit recovers the strong a-b association (P(a == b) = 0.8) from the noisy tables

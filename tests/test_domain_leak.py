@@ -134,7 +134,7 @@ def _bn(allocation):
 def _mn(method):
     def produce(df):
         est = PrivateMarkovEstimator(method=method, max_iter=3, random_state=0, show_progress=False)
-        model = est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), df, epsilon=1.0)
+        model = est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), df, epsilon=1.0).model_
         return [
             model.get_factors(),
             [release_structure(r) for r in est.releases_],

@@ -24,7 +24,7 @@ df = pgmpy_dp.datasets.sample_network(network, 10_000, seed=0)
 families = [(node, *sorted(network.get_parents(node))) for node in network.nodes()]
 release = df.dp.release(families, epsilon=1.0, random_state=1)
 mn = DiscreteMarkovNetwork(network.to_markov_model().edges())
-mn = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle").fit(mn, release, cliques=families)
+mn = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle").fit(mn, release, cliques=families).model_
 """
 
 

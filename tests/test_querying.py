@@ -18,7 +18,7 @@ def fitted():
     rel = df.dp.release(families, epsilon=2.0, random_state=0)
     mn = DiscreteMarkovNetwork(network.to_markov_model().edges())
     est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", show_progress=False)
-    return network, est.fit(mn, rel, cliques=families)
+    return network, est.fit(mn, rel, cliques=families).model_
 
 
 def test_markov_answers_sum_to_one_and_match_normalised_ve(fitted):
@@ -52,7 +52,7 @@ def test_bad_arguments(fitted):
 
 def test_markov_estimator_repr_and_iteration_counts(fitted):
     est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", max_iter=50, show_progress=False)
-    assert repr(est) == "PrivateMarkovEstimator(method='naive-mle', max_iter=50, show_progress=False)"
+    assert repr(est) == "PrivateMarkovEstimator(max_iter=50, method='naive-mle', show_progress=False)"
     assert repr(pgmpy_dp.PrivateMarkovEstimator()) == "PrivateMarkovEstimator()"
     network, _ = fitted
     df = pgmpy_dp.datasets.sample_network(network, 2000, seed=2)
@@ -71,6 +71,6 @@ def test_a_fitted_estimator_stands_for_its_model_and_an_unfitted_one_is_refused(
     est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", random_state=0, show_progress=False)
     with pytest.raises(TypeError, match="fit it first"):
         pgmpy_dp.query(est, ["lung"])
-    model = est.fit(mn, df, epsilon=1.0)
+    model = est.fit(mn, df, epsilon=1.0).model_
     q = pgmpy_dp.query(est, ["lung"], evidence={"smoke": "yes"})
     np.testing.assert_array_equal(q.values, pgmpy_dp.query(model, ["lung"], evidence={"smoke": "yes"}).values)

@@ -31,7 +31,7 @@ def domain():
 def test_markov_estimator_fits_binned_and_missing_states(census, domain):
     est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", show_progress=False, random_state=0)
     budget = pgmpy_dp.PrivacyBudget(1.0)
-    model = est.fit(DiscreteMarkovNetwork([("age", "sex")]), census, epsilon=1.0, domain=domain, budget=budget)
+    model = est.fit(DiscreteMarkovNetwork([("age", "sex")]), census, epsilon=1.0, domain=domain, budget=budget).model_
     (factor,) = model.get_factors()
     assert factor.state_names["age"] == ["[17, 30)", "[30, 60)", "[60, 91)", "Missing"]
     assert factor.state_names["sex"] == ["F", "M", "Missing"]
@@ -43,7 +43,7 @@ def test_markov_estimator_fits_binned_and_missing_states(census, domain):
 
 def test_bayesian_estimator_fits_binned_and_missing_states(census, domain):
     bn = DiscreteBayesianNetwork([("age", "sex")])
-    bn.fit(census, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, state_names=domain, random_state=0))
+    bn.fit(census, estimator=pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, domain=domain, random_state=0))
     cpd = bn.get_cpds("age")
     assert cpd.state_names["age"] == ["[17, 30)", "[30, 60)", "[60, 91)", "Missing"]
     # clamped: [17, 30) also holds ages 15-16, [60, 91) also 91-94

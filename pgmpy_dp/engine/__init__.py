@@ -7,7 +7,7 @@ array per clique, shaped ``domain.shape(clique)``.
 """
 
 from .cgm import NOISE_MODELS, CGMResult, Measurement, cgm_em, gaussian_log_likelihood, laplace_log_likelihood
-from .factor import Factor, align, log_marginal, logsumexp, marginal
+from .factor import align, log_marginal, logsumexp, marginal
 from .inference import DEFAULT_MAX_JT_CELLS, make_inference
 from .junction_tree import Calibration, JunctionTree, as_cliques, is_decomposable, triangulate
 from .loopy import LoopyBP
@@ -19,7 +19,6 @@ __all__ = [
     "Calibration",
     "ConvergenceWarning",
     "DEFAULT_MAX_JT_CELLS",
-    "Factor",
     "JunctionTree",
     "LoopyBP",
     "MLEResult",

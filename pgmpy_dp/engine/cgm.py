@@ -33,9 +33,7 @@ the gradient is bounded by ``1 / scale``, so one EM iteration changes a
 cell's count by at most a factor ``exp(1 / scale)``; we accelerate with
 SQUAREM (Varadhan and Roland 2008), which extrapolates along two successive
 EM steps and keeps the jump only if the objective did not fall, so the fixed
-points are those of EM (``accelerate="anderson"`` extrapolates from the last
-few EM maps instead, under the same safeguard; issue 13's eighth round,
-docs/markov.md). And the M-step is badly conditioned: the per-record
+points are those of EM. And the M-step is badly conditioned: the per-record
 penalty ``lambda`` is tiny next to the Fisher information of the large cells,
 so a few L-BFGS iterations started from the E-step's parameters leave the
 poorly determined cells where they were and EM crawls. Starting each M-step
@@ -63,9 +61,9 @@ import numpy as np
 from scipy import sparse
 
 from .junction_tree import JunctionTree
-from .mle import ConvergenceWarning, WarmMLE, centred_targets, clique_weights, tie_groups
+from .mle import ConvergenceWarning, WarmMLE, clique_weights, tie_groups
 
-__all__ = ["ACCELERATORS", "CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
+__all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
 
 
 NOISE_MODELS = ("laplace", "gaussian")
@@ -188,10 +186,6 @@ def gaussian_log_likelihood(y: np.ndarray, n: np.ndarray, sigma: float) -> tuple
     return -0.5 * inv * float(np.sum(r * r)), r * inv, np.full(r.shape, inv)
 
 
-#: The EM accelerators of `cgm_em` (``accelerate``), and Anderson acceleration's memory (earlier maps kept).
-ACCELERATORS = ("squarem", "anderson")
-ANDERSON_MEMORY = 5
-
 #: M-step L-BFGS iterations when the noise dominates every table, and otherwise (see m_step_length).
 SHORT_M_STEP, LONG_M_STEP = 5, 20
 #: Largest typical cell count (records over cells, any table) for short M-steps: measured, not derived.
@@ -238,8 +232,7 @@ class CGMResult:
     converged: bool
     tolerance: float
     log_likelihood: list[float] = field(default_factory=list)  # the EM objective F per iteration
-    # per accelerated step: SQUAREM's step length (1 = two EM steps, 0 = one), or the number of earlier
-    # maps Anderson combined (0 = a plain EM step)
+    # per accelerated step: SQUAREM's step length (1 = two EM steps, 0 = one)
     steps: list[float] = field(default_factory=list)
 
 
@@ -410,13 +403,12 @@ def cgm_em(
     nlbp_iter: int = 10,
     e_tol: float = 1e-4,
     smoothing: float = 1.0,
-    accelerate: bool | str | None = True,
+    accelerate: bool = True,
     m_step_iter: int | None = None,
     m_tol: float = 1e-8,
     count_tol: float = 1e-3,
     callback: Callable[[int, float, float], None] | None = None,
     warn: bool = True,
-    prior_mean: Sequence[np.ndarray] | None = None,
     m_step=None,
 ) -> CGMResult:
     """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
@@ -450,17 +442,13 @@ def cgm_em(
         The E-step stops when no natural parameter moves by more than this.
     smoothing : float
         Pseudo-Huber width in noise scales (see the module docstring).
-    accelerate : {True, "squarem", "anderson", False, None}
+    accelerate : bool
         Extrapolation of the EM map ``M`` (same fixed points, fewer EM maps to a given objective).
-        ``True`` or ``"squarem"`` (the default): SQUAREM, scheme S3 (Varadhan and Roland 2008),
-        cycles of two EM maps, an extrapolated jump and one more map from it; a jump that lowers
-        the objective is shortened towards the double EM step. ``"anderson"``: Anderson
-        acceleration (type II, memory ``ANDERSON_MEMORY``), one EM map per step at the affine
-        combination of the remembered maps whose residuals ``M(x) - x`` cancel best; a step that
-        lowers the objective is replaced by the plain EM step and the memory is cleared.
-        ``False`` or ``None``: plain EM. Every variant counts EM maps against ``max_iter``, and
-        keeps a step only if the objective ``F`` did not fall. The M-step's L-BFGS keeps its
-        curvature pairs and its penalty correction across an extrapolated jump.
+        ``True`` (the default): SQUAREM, scheme S3 (Varadhan and Roland 2008), cycles of two EM
+        maps, an extrapolated jump and one more map from it; a jump that lowers the objective is
+        shortened towards the double EM step. ``False``: plain EM. Both count EM maps against
+        ``max_iter``. The M-step's L-BFGS keeps its curvature pairs and its penalty correction
+        across an extrapolated jump.
     m_step_iter, m_tol : int or None, float
         L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
         ``None`` picks the length from the noise ([`m_step_length`][pgmpy_dp.engine.cgm.m_step_length]):
@@ -476,9 +464,6 @@ def cgm_em(
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] with the achieved tolerance when ``max_iter`` is reached.
-    prior_mean : sequence of numpy.ndarray, optional
-        Centre of the penalty, one array per clique: ``(lambda N / 2) ||theta - prior_mean||^2``
-        (default: 0, shrinkage towards the uniform model).
     m_step : object, optional
         A closed-form M-step replacing the penalised L-BFGS one (then ``regularization`` must be 0):
         ``m_step.step(mu)`` maps the E-step's clique marginals to the new log-potentials, the exact
@@ -502,20 +487,9 @@ def cgm_em(
     >>> fit.converged, np.round(fit.counts[0]).tolist()
     (True, [[600.0, 100.0], [100.0, 200.0]])
 
-    Anderson acceleration instead of SQUAREM (the same fixed point):
-
-    >>> aa = cgm_em(jt, [y], n_records=1000, max_iter=500, accelerate="anderson")
-    >>> aa.converged, np.round(aa.counts[0]).tolist()
-    (True, [[600.0, 100.0], [100.0, 200.0]])
     """
-    if accelerate is True or accelerate == "squarem":
-        mode = "squarem"
-    elif accelerate is False or accelerate is None:
-        mode = None
-    elif accelerate == "anderson":
-        mode = "anderson"
-    else:
-        raise ValueError(f"accelerate must be one of {ACCELERATORS} or True/False/None, got {accelerate!r}")
+    if not isinstance(accelerate, (bool, np.bool_)):
+        raise TypeError(f"accelerate must be True (SQUAREM) or False (plain EM), got {accelerate!r}")
     cliques = inference.cliques
     domain = inference.domain
     N = float(n_records)
@@ -539,13 +513,10 @@ def cgm_em(
     if m_step_iter is None:
         m_step_iter = m_step_length(measurements, N, smoothing)
 
-    # the penalty's centre per parameter group (tied cliques: the mean of their arrays, as centred_targets)
-    centre = [0.0 if prior_mean is None else np.mean([prior_mean[i] for i in g], axis=0) for g in groups]
-
     def penalty(theta) -> float:
         if group_lam is not None:
-            return 0.5 * N * sum(w * float(np.sum((theta[g[0]] - c) ** 2)) for w, g, c in zip(group_lam, groups, centre))
-        return 0.5 * lam * N * sum(float(np.sum((theta[g[0]] - c) ** 2)) for g, c in zip(groups, centre))
+            return 0.5 * N * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(group_lam, groups))
+        return 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
 
     # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
     flat_tables = _FlatTables(measurements, hosts, cliques, domain, smoothing, N)
@@ -662,7 +633,7 @@ def cgm_em(
         # EM iteration to the next: start from phi plus the last correction instead.
         start = phi if shift["offset"] is None else [p + o for p, o in zip(phi, shift["offset"])]
         # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
-        targets = centred_targets(mu_phi, prior_mean, lam, groups)  # a prior centre is a shift of the targets
+        targets = list(mu_phi)
         fit = m_solver.solve(targets, start, max_iter=m_step_iter, tol=m_tol)
         # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
         if group_lam is None:
@@ -674,19 +645,6 @@ def cgm_em(
             known["theta"], known["marginals"] = theta_m, m_solver.final_marginals
         shift["offset"] = [a - b for a, b in zip(theta_m, phi)]
         return _EMStep(theta_m, state, value)
-
-    def flatten(theta) -> np.ndarray:  # one entry per free parameter: a tied group's array once
-        return np.concatenate([theta[g[0]].ravel() for g in groups])
-
-    bounds = np.cumsum([0] + [math.prod(flat_tables.shapes[g[0]]) for g in groups])
-
-    def unflatten(x: np.ndarray) -> list[np.ndarray]:
-        out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
-        for g, lo, hi in zip(groups, bounds[:-1], bounds[1:]):
-            block = x[lo:hi].reshape(flat_tables.shapes[g[0]])
-            for i in g:
-                out[i] = block
-        return out
 
     def combine(coefs, thetas):
         return tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(cliques))])
@@ -700,66 +658,37 @@ def cgm_em(
     change = np.inf
     converged = False
     step_max = 1.0
-    # Anderson: per earlier point of the memory, its residual M(x) - x and its map M(x), flattened
-    history: list[tuple[np.ndarray, np.ndarray]] = []
     while t < max_iter:
-        if mode == "anderson":
-            mapped = here.theta
-            g_now = flatten(mapped)
-            f_now = g_now - flatten(theta)
-            cand, alpha = mapped, 0.0
-            if history:
-                # the affine combination of the remembered maps whose residuals cancel best (type II)
-                d_f = np.stack([f_now - f for f, _ in history], axis=1)
-                d_g = np.stack([g_now - g for _, g in history], axis=1)
-                gamma = np.linalg.lstsq(d_f, f_now, rcond=1e-10)[0]
-                x_new = g_now - d_g @ gamma
-                if np.all(np.isfinite(x_new)):  # else the plain EM step (and the objective check is moot)
-                    cand, alpha = unflatten(x_new), float(len(history))
-            nxt = em_map(cand, here.state)
-            t += 1
-            if alpha and not (math.isfinite(nxt.value) and nxt.value >= here.value):
-                # the objective fell: forget the memory and take the plain EM step M(theta) instead
-                history.clear()
-                if t >= max_iter:  # out of maps: the result is M(theta) all the same (see below)
-                    break
-                cand, alpha = mapped, 0.0
-                nxt = em_map(cand, here.state)
-                t += 1
-            history.append((f_now, g_now))
-            del history[:-ANDERSON_MEMORY]
-            theta, here = cand, nxt
+        theta1 = here.theta
+        one = em_map(theta1, here.state)
+        t += 1
+        alpha = 1.0
+        if not accelerate or t >= max_iter:
+            theta, here, alpha = theta1, one, 0.0
         else:
-            theta1 = here.theta
-            one = em_map(theta1, here.state)
-            t += 1
-            alpha = 1.0
-            if mode is None or t >= max_iter:
-                theta, here, alpha = theta1, one, 0.0
-            else:
-                # SQUAREM (Varadhan and Roland 2008, scheme S3): from two EM steps r = M(theta) - theta
-                # and v = M(M(theta)) - 2 M(theta) + theta, jump to theta + 2 a r + a^2 v with
-                # a = |r| / |v| (capped at step_max, which grows 4x whenever the cap is used and accepted);
-                # keep the jump if the log marginal likelihood did not fall, else halve a towards 1,
-                # which is the plain double EM step M(M(theta)).
-                theta2 = one.theta
-                r = combine([1.0, -1.0], [theta1, theta])
-                v = combine([1.0, -2.0, 1.0], [theta2, theta1, theta])
-                rr, vv = dot(r, r), dot(v, v)
-                alpha = min(step_max, max(1.0, math.sqrt(rr / vv))) if vv > 0 else 1.0
-                while True:
-                    cand = theta2 if alpha == 1.0 else combine([1.0, 2.0 * alpha, alpha * alpha], [theta, r, v])
-                    nxt = em_map(cand, one.state)
-                    t += 1
-                    if alpha == 1.0 or (math.isfinite(nxt.value) and nxt.value >= here.value):
-                        break
-                    if t >= max_iter:  # out of iterations: keep the plain EM step
-                        cand, nxt, alpha = theta1, one, 0.0
-                        break
-                    alpha = max(1.0, (alpha + 1.0) / 2.0)
-                if alpha == step_max:
-                    step_max *= 4.0
-                theta, here = cand, nxt
+            # SQUAREM (Varadhan and Roland 2008, scheme S3): from two EM steps r = M(theta) - theta
+            # and v = M(M(theta)) - 2 M(theta) + theta, jump to theta + 2 a r + a^2 v with
+            # a = |r| / |v| (capped at step_max, which grows 4x whenever the cap is used and accepted);
+            # keep the jump if the log marginal likelihood did not fall, else halve a towards 1,
+            # which is the plain double EM step M(M(theta)).
+            theta2 = one.theta
+            r = combine([1.0, -1.0], [theta1, theta])
+            v = combine([1.0, -2.0, 1.0], [theta2, theta1, theta])
+            rr, vv = dot(r, r), dot(v, v)
+            alpha = min(step_max, max(1.0, math.sqrt(rr / vv))) if vv > 0 else 1.0
+            while True:
+                cand = theta2 if alpha == 1.0 else combine([1.0, 2.0 * alpha, alpha * alpha], [theta, r, v])
+                nxt = em_map(cand, one.state)
+                t += 1
+                if alpha == 1.0 or (math.isfinite(nxt.value) and nxt.value >= here.value):
+                    break
+                if t >= max_iter:  # out of iterations: keep the plain EM step
+                    cand, nxt, alpha = theta1, one, 0.0
+                    break
+                alpha = max(1.0, (alpha + 1.0) / 2.0)
+            if alpha == step_max:
+                step_max *= 4.0
+            theta, here = cand, nxt
         steps.append(alpha)
         change = abs(here.value - trace[-1]) / max(1.0, abs(trace[-1]))
         trace.append(here.value)

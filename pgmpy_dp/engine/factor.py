@@ -1,4 +1,4 @@
-"""Dense log-space factors: a tuple of attribute names plus an array of log-values.
+"""Array operations on dense log-space factors (attribute names plus an array of log-values).
 
 Everything the engine does reduces to three array operations on such factors:
 aligning one factor's axes to another attribute order (for broadcasting),
@@ -10,13 +10,11 @@ precompute the axis bookkeeping once and then run on bare arrays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.domain import Domain
 
-__all__ = ["Factor", "align", "align_plan", "logsumexp", "log_marginal", "marginal"]
+__all__ = ["align", "align_plan", "logsumexp", "log_marginal", "marginal"]
 
 
 def logsumexp(values: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
@@ -120,62 +118,3 @@ def marginal(values: np.ndarray, attrs: Sequence[str], keep: Sequence[str]) -> n
     out = np.add.reduce(values, axis=drop) if drop else values
     rest = [a for a in attrs if a in keep]
     return out if rest == list(keep) else np.transpose(out, [rest.index(a) for a in keep])
-
-
-@dataclass(frozen=True, eq=False)
-class Factor:
-    """A dense factor over ``attrs`` holding log-values (log-potentials or log-probabilities).
-
-    Examples
-    --------
-    >>> d = Domain({"a": [0, 1], "b": ["x", "y", "z"]})
-    >>> f = Factor.uniform(d, ("a", "b"))
-    >>> f.values.shape, float(f.logsumexp())
-    ((2, 3), 1.791759469228055)
-    >>> g = f + Factor(("b",), np.log([1.0, 2.0, 3.0]))
-    >>> g.attrs, np.exp(g.marginal(("b",)).normalize().values).round(3)
-    (('a', 'b'), array([0.167, 0.333, 0.5  ]))
-    """
-
-    attrs: tuple[str, ...]
-    values: np.ndarray
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "attrs", tuple(self.attrs))
-        object.__setattr__(self, "values", np.asarray(self.values, dtype=np.float64))
-        if self.values.ndim != len(self.attrs):
-            raise ValueError(
-                f"factor over {self.attrs} needs a {len(self.attrs)}-d array, got shape {self.values.shape}"
-            )
-
-    @classmethod
-    def uniform(cls, domain: Domain, attrs: Sequence[str]) -> Factor:
-        """The all-zero log-factor (constant potential) over ``attrs``."""
-        return cls(tuple(attrs), np.zeros(domain.shape(attrs)))
-
-    def __add__(self, other: Factor) -> Factor:
-        attrs = self.attrs + tuple(a for a in other.attrs if a not in self.attrs)
-        return Factor(attrs, align(self.values, self.attrs, attrs) + align(other.values, other.attrs, attrs))
-
-    def expand(self, attrs: Sequence[str], domain: Domain) -> Factor:
-        """This factor as a full array over the superset ``attrs``."""
-        attrs = tuple(attrs)
-        return Factor(attrs, np.broadcast_to(align(self.values, self.attrs, attrs), domain.shape(attrs)).copy())
-
-    def marginal(self, keep: Sequence[str]) -> Factor:
-        """Log-sum-exp over all attributes not in ``keep``."""
-        return Factor(tuple(keep), log_marginal(self.values, self.attrs, keep))
-
-    def transpose(self, attrs: Sequence[str]) -> Factor:
-        """The same factor with axes in the order ``attrs`` (a permutation of `attrs`)."""
-        if sorted(attrs) != sorted(self.attrs):
-            raise ValueError(f"{tuple(attrs)} is not a permutation of {self.attrs}")
-        return Factor(tuple(attrs), align(self.values, self.attrs, attrs))
-
-    def logsumexp(self) -> float:
-        """Log of the total mass."""
-        return float(logsumexp(self.values))
-
-    def normalize(self) -> Factor:
-        """Shift so that ``exp(values)`` sums to one."""
-        return Factor(self.attrs, self.values - self.logsumexp())

@@ -225,8 +225,7 @@ class JunctionTree:
             self._out_axes.append((axes, None if perm == tuple(range(len(c))) else perm))
         # per tree clique: the steps that sum its belief down to the model cliques it hosts
         self._outputs = [self._output_plan(v) for v in range(len(self.nodes))]
-        # The same bookkeeping as lists indexed by tree clique, for the hot loops (issue 13, overhead
-        # round): per tree clique, the model cliques it hosts in model-clique order (index, axis
+        # The same bookkeeping as lists indexed by tree clique, for the hot loops: per tree clique, the model cliques it hosts in model-clique order (index, axis
         # order or None when already in host order, broadcast shape); the message to the parent
         # (axes summed out, shape in the parent); per child, the message down to it.
         self._psi_plan = [[] for _ in self.nodes]

@@ -123,32 +123,6 @@ def clique_weights(regularization, groups) -> float | tuple[float, ...]:
     return weights
 
 
-def centred_targets(targets, prior_mean, regularization: float, groups) -> list:
-    """Targets whose fit under the prior centred at 0 is the fit to ``targets`` under the prior centred at ``prior_mean``.
-
-    ``-theta.t + log Z + (lam/2) ||theta - m||^2`` equals ``-theta.(t + lam m) + log Z + (lam/2) ||theta||^2``
-    plus a constant, so moving the prior's centre is a shift of the targets (no new objective code).
-    Tied cliques share one parameter, centred at the mean of their arrays: each member gets its share.
-    ``prior_mean=None`` returns ``targets`` unchanged.
-
-    Examples
-    --------
-    >>> t = [np.array([3.0, 1.0]), np.array([2.0, 2.0])]
-    >>> m = [np.array([1.0, -1.0]), np.array([0.5, 0.5])]
-    >>> [a.tolist() for a in centred_targets(t, m, 0.5, groups=[[0], [1]])]
-    [[3.5, 0.5], [2.25, 2.25]]
-    >>> [a.tolist() for a in centred_targets(t, m, 0.5, groups=[[0, 1]])]  # tied: each member gets half the shift
-    [[3.25, 0.75], [2.125, 2.125]]
-    """
-    if prior_mean is None:
-        return list(targets)
-    if len(prior_mean) != len(targets):
-        raise ValueError(f"prior_mean needs {len(targets)} arrays (one per clique), got {len(prior_mean)}")
-    size = {i: len(g) for g in groups for i in g}
-    lam = [regularization] * len(targets) if np.ndim(regularization) == 0 else regularization  # one weight per clique
-    return [t + lam[i] * np.asarray(m, dtype=np.float64) / size[i] for i, (t, m) in enumerate(zip(targets, prior_mean))]
-
-
 @dataclass
 class MLEResult:
     """Fitted log-potentials (one array per clique) and how the solver ended."""
@@ -193,8 +167,6 @@ def fit_log_potentials(
     max_iter: int = 1000,
     tol: float = 1e-7,
     warn: bool = True,
-    solver: str = "lbfgs",
-    prior_mean: Sequence[np.ndarray] | None = None,
 ) -> MLEResult:
     """Log-potentials maximising the (L2-regularised) likelihood of clique marginals.
 
@@ -220,17 +192,6 @@ def fit_log_potentials(
         gradient is within 10x ``tol``.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] when the solver stops early.
-    solver : {"lbfgs", "fisher"}
-        ``"lbfgs"``: scipy's L-BFGS-B. ``"fisher"``: L-BFGS whose curvature estimate starts from
-        the inverse diagonal Fisher information ``1 / (mu (1 - mu) + lambda)`` at each iterate
-        (an IPF-like first step). It reached a much lower objective in the same number of
-        inference calls on the N = 1e6 benchmark cells, but took about 2x the calls of L-BFGS-B
-        on a small loopy test model (docs/markov.md). If its line search stalls above the
-        tolerance, scipy's L-BFGS-B continues from where it stopped.
-    prior_mean : sequence of numpy.ndarray, optional
-        Centre of the penalty, one array per clique: ``lambda/2 ||theta - prior_mean||^2``
-        (default: 0, i.e. shrinkage towards the uniform model).
-
     Returns
     -------
     MLEResult
@@ -267,20 +228,15 @@ def fit_log_potentials(
         targets.append(m / total)
     groups = tie_groups(cliques, tied, domain)
     lam = clique_weights(regularization, groups)
-    if solver not in ("lbfgs", "fisher"):
-        raise ValueError(f"solver must be 'lbfgs' or 'fisher', got {solver!r}")
 
-    targets = centred_targets(targets, prior_mean, lam, groups)
     if not any(np.atleast_1d(lam)) and all(len(g) == 1 for g in groups) and init is None and isinstance(inference, JunctionTree):
         theta = _closed_form(inference, targets)
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
 
     # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
-    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start, or WarmMLE's own
-    # loop with the Fisher diagonal (solver="fisher")
+    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
     problem = WarmMLE(inference, lam, tied)
-    done, method = 0, "lbfgs"  # iterations of a Fisher run that scipy continues
     target_group = problem._targets(targets)
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -292,26 +248,6 @@ def fit_log_potentials(
         if len(init) != len(cliques):
             raise ValueError(f"init needs {len(cliques)} arrays, got {len(init)}")
         x0 = problem._pack(init)
-    if solver == "fisher":
-        with warnings.catch_warnings(), single_threaded_blas():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            problem.fisher = True
-            fit = problem._minimise(targets, problem._unpack(x0), int(max_iter), float(tol))
-            problem.fisher = False  # scipy's fallback below uses only _value
-        x, f, gnorm, n_iter, message = problem._pack(fit.log_potentials), fit.objective, fit.gradient_norm, fit.n_iter, fit.message
-        stalled = message.startswith("line search") and gnorm > _ROUNDING_SLACK * tol and n_iter < max_iter
-        if not stalled:
-            converged = gnorm <= tol or (message.startswith("line search") and gnorm <= _ROUNDING_SLACK * tol)
-            if warn and not converged:
-                warnings.warn(
-                    f"MLE stopped after {n_iter} Fisher-preconditioned L-BFGS iterations with gradient max-norm "
-                    f"{gnorm:.2e} > tol={tol:g} ({message}); raise max_iter, or regularization for tables with zeros",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
-            return MLEResult(problem._unpack(x.copy()), n_iter, bool(converged), float(f), gnorm, "fisher", message)
-        # the preconditioned steps stalled above tol: scipy's L-BFGS-B finishes from there
-        x0, max_iter, done, method = x, max_iter - n_iter, n_iter, "fisher+lbfgs"
     with warnings.catch_warnings(), single_threaded_blas():
         # loopy BP warns per call; the solver's own status is what we report
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -336,7 +272,7 @@ def fit_log_potentials(
             stacklevel=2,
         )
     theta = problem._unpack(res.x.copy())  # tied cliques keep sharing one array
-    return MLEResult(theta, done + int(res.nit), converged, float(res.fun), gnorm, method, reason)
+    return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", reason)
 
 
 #: scipy versions whose L-BFGS-B routine ``_lbfgsb.setulb`` has the calling convention `_lbfgsb` uses
@@ -493,7 +429,6 @@ class WarmMLE:
 
     def __init__(
         self, inference, regularization: float = 0.0, tied: Sequence[Sequence[int]] | None = None, memory: int = 20,
-        fisher: bool = False,
     ) -> None:
         self.inference = inference
         self.groups = tie_groups(inference.cliques, tied, inference.domain)
@@ -503,7 +438,6 @@ class WarmMLE:
         # per-clique weights: one per parameter, so every use of lam below stays elementwise
         self.lam = lam if isinstance(lam, float) else np.repeat([lam[g[0]] for g in self.groups], np.diff(self.offsets))
         self.memory = int(memory)
-        self.fisher = bool(fisher)
         self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
         self.calls = 0  # inference calls made, for profiling
         self._last_eval: tuple | None = None  # (x, marginals, log Z) of the latest objective evaluation
@@ -535,7 +469,7 @@ class WarmMLE:
         penalty = 0.5 * self.lam * float(x @ x) if isinstance(self.lam, float) else 0.5 * float(x @ (self.lam * x))
         return -float(x @ target) + log_z + penalty, mu_group - target + self.lam * x
 
-    def _direction(self, g: np.ndarray, x: np.ndarray, target: np.ndarray) -> np.ndarray:
+    def _direction(self, g: np.ndarray) -> np.ndarray:
         # L-BFGS two-loop recursion over the kept pairs (Nocedal and Wright, Algorithm 7.4)
         # in-place updates of q (a new array from the first line): the same arithmetic, no temporaries kept
         q = -g
@@ -544,17 +478,7 @@ class WarmMLE:
             a = rho * float(s @ q)
             alphas.append(a)
             q -= a * y
-        if self.fisher:
-            # the inverse diagonal Fisher information at x (the model marginals are the gradient
-            # plus target minus penalty): mu (1 - mu) rather than mu, since cells near 1 have little
-            # curvature (on ER, N = 1e6 it left a 7x smaller gradient after 1000 iterations)
-            mu = g + target - self.lam * x
-            diag = 1.0 / np.maximum(mu * (1.0 - mu) + self.lam, 1e-12)
-            if self.pairs:  # scaled to the latest curvature pair (Nocedal and Wright, eq. 7.20)
-                s, y, rho = self.pairs[-1]
-                diag = diag * (float(s @ y) / max(float(y @ (diag * y)), 1e-300))
-            q = diag * q
-        elif self.pairs:
+        if self.pairs:
             s, y, rho = self.pairs[-1]
             q = q * (float(s @ y) / float(y @ y))
         for (s, y, rho), a in zip(self.pairs, reversed(alphas)):
@@ -568,10 +492,6 @@ class WarmMLE:
         Stops when the gradient max-norm is at most ``tol`` or after ``max_iter`` iterations
         (each one inference call plus backtracking, which is rare once the pairs are learned).
         """
-        return self._minimise(marginals, init, max_iter, tol)
-
-    def _minimise(self, marginals, init, max_iter: int, tol: float) -> MLEResult:
-        # solve's body, also the naive fit's Fisher solver (profiling wraps solve as the M-step)
         target = self._targets(marginals)
         x = self._pack(init)
         f, g = self._value(x, target)
@@ -579,14 +499,14 @@ class WarmMLE:
         gnorm = float(np.max(np.abs(g))) if g.size else 0.0
         message = "gradient below tol"
         while gnorm > tol and it < max_iter:
-            d = self._direction(g, x, target)
+            d = self._direction(g)
             slope = float(g @ d)
-            if not slope < 0:  # the kept curvature is stale for this point: restart with a (preconditioned) gradient step
+            if not slope < 0:  # the kept curvature is stale for this point: restart with a gradient step
                 self.pairs.clear()
-                d = self._direction(g, x, target)
+                d = self._direction(g)
                 slope = float(g @ d)
-            # the first L-BFGS step of a run has no curvature yet: keep it short (the Fisher diagonal has the scale)
-            step = 1.0 if self.pairs or self.fisher else min(1.0, 1.0 / max(gnorm, 1e-300))
+            # the first L-BFGS step of a run has no curvature yet: keep it short
+            step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
             def accept(f_new, g_new, step):
                 if f_new < f + 1e-4 * step * slope:
                     return True
@@ -619,5 +539,5 @@ class WarmMLE:
                 message = f"max_iter={max_iter} reached"
         last = self._last_eval
         self.final_marginals = (last[1], last[2]) if last is not None and last[0] is x else None
-        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "fisher" if self.fisher else "warm-lbfgs", message)
+        return MLEResult(self._unpack(x.copy()), it, gnorm <= tol, f, gnorm, "warm-lbfgs", message)
 

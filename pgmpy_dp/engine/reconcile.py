@@ -3,7 +3,7 @@
 Noisy tables over overlapping cliques disagree on their shared sub-marginals (every table
 carries its own noise). Fitting a model to such targets asks for marginals no distribution
 has: with a tiny L2 penalty the fit then creeps along a ridge instead of reaching a fixed
-point (issue 13: the naive warm start at N = 1e6 ran into its 1000-iteration cap). This
+point (a naive warm start at N = 1e6 ran into its 1000-iteration cap; docs/markov.md). This
 module makes the tables agree first, in closed form per separator:
 
 1. additive, least-squares step: for every separator ``S`` (an intersection of two cliques,

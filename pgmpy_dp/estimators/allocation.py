@@ -36,7 +36,6 @@ __all__ = [
     "optimal_allocation",
     "error_optimal_allocation",
     "expected_noise_error",
-    "maximal_families",
 ]
 
 #: Exponent ``p`` of ``1/epsilon_i`` in each table's expected error, per loss (see error_optimal_allocation).
@@ -292,41 +291,6 @@ def expected_noise_error(epsilons: Sequence[float], cells: Sequence[float], loss
     else:
         per_cell = 2.0 / e**2 if loss == "squared" else 1.0 / e
     return float(np.sum(a * per_cell))
-
-
-def maximal_families(families: Sequence[Sequence[str]]) -> list[int]:
-    """Indices of the families whose attribute set lies inside no other family's: the tables worth measuring.
-
-    A family inside another (a root ``X`` whose child ``Y`` has the family ``{Y, X}``) needs no
-    table of its own for the likelihood fit, which reads its marginal off the fitted model.
-    Dropping it leaves more budget for the rest. Under the split ``epsilon_i ∝ sqrt(c_i)``
-    ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]) the total expected absolute error
-    of all ``n`` tables is ``S^2 / epsilon`` with ``S = sum_i sqrt(c_i)``. Let ``S'`` be that
-    sum over the kept tables and ``D`` over the dropped ones (``S = S' + D``), and ``m = c_h / c_j``
-    the cells of the host ``h`` that sum to one cell of a dropped table ``j``:
-
-    * measuring all: a kept table's error is ``S' S / epsilon`` in total; a dropped table's cell is
-      measured twice with equal variance ``2 S^2 / (epsilon^2 c_j)`` (its own cell, and the sum of
-      ``m`` host cells of variance ``2 S^2 / (epsilon^2 c_h)`` each), so the best linear combination
-      has half of it and, nearly Gaussian, an expected absolute error of ``sqrt(2 / pi) S / (epsilon sqrt(c_j))``:
-      in total ``(S' + D) (S' + sqrt(2 / pi) D) / epsilon``;
-    * measuring the maximal tables: the kept tables cost ``S'^2 / epsilon``, and a dropped cell
-      is a sum of ``m`` host cells of scale ``S' / (epsilon sqrt(c_h))``, expected absolute error
-      about ``2 sqrt(m / pi) S' / (epsilon sqrt(c_h))``: in total ``S' (S' + (2 / sqrt(pi)) D) / epsilon``.
-
-    The difference, ``((1 + sqrt(2 / pi) - 2 / sqrt(pi)) S' D + sqrt(2 / pi) D^2) / epsilon``
-    (``0.67 S' D + 0.80 D^2``), is positive: for the absolute error of all family tables, the
-    maximal tables are always the better measurement (``tests/estimators/test_allocation.py``
-    checks it by simulation). The argument leaves out the prior of the likelihood fit and what
-    the extra table tells the host's other cells; ``docs/bayesian.md`` measures the CPD and query errors.
-
-    Examples
-    --------
-    >>> maximal_families([("x",), ("y", "x"), ("z", "y")])
-    [1, 2]
-    """
-    sets = [set(f) for f in families]
-    return [i for i, f in enumerate(sets) if not any(f < g for g in sets)]
 
 
 def _children(parents: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:

@@ -1,42 +1,16 @@
 """Differentially private CPDs for a Bayesian network with a known DAG.
 
-[`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE] is one of pgmpy's parameter estimators, so
-
-    ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``
-
-returns a network whose CPDs are post-processing of noisy family tables
-(``X_i`` with its parents). Three ways to split the budget over the tables:
-
-``"optimal"`` (the default)
-    ``epsilon_i ∝ sqrt(c_i)`` for a table of ``c_i`` cells: the split that
-    minimises the expected total absolute noise of the counts, i.e. the
-    parent-mass-weighted L1 error of the CPDs
-    ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] derives it).
-    Data-independent: no stage I, no budget spent on planning.
-``"data-dependent"`` (Roy Chowdhury, Rekatsinas and Jha, 2020, Algorithm 2)
-    Stage I spends ``stage1_fraction * epsilon`` on a Bernoulli(``sample_rate``)
-    subsample (its per-table budget amplified by Lemma 2.1) to estimate each
-    node's parameter error and importance; stage II spends the rest on the full
-    data, split by the closed-form optimum of eq. 10.
-``"uniform"`` (the paper's D-Ind baseline)
-    ``epsilon / n`` per table on the full data.
-
-and several ways to turn the noisy tables into CPDs (``consistency=``), the
-default being ``"likelihood"``: the model whose family marginals maximise the
-likelihood of all noisy tables ([`pgmpy_dp.estimators.likelihood`][pgmpy_dp.estimators.likelihood]).
-``docs/bayesian.md`` has the measured comparison.
-
-A fit can also start from published releases instead of records: pass a
-[`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease] (or a list of them, e.g. releases at
-different epsilons) where pgmpy passes data, ``model.fit(release, estimator=DiscretePrivateMLE())``.
-That is post-processing: it spends nothing, and every released table over
-attributes of the model is evidence.
+[`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE] is one of pgmpy's parameter
+estimators: ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``
+returns a network whose CPDs are post-processing of noisy family tables (``X_i`` with its
+parents). A fit can also start from published releases instead of records, which spends nothing.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,7 +18,7 @@ import pandas as pd
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)  # pgmpy 1.1 deprecation notices on import
     from pgmpy.factors.discrete import TabularCPD
-    from pgmpy.parameter_estimator.base import DiscreteParameterEstimator
+    from pgmpy.parameter_estimator.base import BaseParameterEstimator, DiscreteParameterEstimator
 
 from .._blas import single_threaded_blas
 from .._progress import ProgressCallback
@@ -52,216 +26,109 @@ from ..engine import ConvergenceWarning
 from ..privacy.budget import PrivacyBudget, check_epsilon, check_positive, check_rho
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
+from ..privacy.units import unit_keywords
 from ..tables.contribution import check_contribution, encode_units
 from ..tables.release import MarginalRelease, release_from_codes
 from .allocation import (
     allocation_weights,
     amplified_epsilon,
     error_optimal_allocation,
-    maximal_families,
     node_heights,
     optimal_allocation,
     out_degrees,
     parameter_error,
     parameter_sensitivity,
 )
-from .conditionals import cpd_values, normalise_table
-from .consistency import heuristic_consistent, project_consistent
+from .conditionals import cpd_values
+from .consistency import project_consistent
+from .evidence import pooled_n_records, refuse_skip_state, released_domain
 from .likelihood import (
     BN_DIRICHLET_SPREAD,
     BN_WEIGHT_CAP,
     DEFAULT_MAX_ITER,
     _noise_excess,
-    clique_noise_regularization,
     fit_family_tables,
     is_network_model,
     measurement_for,
-    model_cliques,
     noise_regularization,
 )
-from .evidence import pooled_n_records, refuse_skip_state, released_domain
 
 __all__ = ["DiscretePrivateMLE"]
 
 _ALLOCATIONS = ("optimal", "data-dependent", "uniform")
-_CONSISTENCY = ("likelihood", "projection", "heuristic", None)
-_PRIOR_WEIGHTS = ("global", "per-clique", "evidence")
-_CPD_PRIORS = ("auto", "dirichlet", "gaussian")
-
+_CONSISTENCY = ("likelihood", "projection")
 
 
 class DiscretePrivateMLE(DiscreteParameterEstimator):
-    """Epsilon-differentially private maximum-likelihood CPDs from noisy family tables.
+    """Differentially private CPDs of a Bayesian network from noisy family tables.
+
+    One noisy table per family (a node and its parents) is released, then the CPDs are read off
+    the model that makes all noisy tables most likely. ``fit`` also accepts published releases
+    instead of records (nothing spent). See docs/bayesian.md for the method and its evidence.
 
     Parameters
     ----------
     epsilon : float, optional
-        Total privacy budget of the fit (both stages together). Required to fit
-        from a DataFrame; unused when fitting from releases (they are already paid for).
+        Total privacy budget; required to fit from a DataFrame.
     allocation : {"optimal", "data-dependent", "uniform"}
-        Budget split over the family tables (see the module docstring).
-    stage1_fraction : float
-        Share of ``epsilon`` spent in stage I of the data-dependent allocation, in (0, 1).
-    sample_rate : float
-        Probability with which each record joins the stage-I subsample, in (0, 1].
-    consistency : {"likelihood", "projection", "heuristic", None}
-        How the noisy tables are made to agree on shared attributes before the
-        CPDs are read off: ``"likelihood"`` fits the Markov network on the
-        families whose marginals maximise the likelihood of all noisy tables,
-        each under its own noise model and scale, by CGM-EM with a prior whose weight grows with
-        the noise (a Dirichlet on every CPD column by default, see ``cpd_prior``;
-        [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables],
-        [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]), and reads
-        the CPDs off its family marginals: no CPD entry is exactly zero.
-        ``"projection"`` is the inverse-variance weighted
-        least-squares projection onto non-negative consistent tables
-        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent], cvxpy with
-        Clarabel); ``"heuristic"`` the paper's appendix A.2 procedure on clipped,
-        normalised tables; ``None`` clips and normalises each table alone.
-    state_names : dict, optional
-        Public states per variable, for columns that are not categorical (and
-        overrides for those that are). States are never read from the data.
+        Split of the budget over the family tables: ``epsilon_i`` proportional to
+        ``sqrt(cells_i)``, which minimises the expected total noise
+        ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]);
+        Roy Chowdhury et al. (2020), Algorithm 2; or ``epsilon / n`` per table.
+    stage1_fraction, sample_rate : float
+        The data-dependent allocation's stage-I share of ``epsilon`` and subsampling rate.
+    consistency : {"likelihood", "projection"}
+        CGM-EM over the network with a Dirichlet prior that grows with the noise
+        ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]), or the
+        weighted least-squares projection onto consistent non-negative tables
+        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]).
     domain : dict or Domain, optional
-        The same as ``state_names`` (the name the rest of the library uses); give one of the two.
+        Public states of the columns that are not categorical. States are never read from the data.
     random_state : int or numpy.random.Generator, optional
-        Seed for subsampling and noise, for reproducible *experiments only*.
-    rho : float, optional, keyword only
-        Instead of ``epsilon``: a zCDP budget; the family tables get discrete
-        Gaussian noise (sigma ``sqrt(n / (2 rho))`` for ``n`` families).
-        Only with ``allocation="uniform"`` (stage I's subsampling
-        amplification is a pure-DP argument); ``budget`` must be a zCDP budget.
+        Seed for subsampling and noise, for reproducible experiments only.
     budget : PrivacyBudget, optional
-        Accountant charged ``epsilon`` (or ``rho``) once, before any noise is drawn. A fit
-        that fails before the first noisy table exists is refunded; a failure
-        after it (e.g. the consistency solver) keeps the charge, because
-        whether it fails depends on the noise, and the noisy tables stay in
-        ``release_`` (and ``stage1_release_``).
+        Charged once before any noise is drawn; refunded if the fit fails before that.
     max_iter : int, optional
-        Largest number of CGM-EM iterations of the ``"likelihood"`` fit. ``None`` (default) runs
-        at most 50, the budget ``docs/bayesian.md`` measures, silently; a number is a request to
-        converge: if CGM-EM stops there before its tolerance, a
-        [`ConvergenceWarning`][pgmpy_dp.engine.ConvergenceWarning] names it.
+        CGM-EM iterations: ``None`` runs a fixed 50 silently; a number warns if not converged.
     show_progress : bool
-        Draw progress bars over table counting and the CGM-EM iterations when
-        they take more than a couple of seconds.
-    privacy_unit : column label, optional, keyword only
-        Protect individuals rather than records: the column naming the
-        individual (not a model node; never released). With ``contribution``,
-        ``max_records_per_user`` and ``skip_state`` it bounds each individual's
-        rows in every family table as in
-        [`release_marginals`][pgmpy_dp.tables.release.release_marginals]. The
-        data-dependent allocation's stage I then subsamples *individuals*
-        (each kept with probability ``sample_rate``), so its amplification
-        argument holds for the individual-level neighbouring relation.
-    prior_weight : {"global", "per-clique", "evidence"}, keyword only
-        Weight of the ``"likelihood"`` fit's prior: one for all families
-        ([`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]), or one per
-        family from that family's own noise and size
-        ([`clique_noise_regularization`][pgmpy_dp.estimators.likelihood.clique_noise_regularization]),
-        or one per family chosen by the marginal likelihood of the noisy tables (type-II maximum
-        likelihood, [`evidence_weight`][pgmpy_dp.estimators.likelihood.evidence_weight]) within a
-        factor 10 of the global weight: smaller for a peaked CPD, larger for a family the noise swamps.
-        Post-processing of the released tables, like the rest of the fit. Not the default: in two
-        pilots (9 cells, 5 runs each, paired) it raised query L1 significantly in 7 cells; it orders
-        the families by how peaked their CPDs are but sets the weights above the global one
-        (``docs/bayesian.md``, "A prior weight chosen by the evidence").
-    tables : {"all", "maximal"}, keyword only
-        Which family tables to release: one per family (default), or only those inside no other
-        family ([`maximal_families`][pgmpy_dp.estimators.allocation.maximal_families]; the budget is
-        split over them alone, and the likelihood fit reads the other families' marginals off its
-        fitted model). ``"maximal"`` needs ``consistency="likelihood"`` and a data-independent
-        ``allocation``. Not the default: on fresh noise (runs 10-14 of the 60-cell grid, paired) it
-        lowered joint KL in 57 cells, weighted CPD L1 in 57 and query L1 in 51, but raised query L1
-        significantly on insurance at 1e5 records, epsilon 3 (+7.6%; +3% to +7% at every epsilon there
-        over 15 runs), which the rule fixed before the runs did not allow (``docs/bayesian.md``).
-    cpd_prior : {"auto", "dirichlet", "gaussian"}, keyword only
-        The prior of the ``"likelihood"`` fit. ``"dirichlet"``: a symmetric Dirichlet on every CPD
-        column, ``a`` pseudo-records per cell read off the global weight ``w`` above
-        (``trigamma(a) = 4 / w``: twice the Gaussian's spread of log-probabilities,
-        [`BN_DIRICHLET_SPREAD`][pgmpy_dp.estimators.likelihood.BN_DIRICHLET_SPREAD]; ``a ~ sqrt(w) / 2``
-        as the noise vanishes, 0.45 at the cap), fitted by CGM-EM with the exact M-step
-        ``(N mu(x, u) + a) / (N mu(u) + K a)``
-        ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]). It pulls a column
-        towards uniform linearly in the log-probabilities rather than quadratically, so peaked CPDs
-        keep more of their peak. It needs the fitted model to be the network itself: every released
-        table inside a family, a table for every family (``tables="all"``), and
-        ``prior_weight="global"``. ``"gaussian"``: the Gaussian prior on the log-potentials of
-        weight ``w`` (the default before issue 12's bn12d). ``"auto"`` (default):
-        ``"dirichlet"`` where it applies, ``"gaussian"`` elsewhere (a fit from releases with tables over
-        other attribute sets, or a per-family weight); ``cpd_prior_`` says which was used. Adopted by
-        a rule fixed before its fresh-noise runs (runs 40-49 of the 60-cell grid, paired): query L1
-        lower in 52 cells (by up to 22%: alarm, hepar2, insurance), significantly higher by more
-        than 1% in none; joint KL up to 9% higher in 3 cells (alarm at 1e5), lower in 30
-        (``docs/bayesian.md``). Where the noise swamps the tables (the global weight's cap binds)
-        the Dirichlet fit runs CGM-EM from two starts, the exact one and the network of the projected
-        CPDs, and keeps the higher EM objective (``fit_family_tables(warm_start="best")``; twice the
-        fit's cost there; query L1 -4% to -23% on fresh runs, issue 12's bn12s); ``n_iter_`` and
-        ``converged_`` are the kept run's. Post-processing either way.
+        Progress bars over counting and CGM-EM when they take more than a couple of seconds.
+    rho : float, optional, keyword only
+        Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
+        data-dependent allocation. ``budget`` must then be a zCDP budget.
+    privacy_unit : UserLevel or column label, optional, keyword only
+        Individual-level privacy (``pgmpy_dp.UserLevel``; a column
+        label means ``UserLevel(column)``); stage I of the data-dependent allocation then
+        subsamples individuals. A ``skip_state`` is refused.
     prior_strength : float, keyword only
-        Multiplies the weight of the ``"likelihood"`` fit's prior (default 1: the weight the noise rule
-        gives, the level judged on the whole benchmark grid). Below 1 the fit follows the noisy tables
-        more closely: on sachs at 10,000 records, epsilon 0.1, ``0.04`` lowered query L1 by 7% and raised
-        joint KL by 8.5% (6 runs, ``docs/bayesian.md``, bn12m), about where mbi sits in query L1 at a
-        third of its joint KL; above 1 it shrinks harder towards uniform columns. With the Dirichlet
-        prior the pseudo-count ``a`` solves ``trigamma(a) = 4 / (prior_strength * w)``. The uncertainty
-        refits of [`query_interval`][pgmpy_dp.uncertainty.query_interval] use the same strength.
-        Post-processing: it changes no released number.
-    contribution, max_records_per_user, skip_state : optional, keyword only
-        See ``privacy_unit``. A ``skip_state`` is refused before anything is
-        spent (as are releases made with one): skipped tables do not measure
-        the model's ``p(x)`` (see
-        [`refuse_skip_state`][pgmpy_dp.estimators.evidence.refuse_skip_state]).
+        Multiplies the weight of the ``"likelihood"`` fit's prior (1: the weight the noise calls
+        for). Below 1 the CPDs follow the noisy tables more closely. Post-processing only.
 
     Attributes
     ----------
     parameters_ : list of TabularCPD
         The private CPDs, in the model's node order.
-    allocation_ : pandas.Series
-        Stage-II epsilon per node; ``allocation_.sum() + stage1_epsilon_ == epsilon``
-        (``None`` after a fit from releases).
-    stage1_epsilon_ : float
-        Budget spent in stage I (0 for the uniform allocation).
-    release_ : MarginalRelease or list of MarginalRelease
-        The stage-II noisy family tables (what the CPDs are computed from), or
-        the releases a fit from releases was given.
-    stage1_release_ : MarginalRelease or None
-        The stage-I noisy tables of the subsample (data-dependent allocation only).
-    node_stats_ : pandas.DataFrame
-        Per node: height, out-degree, parameter sensitivity (eq. 8: how much the
-        model's marginals move with the node's CPD, not the privacy sensitivity of its
-        table, which is 1), weight, estimated error and epsilon.
     state_names_ : dict
         The public domain used, ``{variable: [states]}``.
-    n_iter_ : int or None
-        CGM-EM iterations of the ``"likelihood"`` fit (``None`` for the other methods).
-    cpd_prior_ : {"gaussian", "dirichlet"} or None
-        The prior the ``"likelihood"`` fit used (``cpd_prior`` resolved; ``None`` for the other methods).
-    converged_ : bool or None
-        Whether that fit met CGM-EM's tolerance (relative change of its objective below 1e-6)
-        within its iterations (``None`` for the other methods). At the default ``max_iter`` it
-        usually has not: the CPDs are then the last iterate, which is what the benchmarks measure.
+    release_ : MarginalRelease or list of MarginalRelease
+        The noisy family tables (or the releases a fit from releases was given).
+    allocation_, node_stats_ : pandas.Series or None, pandas.DataFrame
+        Stage-II budget per node, and what the allocation used per node.
+    stage1_epsilon_, stage1_release_ : float, MarginalRelease or None
+        The data-dependent allocation's stage-I spend and noisy tables (0 and None otherwise).
+    n_iter_, converged_ : int or None, bool or None
+        CGM-EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
 
     Examples
     --------
     >>> import pgmpy_dp
     >>> from pgmpy.models import DiscreteBayesianNetwork
-    >>> from pgmpy.inference import VariableElimination
     >>> df = pgmpy_dp.datasets.sample_network("asia", 5000, seed=0)
     >>> model = DiscreteBayesianNetwork(pgmpy_dp.datasets.load_network("asia").edges())
     >>> model = model.fit(df, estimator=DiscretePrivateMLE(epsilon=1.0, random_state=0))
     >>> model.check_model()
     True
-    >>> q = VariableElimination(model).query(["lung"], evidence={"smoke": "yes"}, show_progress=False)
-    >>> q.values.shape
+    >>> pgmpy_dp.query(model, ["lung"], evidence={"smoke": "yes"}).values.shape
     (2,)
-
-    Fitting from a published release (no records, nothing spent):
-
-    >>> rel = df.dp.release([(n, *sorted(model.get_parents(n))) for n in model.nodes()],
-    ...                     epsilon=1.0, random_state=0)
-    >>> refit = DiscreteBayesianNetwork(model.edges()).fit(rel, estimator=DiscretePrivateMLE())
-    >>> refit.check_model()
-    True
     """
 
     _tags = {
@@ -275,48 +142,32 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         allocation: str = "optimal",
         stage1_fraction: float = 0.1,
         sample_rate: float = 0.1,
-        consistency: str | None = "likelihood",
-        state_names: dict | None = None,
+        consistency: str = "likelihood",
+        domain: dict | Domain | None = None,
         random_state=None,
         budget: PrivacyBudget | None = None,
-        domain: dict | Domain | None = None,
         max_iter: int | None = None,
         show_progress: bool = False,
         *,
         rho: float | None = None,
         privacy_unit=None,
-        contribution: str = "normalize",
-        max_records_per_user: int | None = None,
-        skip_state=None,
-        prior_weight: str = "global",
-        tables: str = "all",
-        cpd_prior: str = "auto",
         prior_strength: float = 1.0,
     ) -> None:
         self.epsilon = epsilon
-        self.rho = rho
-        self.privacy_unit = privacy_unit
-        self.contribution = contribution
-        self.max_records_per_user = max_records_per_user
-        self.skip_state = skip_state
-        self.prior_weight = prior_weight
-        self.tables = tables
-        self.cpd_prior = cpd_prior
-        self.prior_strength = prior_strength
         self.allocation = allocation
         self.stage1_fraction = stage1_fraction
         self.sample_rate = sample_rate
         self.consistency = consistency
+        self.domain = domain
         self.random_state = random_state
         self.budget = budget
-        self.domain = domain
         self.max_iter = max_iter
         self.show_progress = show_progress
-        if domain is not None and state_names is not None:
-            raise ValueError("give the public states once: domain= or state_names= (they mean the same), not both")
-        if isinstance(domain, Domain):
-            domain = domain.to_dict()
-        super().__init__(state_names=state_names if domain is None else domain)
+        self.rho = rho
+        self.privacy_unit = privacy_unit
+        self.prior_strength = prior_strength
+        # pgmpy's base stores a state_names argument; the public states here are ``domain``
+        BaseParameterEstimator.__init__(self)
 
     # -- validation --------------------------------------------------------------------
     def _check_params(self) -> float:
@@ -340,8 +191,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         else:
             epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
-        check_contribution(self.privacy_unit, self.contribution, self.max_records_per_user, self.skip_state)
-        refuse_skip_state(self.skip_state)  # skipped tables do not measure the CPDs' p(x)
+        unit = unit_keywords(self.privacy_unit)
+        check_contribution(**unit)
+        refuse_skip_state(unit["skip_state"])  # skipped tables do not measure the CPDs' p(x)
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
         if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
@@ -352,32 +204,13 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         # type first: an array or Series would make `in` and `<` ambiguous or elementwise
         if not isinstance(self.allocation, str) or self.allocation not in _ALLOCATIONS:
             raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
-        if not (self.consistency is None or isinstance(self.consistency, str)) or self.consistency not in _CONSISTENCY:
+        if not isinstance(self.consistency, str) or self.consistency not in _CONSISTENCY:
             raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
-        if not isinstance(self.prior_weight, str) or self.prior_weight not in _PRIOR_WEIGHTS:
-            raise ValueError(f"prior_weight must be one of {_PRIOR_WEIGHTS}, got {self.prior_weight!r}")
-        if not isinstance(self.cpd_prior, str) or self.cpd_prior not in _CPD_PRIORS:
-            raise ValueError(f"cpd_prior must be one of {_CPD_PRIORS}, got {self.cpd_prior!r}")
+        if self.domain is not None and not isinstance(self.domain, (Mapping, Domain)):
+            raise TypeError(
+                f"domain must be a dict {{column: [states]}} or a pgmpy_dp.Domain, got {type(self.domain).__name__}"
+            )
         check_positive(self.prior_strength, "prior_strength", "1 (the prior the noise calls for)")
-        if self.cpd_prior == "dirichlet" and self.prior_weight != "global":
-            raise ValueError(
-                f"cpd_prior='dirichlet' takes its pseudo-count from the one global weight; prior_weight="
-                f"{self.prior_weight!r} sets one per family, which only the Gaussian prior uses: give "
-                "cpd_prior='gaussian' (or 'auto') or prior_weight='global'"
-            )
-        if self.cpd_prior == "dirichlet" and self.tables == "maximal":
-            raise ValueError(
-                "cpd_prior='dirichlet' needs a table for every family; tables='maximal' reads the others off their "
-                "hosts, which only the Gaussian prior's fit does: give cpd_prior='gaussian' (or 'auto'), or tables='all'"
-            )
-        if not isinstance(self.tables, str) or self.tables not in ("all", "maximal"):
-            raise ValueError(f"tables must be 'all' or 'maximal', got {self.tables!r}")
-        if self.tables == "maximal" and (self.consistency != "likelihood" or self.allocation == "data-dependent"):
-            raise ValueError(
-                "tables='maximal' needs consistency='likelihood' (only the likelihood fit reads a family's table off "
-                f"another's) and a data-independent allocation; got consistency={self.consistency!r}, "
-                f"allocation={self.allocation!r}"
-            )
         for name, value, closed in (("stage1_fraction", self.stage1_fraction, False), ("sample_rate", self.sample_rate, True)):
             number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
             if not number or not (0 < value and (value <= 1 if closed else value < 1)):
@@ -387,6 +220,12 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer or None (the default {DEFAULT_MAX_ITER}), got {self.max_iter!r}")
+
+    def _declared(self) -> dict:
+        """``domain`` as ``{column: [states]}`` (empty when none was given)."""
+        if isinstance(self.domain, Domain):
+            return self.domain.to_dict()
+        return dict(self.domain or {})
 
     # -- fitting -----------------------------------------------------------------------
     def fit(self, model, data, sample_weight=None) -> DiscretePrivateMLE:
@@ -429,7 +268,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         nodes = list(model.nodes())
         parents = {n: sorted(model.get_parents(n)) for n in nodes}
         families = [(n, *parents[n]) for n in nodes]
-        domain = Domain.from_dataframe(data, nodes, self.state_names)
+        domain = Domain.from_dataframe(data, nodes, self.domain)
         for fam in families:
             domain.check_table(fam)
         codes = domain.encode(data, nodes)
@@ -503,7 +342,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError("the model has no nodes; add edges or nodes before fitting")
         released = released_domain(releases, model.nodes())  # one rule for both estimators
         nodes = list(model.nodes())
-        declared = self.state_names or {}
+        declared = self._declared()
         for n in nodes:
             if n in declared and list(declared[n]) != list(released[n]):
                 raise DomainError(
@@ -541,34 +380,27 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def _likelihood_tables(self, domain, families, tables, n_records):
         max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
-        if self.prior_weight == "per-clique":
-            cliques = model_cliques(families, [t.attrs for t in tables], "free")
-            weights, naive = clique_noise_regularization(tables, n_records, cliques)
-        else:
-            weight = noise_regularization(tables, n_records, cap=BN_WEIGHT_CAP)  # the uniform Dirichlet's bound
-            weights, naive = weight / n_records, _noise_excess(tables, n_records) / n_records
-        strength = float(self.prior_strength)  # the Dirichlet's pseudo-count is read off these weights too
-        weights = weights * strength if np.isscalar(weights) else [w * strength for w in weights]
-        self.cpd_prior_ = self._resolve_cpd_prior(families, [t.attrs for t in tables])
-        dirichlet, runs = {}, 1
-        if self.cpd_prior_ == "dirichlet":
-            # where the noise swamps the tables (the weight's cap binds), CGM-EM from both starts, the better
-            # by its objective (issue 12, bn12s: the exact start alone kept 50 iterations far from the optimum there)
+        strength = float(self.prior_strength)
+        weight = strength * noise_regularization(tables, n_records, cap=BN_WEIGHT_CAP) / n_records
+        naive = _noise_excess(tables, n_records) / n_records
+        prior, runs = dict(prior="gaussian"), 1
+        # The Dirichlet prior's closed-form M-step needs the fitted model to be the network itself; a fit
+        # from releases with tables over other attribute sets keeps the Gaussian prior of the same weight.
+        if is_network_model(families, [t.attrs for t in tables]):
+            # where the noise swamps the tables (the weight's cap binds), CGM-EM from two starts keeps the
+            # better EM objective: from the exact start alone 50 iterations can stay far from the optimum
             runs = 2 if noise_regularization(tables, n_records) > BN_WEIGHT_CAP else 1
-            dirichlet = dict(prior="dirichlet", dirichlet_spread=BN_DIRICHLET_SPREAD, warm_start=("mle", "best")[runs - 1])
+            prior = dict(prior="dirichlet", dirichlet_spread=BN_DIRICHLET_SPREAD, warm_start=("mle", "best")[runs - 1])
         bar = ProgressCallback(self.show_progress, runs * max_iter, "CGM-EM (BN families)")
         try:
             fit = fit_family_tables(
                 domain, families, [measurement_for(t) for t in tables], n_records,
-                regularization=weights, naive_regularization=naive, max_iter=max_iter, callback=bar.callback,
-                prior_weight="evidence" if self.prior_weight == "evidence" else "given",
-                unmeasured="free",  # a family without a table (tables="maximal") is read off its host, unshrunk
-                **dirichlet,
+                regularization=weight, naive_regularization=naive, max_iter=max_iter, callback=bar.callback, **prior,
             )
         finally:
             bar.close()
         self.n_iter_, self.converged_ = fit.n_iter, fit.converged
-        # The default is a fixed, benchmarked budget that rarely meets the 1e-6 tolerance: it does not
+        # The default is a fixed budget that rarely meets the 1e-6 tolerance: it does not
         # warn (every default fit would). A max_iter the user chose is a request to converge.
         if not fit.converged and self.max_iter is not None:
             warnings.warn(
@@ -579,24 +411,6 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 stacklevel=2,
             )
         return fit.tables
-
-    def _resolve_cpd_prior(self, families, measured) -> str:
-        """``"dirichlet"`` or ``"gaussian"``: what ``cpd_prior`` means for these tables.
-
-        The Dirichlet's closed-form M-step needs the fitted model to be the network itself
-        ([`is_network_model`][pgmpy_dp.estimators.likelihood.is_network_model]) and one global weight."""
-        if self.cpd_prior == "gaussian":
-            return "gaussian"
-        if self.prior_weight == "global" and is_network_model(families, measured):
-            return "dirichlet"
-        if self.cpd_prior == "dirichlet":
-            raise ValueError(
-                f"cpd_prior='dirichlet' needs the fitted model to be the network itself: every released table "
-                f"inside a family, and a table for every family that lies inside another; the tables "
-                f"{sorted(set(tuple(m) for m in measured))} do not give that for the families {families}: give "
-                "cpd_prior='gaussian' or 'auto', or fit from releases of the families"
-            )
-        return "gaussian"
 
     def _check_model(self, model, data):
         from pgmpy.base import DAG
@@ -618,25 +432,24 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def _units(self, model, data: pd.DataFrame) -> np.ndarray | None:
         """Integer codes of the individuals (``privacy_unit``), or None for record-level privacy."""
-        if self.privacy_unit is None:
+        column = unit_keywords(self.privacy_unit)["privacy_unit"]
+        if column is None:
             return None
-        nodes = list(model.nodes())
-        if self.privacy_unit in nodes:
+        if column in list(model.nodes()):
             raise DomainError(
-                f"privacy_unit column {self.privacy_unit!r} is a model node; the individual's identifier is never "
+                f"privacy_unit column {column!r} is a model node; the individual's identifier is never "
                 "released: remove it from the model"
             )
-        if self.privacy_unit not in data.columns:
+        if column not in data.columns:
             raise DomainError(
-                f"privacy_unit {self.privacy_unit!r} is not a column of the data (columns: {list(data.columns)}); "
+                f"privacy_unit {column!r} is not a column of the data (columns: {list(data.columns)}); "
                 "name the column that identifies the individual"
             )
-        if self.state_names and self.privacy_unit in self.state_names:
+        if column in self._declared():
             raise DomainError(
-                f"privacy_unit column {self.privacy_unit!r} is declared in state_names/domain; it has no public "
-                "states: remove it"
+                f"privacy_unit column {column!r} is declared in domain; it has no public states: remove it"
             )
-        return encode_units(data[self.privacy_unit], self.privacy_unit)
+        return encode_units(data[column], column)
 
     def _fit_codes(
         self, codes, domain, families, parents, epsilon, rng, noise_drawn=lambda: None, units=None
@@ -647,7 +460,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         a solver error) is a function of noisy output, so the charge must stay spent.
         """
         nodes = [f[0] for f in families]
-        measured = [families[i] for i in maximal_families(families)] if self.tables == "maximal" else families
+        measured = families
         n = len(measured)
         if self.allocation in ("uniform", "optimal"):
             self.stage1_epsilon_ = 0.0
@@ -718,25 +531,14 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         """release_from_codes' individual-level keywords (none for record-level privacy)."""
         if units is None:
             return {}
-        return dict(
-            units=units, privacy_unit=self.privacy_unit, contribution=self.contribution,
-            max_records_per_user=self.max_records_per_user, skip_state=self.skip_state,
-        )
+        return dict(units=units, **unit_keywords(self.privacy_unit))
 
     def _consistent_tables(self, release: MarginalRelease, domain: Domain, families) -> list[np.ndarray]:
-        attrs = [t.attrs for t in release]
-        self.n_iter_ = self.converged_ = self.cpd_prior_ = None
+        self.n_iter_ = self.converged_ = None
         if self.consistency == "likelihood":
             return self._likelihood_tables(domain, families, list(release), pooled_n_records([release]))
-        if self.consistency == "projection":
-            with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls
-                return project_consistent(attrs, [t.values for t in release], [t.variance for t in release])
-        clipped = [normalise_table(np.clip(t.values, 0, None)) for t in release]
-        if self.consistency == "heuristic":
-            # weights 1/scale: epsilon for a Laplace table, the same precision ordering for a Gaussian one
-            weights = [t.epsilon if t.epsilon is not None else 1.0 / t.scale for t in release]
-            return heuristic_consistent(attrs, clipped, weights)
-        return clipped
+        with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls
+            return project_consistent([t.attrs for t in release], [t.values for t in release], [t.variance for t in release])
 
     def _cpds(self, domain: Domain, families) -> list[TabularCPD]:
         cpds = []

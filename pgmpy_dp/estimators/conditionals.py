@@ -1,16 +1,14 @@
-"""From (noisy, consistent) count tables to probabilities: normalised joints and CPD columns.
+"""From (noisy, consistent) count tables to CPD columns.
 
-Shared by the budget allocation (stage-I parameter estimates), the consistency
-heuristic and the Bayesian-network estimator, so that every place turns counts
-into probabilities the same way: negative cells clipped to zero, and an empty
-table or parent configuration made uniform rather than NaN.
+Negative cells are clipped to zero, and an empty parent configuration is made
+uniform rather than NaN.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cpd_values", "normalise_table"]
+__all__ = ["cpd_values"]
 
 
 def cpd_values(table: np.ndarray) -> np.ndarray:
@@ -29,18 +27,3 @@ def cpd_values(table: np.ndarray) -> np.ndarray:
     flat = np.clip(table.reshape(k, -1), 0, None)
     totals = flat.sum(axis=0)
     return np.divide(flat, totals, out=np.full_like(flat, 1.0 / k), where=totals > 0)
-
-
-def normalise_table(table: np.ndarray) -> np.ndarray:
-    """A non-negative table scaled to sum to one; uniform when it has no mass.
-
-    Examples
-    --------
-    >>> normalise_table(np.array([[1.0, 3.0], [0.0, 0.0]]))
-    array([[0.25, 0.75],
-           [0.  , 0.  ]])
-    >>> normalise_table(np.zeros(2))
-    array([0.5, 0.5])
-    """
-    total = table.sum()
-    return table / total if total > 0 else np.full_like(table, 1.0 / table.size)

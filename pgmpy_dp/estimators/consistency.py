@@ -2,22 +2,12 @@
 
 Independently noised tables disagree wherever they overlap: two family tables
 that share the attribute ``lung`` imply two different ``P(lung)``. CPDs derived
-from them then describe no joint distribution at all. Two remedies:
-
-[`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]
-    The weighted least-squares projection of the noisy counts onto
-    non-negative tables that agree on every shared attribute subset and on the
-    total, weighting each table by its inverse noise variance; a small convex
-    quadratic programme solved with cvxpy.
-[`heuristic_consistent`][pgmpy_dp.estimators.consistency.heuristic_consistent]
-    The procedure of Roy Chowdhury et al. (2020), appendix A.2 (after Hay et
-    al. and Qardaji et al.): walk the intersections of the tables' attribute
-    sets from small to large, replace each intersection's marginal by a
-    budget-weighted average of the tables' versions, and spread each table's
-    correction evenly over the cells that project onto it. No solver; may leave
-    small inconsistencies once negative cells are clipped.
-
-Both are post-processing of released tables and spend no budget.
+from them then describe no joint distribution at all.
+[`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] is the weighted
+least-squares projection of the noisy counts onto non-negative tables that agree on every
+shared attribute subset and on the total, weighting each table by its inverse noise variance:
+a small convex quadratic programme solved with cvxpy. It is post-processing of released
+tables and spends no budget.
 """
 
 from __future__ import annotations
@@ -29,13 +19,12 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .conditionals import normalise_table
 
 # Interior-point tolerances: the defaults (1e-8 on the gap) leave the solution ~0.1 count
 # from the optimum on 10,000 records; 1e-10 costs a couple of iterations more.
 _CLARABEL_TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
 
-__all__ = ["project_consistent", "heuristic_consistent", "marginal_index", "max_inconsistency"]
+__all__ = ["project_consistent", "marginal_index", "max_inconsistency"]
 
 
 def marginal_index(attrs: Sequence[str], shape: Sequence[int], onto: Sequence[str]) -> np.ndarray:
@@ -211,11 +200,11 @@ def project_consistent(
     else:
         raise RuntimeError(
             f"the consistency projection failed in solver {attempts[-1][0]}: {error}; "
-            "try consistency='heuristic'"
+            "try consistency='likelihood' (the default)"
         ) from error
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
         raise RuntimeError(
-            f"the consistency projection ended with status {problem.status!r}; try consistency='heuristic'"
+            f"the consistency projection ended with status {problem.status!r}; try consistency='likelihood' (the default)"
         )
     flat = np.clip(x.value, 0, None)
     if n_rows:
@@ -252,54 +241,6 @@ def _polish(x: np.ndarray, y: np.ndarray, w: np.ndarray, eq: sp.csr_matrix) -> n
     consistent = np.abs(eq @ polished).max() <= 1e-9 * max(float(polished.sum()), 1.0)
     no_worse = np.sum(w * (polished - y) ** 2) <= np.sum(w * (x - y) ** 2) * (1 + 1e-9) + 1e-15
     return np.clip(polished, 0, None) if feasible and consistent and no_worse else x
-
-
-def heuristic_consistent(
-    attrs: Sequence[Sequence[str]], values: Sequence[np.ndarray], epsilons: Sequence[float]
-) -> list[np.ndarray]:
-    """Mutual consistency by the procedure of Roy Chowdhury et al., appendix A.2.
-
-    ``values`` are normalised (non-negative, summing to one) tables. For every
-    set ``A`` obtained by intersecting table attribute sets, smallest first,
-    the tables containing ``A`` are pulled to the ``epsilon``-weighted average
-    of their ``A``-marginals (eq. 17), each correction spread evenly over the
-    cells that project onto the same ``A``-cell (eq. 18). Negative cells are
-    clipped and each table renormalised at the end, which can reintroduce
-    small disagreements; [`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] has none.
-
-    Examples
-    --------
-    >>> x = np.array([0.7, 0.3]); xy = np.array([[0.2, 0.3], [0.25, 0.25]])
-    >>> x2, xy2 = heuristic_consistent([("x",), ("x", "y")], [x, xy], [1.0, 1.0])
-    >>> np.round(x2, 3), np.round(xy2.sum(axis=1), 3)
-    (array([0.6, 0.4]), array([0.6, 0.4]))
-    """
-    attrs = [tuple(a) for a in attrs]
-    tables = [np.array(v, dtype=np.float64) for v in values]
-    eps = np.asarray(epsilons, dtype=np.float64)
-    # all intersections of any subset of the attribute sets, closed under intersection
-    closure = {frozenset(t) for t in attrs}
-    frontier = set(closure)
-    while frontier:
-        new = {s & t for s in frontier for t in closure} - closure - {frozenset()}
-        closure |= new
-        frontier = new
-    order = {a: i for i, a in enumerate(dict.fromkeys(a for t in attrs for a in t))}
-    ranked = sorted((tuple(sorted(c, key=order.__getitem__)) for c in closure), key=lambda t: (len(t), [order[a] for a in t]))
-    for shared in ranked:  # a canonical order (not set iteration order, which follows string hashing)
-        subset = frozenset(shared)
-        members = [i for i, t in enumerate(attrs) if subset.issubset(t)]
-        if len(members) < 2:
-            continue
-        idx = {i: marginal_index(attrs[i], tables[i].shape, shared) for i in members}
-        margins = {i: _marginal(tables[i], attrs[i], shared) for i in members}
-        target = sum(eps[i] * margins[i] for i in members) / eps[members].sum()
-        for i in members:
-            cells_per_margin_cell = tables[i].size / target.size
-            tables[i] = tables[i] + ((target - margins[i]) / cells_per_margin_cell)[idx[i]].reshape(
-                tables[i].shape
-            )
-    return [normalise_table(np.clip(t, 0, None)) for t in tables]
 
 
 def max_inconsistency(attrs: Sequence[Sequence[str]], values: Sequence[np.ndarray]) -> float:

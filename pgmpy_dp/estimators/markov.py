@@ -11,34 +11,33 @@ the engine's arrays and checks that releases and models fit together.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import warnings
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from skbase.base import BaseObject
+
 from ..engine import (
     ConvergenceWarning,
     JunctionTree,
-    Measurement,
     cgm_em,
     fit_log_potentials,
     make_inference,
-    project_simplex,
-    reconcile_tables,
 )
 from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
-from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 from ..privacy.random_state import check_random_state
+from ..privacy.units import unit_keywords
 from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
+# the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
+from .measurements import _measurements, _naive_targets, _reconciled_targets, _start_targets  # noqa: F401
 
 __all__ = [
     "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
@@ -46,21 +45,9 @@ __all__ = [
 ]
 
 _METHODS = ("cgm-em", "naive-mle")
-#: Solver of the naive MLE (method="naive-mle"); see docs/markov.md for the measurement behind it.
-_NAIVE_SOLVER = "lbfgs"
-#: Solver and iteration cap (None: max(1000, max_iter)) of CGM-EM's naive warm start. A Fisher
-#: warm start capped at 300 iterations saved ~700 inference calls per fit at N = 1e6 but raised
-#: CGM-EM's KL on some grid cells (docs/markov.md), so it is a switch for benchmarks, not the default.
-_WARM_SOLVER = "lbfgs"
-_WARM_MAX_ITER: int | None = None
-#: Targets of CGM-EM's naive warm start (the ``warm_start`` keyword): "reconciled" (the tables first
-#: made to agree on every shared sub-marginal, ``engine.reconcile_tables``, so the warm start has an
-#: attainable optimum; the default since issue 13's seventh round) or "noisy" (each clique's noisy
-#: table projected to the simplex on its own, the default before it). See docs/markov.md.
-_WARM_STARTS = ("reconciled", "noisy")
 #: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget, not a convergence
-#: requirement (docs/markov.md: the accuracy gains over naive MLE are reached there, and EM is
-#: usually still moving, so a warning at this budget would fire on almost every fit).
+#: requirement (the accuracy gains over naive MLE are reached there and EM is usually still
+#: moving, so a warning at this budget would fire on almost every fit; see docs/markov.md).
 EM_BUDGET = 30
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 
@@ -68,33 +55,11 @@ _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 #: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
 PRIOR_PRECISION = 1.0
 
-#: Prior precision of CGM-EM's log-potentials for a converged fit, ``6 / pi**2`` (issue 13, fifth
-#: round). A cell count the noise cannot resolve is only known to be non-negative and of the order
-#: of the noise; the maximum-entropy law for that is an exponential of mean ``sigma``, and the log of
-#: an exponential variable has variance ``pi**2 / 6`` (the trigamma function at 1) whatever
-#: ``sigma`` is: the spread of unresolved log-potentials is scale-free, so the prior precision is a
-#: derived constant of order one. CGM-EM's likelihood already models the noise, so it takes no
-#: ``N / N_eff`` factor. See docs/markov.md ("fifth round") and `floored_regularization`.
+#: The floor of CGM-EM's prior precision, ``6 / pi**2``. A cell count the noise cannot resolve is
+#: only known to be non-negative and of the order of the noise; the maximum-entropy law for that
+#: is an exponential of mean ``sigma``, and the log of an exponential variable has variance
+#: ``pi**2 / 6`` (the trigamma function at 1) whatever ``sigma`` is. See `floored_regularization`.
 UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
-#: CGM-EM's prior rules under ``regularization="auto"`` (the ``prior`` keyword): "floored"
-#: (`floored_regularization`, the default since issue 13's seventh round), "scaled"
-#: (`cgm_regularization`, shared with the BN path; the default before it) or "unresolved"
-#: (`UNRESOLVED_PRIOR_PRECISION` alone). See docs/markov.md.
-_PRIORS = ("floored", "scaled", "unresolved")
-#: CGM-EM's extrapolation of the EM map (`cgm_em`'s ``accelerate``): SQUAREM, Anderson, or none.
-_ACCELERATE = ("squarem", "anderson", None)
-#: Prior weight of CGM-EM's naive warm start: "naive" (`auto_regularization`, the weight naive MLE
-#: uses, made stronger because it ignores the noise) or "em" (CGM-EM's own weight, the same prior
-#: centred at 0 as EM's M-step, so the warm start is the penalised fit EM would make to exact
-#: targets). Issue 13, sixth round: with the reconciled start and the derived prior, "em" did not
-#: cut EM's E-step calls at N = 1e6 and raised the KL at N = 1e4, where naive MLE's weight (tens)
-#: keeps the warm start off the noise (docs/markov.md), so it is a switch for benchmarks.
-_WARM_PRIOR = "naive"
-#: The warm start's gradient tolerance as a fraction of the most precise table's noise scale per
-#: record (`_naive_tol`): 1.0 fits no cell more precisely than its noise. Issue 13's eleventh round
-#: adopted it over 0.1 by the rule of benchmarks/rules/issue13_round11.md (fresh seed-4 grid: KL no
-#: worse in any cell, 0.91x the CPU seconds; docs/markov.md).
-_NAIVE_TOL_NOISE = 1.0
 
 
 def auto_regularization(tables, n_records: float) -> float:
@@ -120,7 +85,7 @@ def auto_regularization(tables, n_records: float) -> float:
 
 
 def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
-    """The L2 weight of the CGM-EM M-step under ``regularization="auto"``.
+    """The scaled L2 weight of a CGM-EM M-step (the Bayesian-network fit's; floored for Markov networks).
 
     A cell the noisy data call empty is held up by the penalty until its
     likelihood gradient balances it. For naive MLE that gradient is the cell's
@@ -162,9 +127,7 @@ def floored_regularization(naive_regularization: float, scales: Sequence[float])
     Combining the two by ``max`` is a choice, not a derivation: it keeps the
     scaled rule wherever that rule is the stronger one (small ``N``, where
     naive MLE's weight is large), which is where the floor alone was measured
-    to lose (docs/markov.md, fifth and sixth rounds). It became CGM-EM's
-    default in the seventh round, on fresh releases judged by a rule fixed
-    before the run. The BN path keeps ``cgm_regularization``.
+    to lose (docs/markov.md). The Bayesian-network fit uses ``cgm_regularization``.
 
     Examples
     --------
@@ -176,8 +139,13 @@ def floored_regularization(naive_regularization: float, scales: Sequence[float])
     return float(max(cgm_regularization(naive_regularization, scales), UNRESOLVED_PRIOR_PRECISION))
 
 
-class PrivateMarkovEstimator:
+class PrivateMarkovEstimator(BaseObject):
     """Fit the potentials of a pgmpy ``DiscreteMarkovNetwork`` from differentially private marginals.
+
+    ``fit`` takes the model and either published releases (post-processing, nothing
+    spent) or a DataFrame, whose clique tables it releases first. It returns the
+    estimator; the fitted network is ``model_``. The evidence behind the defaults
+    is in docs/markov.md.
 
     Parameters
     ----------
@@ -185,52 +153,28 @@ class PrivateMarkovEstimator:
         ``"naive-mle"``: project each noisy clique table (divided by the record
         count) onto the simplex and fit maximum-likelihood potentials to it.
         ``"cgm-em"``: EM for collective graphical models, the true tables being
-        latent (Bernstein et al. 2017, Algorithms 1-2), started from a naive fit
-        (to reconciled tables by default, see ``warm_start``). Every table of every
-        release is evidence, each weighted by its own noise scale.
+        latent (Bernstein et al. 2017, Algorithms 1-2), accelerated by SQUAREM and
+        started from a naive fit to the tables first made consistent
+        ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]). Every table
+        of every release is evidence, each weighted by its own noise scale.
     max_iter : int or None
         Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
-        ``max(1000, max_iter)`` L-BFGS iterations. The default ``None`` is a fixed
-        budget of `EM_BUDGET` (30) iterations, where the benchmark's accuracy gains
-        over naive MLE are reached at a few times its cost. EM is usually still
-        moving there (``converged_`` is then False), and the fit does not warn: the
-        budget is the method. An explicit ``max_iter`` asks for convergence: if EM
-        stops there before ``tol``, a ``ConvergenceWarning`` says so. (The same
-        convention as ``DiscretePrivateMLE``'s.)
+        ``max(1000, max_iter)`` L-BFGS iterations. ``None`` is a fixed budget of
+        `EM_BUDGET` (30) iterations: EM is usually still moving there (``converged_``
+        is then False) and the fit does not warn. An explicit ``max_iter`` asks for
+        convergence: if EM stops there before ``tol``, a ``ConvergenceWarning`` says so.
     tol : float
-        Relative change of the EM objective at which EM stops (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm];
-        EM also stops once no inferred count moves by more than 0.001 noise scales);
-        the MLE stops at gradient max-norm ``tol * 1e-2`` per record (CGM-EM's naive warm
-        start already at a tenth of the smallest table noise scale per record, if that is larger).
+        Relative change of the EM objective at which EM stops (EM also stops once no
+        inferred count moves by more than 0.001 noise scales); the naive MLE stops at
+        gradient max-norm ``tol * 1e-2`` per record (CGM-EM's warm start already at the
+        smallest table noise scale per record, if that is larger).
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
-        against the log-likelihood of all ``N`` records (a Gaussian prior of
-        variance ``1/lambda``). ``"auto"`` uses [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for
-        naive MLE (a unit prior made stronger because naive MLE ignores the
-        noise) and, for the CGM M-step, the rule ``prior`` names. A number is used
-        by every stage (then ``prior`` is not used).
-    warm_start : {"reconciled", "noisy"}
-        Targets of CGM-EM's naive warm start. ``"reconciled"``: the noisy tables
-        are first made to agree on every shared sub-marginal and non-negative
-        ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]), so the warm
-        start has an attainable optimum and converges. ``"noisy"``: each table
-        is projected to the simplex on its own (the default before issue 13's
-        seventh round, and always used with ``tied`` potentials, see ``warm_start_``).
-        Not used by ``"naive-mle"``.
-    prior : {"floored", "scaled", "unresolved"}
-        CGM-EM's L2 weight under ``regularization="auto"``: ``"floored"``
-        ([`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization],
-        the scaled weight, at least ``6 / pi**2``), ``"scaled"``
-        ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization], the
-        default before issue 13's seventh round) or ``"unresolved"``
-        (``UNRESOLVED_PRIOR_PRECISION`` = ``6 / pi**2`` alone). Not used by
-        ``"naive-mle"`` or with a numeric ``regularization``.
-    accelerate : {"squarem", "anderson", None}
-        Extrapolation of CGM-EM's EM map ([`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]): SQUAREM
-        (default), Anderson acceleration (measured in issue 13's eighth round and not
-        adopted: significantly worse KL in 4 of 18 grid cells, docs/markov.md) or plain EM.
-        Every choice counts EM maps against ``max_iter``. ``query_interval``'s refits use the
-        fit's choice. Not used by ``"naive-mle"``.
+        against the log-likelihood of all ``N`` records. ``"auto"``:
+        [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for the
+        naive MLE and
+        [`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]
+        for CGM-EM's M-step. A number is used by every stage.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
@@ -238,18 +182,17 @@ class PrivateMarkovEstimator:
         Seed for the noise when ``fit`` releases the tables itself; for
         experiments only (a seeded release is not private against whoever knows the seed).
     show_progress : bool
-        Show a tqdm progress bar over EM iterations (and over the tables counted when
+        Show a progress bar over EM iterations (and over the tables counted when
         ``fit`` releases them itself, if that takes more than a couple of seconds).
 
     Attributes
     ----------
     model_ : DiscreteMarkovNetwork
-        The fitted model (also returned by [`fit`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator.fit]).
+        The fitted model.
     releases_ : list of MarginalRelease
         The measurements used (the one made by ``fit`` when it was given data).
         A release made by ``fit`` is stored as soon as it exists, so a fit that
-        fails after it (interrupted, or a warning turned into an error) still
-        leaves what the budget paid for here.
+        fails after it still leaves what the budget paid for here.
     cliques_ : list of tuple of str
         Cliques whose potentials were fitted, in factor order.
     log_potentials_ : list of numpy.ndarray
@@ -258,30 +201,27 @@ class PrivateMarkovEstimator:
         Groups of clique indices (into ``cliques_``) that share one potential.
     n_records_ : float
         Record count used (declared, or estimated from the noisy tables).
-    warm_start_ : str or None
-        The warm-start targets CGM-EM used: ``warm_start``, except ``"noisy"`` for a
-        model with tied potentials (a pooled table estimates the group's mean table, so
-        the members' tables cannot be reconciled with each other); None for ``"naive-mle"``.
+    domain_ : Domain
+        The public states of the model's variables.
+    warm_start_ : {"reconciled", "noisy"} or None
+        The targets of CGM-EM's warm start: ``"reconciled"``, or ``"noisy"`` (each table
+        projected on its own) for a model with tied potentials, whose pooled table
+        estimates the group's mean table and cannot be reconciled member by member;
+        None for ``"naive-mle"``.
     regularization_ : dict
-        The L2 weights actually used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
-        ``"cgm-em"`` also ``"warm-start"`` (the weight of its naive warm start) and ``"cgm-em"``.
+        The L2 weights used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
+        ``"cgm-em"`` also ``"warm-start"`` and ``"cgm-em"``.
     n_iter_, converged_, tolerance_ : int, bool, float
         Iterations of the chosen ``method``'s own loop, whether its ``tol`` was
-        reached, and its last change: EM iterations and the relative change of
-        the EM objective for ``"cgm-em"``; L-BFGS iterations and the gradient
-        max-norm for ``"naive-mle"``.
+        reached, and its last change (EM iterations and relative change of the EM
+        objective; or L-BFGS iterations and gradient max-norm for ``"naive-mle"``).
     max_iter_ : int
-        The iteration cap used: ``max_iter``, or `EM_BUDGET` for ``max_iter=None``
-        (``query_interval``'s refits use it).
+        The iteration cap used: ``max_iter``, or `EM_BUDGET` for ``max_iter=None``.
     mle_n_iter_ : int
-        L-BFGS iterations of the naive maximum-likelihood fit, for both methods
-        (for ``"cgm-em"`` it is the warm start, so ``n_iter_`` counts EM
-        iterations only).
+        L-BFGS iterations of the naive fit (CGM-EM's warm start for ``"cgm-em"``).
     log_likelihood_ : list of float
-        The EM objective after each iteration (``"cgm-em"``): smoothed Laplace
-        log-likelihood of the noisy tables at the inferred counts, minus ``N`` times
-        the KL divergence of those counts from the model, minus the L2 penalty
-        (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm]). Empty for ``"naive-mle"``.
+        The EM objective after each iteration (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm]);
+        empty for ``"naive-mle"``.
     inference_ : str
         ``"junction-tree"`` or ``"loopy"``.
 
@@ -289,19 +229,16 @@ class PrivateMarkovEstimator:
     --------
     >>> import pgmpy_dp
     >>> from pgmpy.models import DiscreteMarkovNetwork
-    >>> from pgmpy.inference import VariableElimination
     >>> rng = np.random.default_rng(0)
     >>> smoke = rng.random(5000) < 0.3
     >>> lung = np.where(smoke, rng.random(5000) < 0.4, rng.random(5000) < 0.05)
     >>> xray = np.where(lung, rng.random(5000) < 0.9, rng.random(5000) < 0.1)
     >>> df = pd.DataFrame({"smoke": smoke, "lung": lung, "xray": xray})
-    >>> public = {c: [False, True] for c in df.columns}  # declared states
     >>> mn = DiscreteMarkovNetwork([("smoke", "lung"), ("lung", "xray")])
-    >>> est = PrivateMarkovEstimator(method="cgm-em", random_state=0, show_progress=False)
-    >>> fitted = est.fit(mn, df, epsilon=1.0, domain=public)
-    >>> q = VariableElimination(fitted).query(["lung"], evidence={"xray": True}, show_progress=False)
-    >>> p = q.values / q.values.sum()   # pgmpy leaves Markov-network queries unnormalised
-    >>> bool(p[1] > 0.5), est.inference_
+    >>> est = PrivateMarkovEstimator(random_state=0, show_progress=False)
+    >>> est = est.fit(mn, df, epsilon=1.0, domain={c: [False, True] for c in df.columns})
+    >>> q = pgmpy_dp.query(est, ["lung"], evidence={"xray": True})
+    >>> bool(q.values[1] > 0.5), est.inference_
     (True, 'junction-tree')
     """
 
@@ -314,33 +251,15 @@ class PrivateMarkovEstimator:
         inference: str = "auto",
         random_state=None,
         show_progress: bool = True,
-        warm_start: str = "reconciled",
-        prior: str = "floored",
-        accelerate: str | None = "squarem",
     ) -> None:
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
         self.regularization = regularization
-        self.warm_start = warm_start
-        self.prior = prior
-        self.accelerate = accelerate
         self.inference = inference
         self.random_state = random_state
         self.show_progress = show_progress
-
-    def __repr__(self) -> str:
-        """scikit-learn style: the class and the parameters that differ from their defaults."""
-        import inspect
-
-        defaults = inspect.signature(type(self).__init__).parameters
-        changed = [
-            f"{name}={getattr(self, name)!r}"
-            for name, param in defaults.items()
-            if name != "self" and getattr(self, name, param.default) is not param.default
-            and getattr(self, name, param.default) != param.default
-        ]
-        return f"{type(self).__name__}({', '.join(changed)})"
+        super().__init__()
 
     # -- validation --------------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -356,33 +275,17 @@ class PrivateMarkovEstimator:
                 raise ValueError(f"regularization must be 'auto' or a non-negative number, got {r!r}")
         if self.inference not in ("auto", "junction-tree", "loopy"):
             raise ValueError(f"inference must be 'auto', 'junction-tree' or 'loopy', got {self.inference!r}")
-        if self.warm_start not in _WARM_STARTS:
-            raise ValueError(
-                f"warm_start must be one of {_WARM_STARTS} (CGM-EM's warm-start targets), got {self.warm_start!r}"
-            )
-        if self.accelerate not in _ACCELERATE:
-            raise ValueError(
-                f"accelerate must be one of {_ACCELERATE} (CGM-EM's extrapolation of the EM map), got {self.accelerate!r}"
-            )
-        if self.prior not in _PRIORS:
-            raise ValueError(
-                f"prior must be one of {_PRIORS} (CGM-EM's L2 weight under regularization='auto'), got {self.prior!r}"
-            )
 
     def _naive_tol(self, measurements, n_records: float) -> float:
         """Gradient tolerance (max-norm, per record) of the naive MLE.
 
         As CGM-EM's warm start it stops once no cell's gradient exceeds the most precise
         table's noise scale (per record): the gradient is model minus target probability, a
-        target is known only to about its noise scale, and EM re-fits every cell to the data
-        from there. A tenth of the noise scale (the default until issue 13's eleventh round)
-        already stopped N <= 1e5 warm starts after 34-342 instead of 86-790 L-BFGS iterations
-        at the same KL; one noise scale about halves the warm start's iterations again and cut
-        CGM-EM's CPU seconds to 0.91x over the benchmark grid, with KL no worse in any cell.
+        target is known only to about its noise scale, and EM re-fits every cell from there.
         """
         tol = self.tol * 1e-2
         if self.method == "cgm-em":
-            tol = max(tol, _NAIVE_TOL_NOISE * min(m.scale for m in measurements) / n_records)
+            tol = max(tol, min(m.scale for m in measurements) / n_records)
         return tol
 
     # -- public API --------------------------------------------------------------------------
@@ -398,11 +301,8 @@ class PrivateMarkovEstimator:
         *,
         rho=None,
         privacy_unit=None,
-        contribution: str = "normalize",
-        max_records_per_user: int | None = None,
-        skip_state=None,
-    ):
-        """Fit the potentials of ``model`` and return a new fitted ``DiscreteMarkovNetwork``.
+    ) -> PrivateMarkovEstimator:
+        """Fit the potentials of ``model``; the fitted ``DiscreteMarkovNetwork`` is ``model_``.
 
         Parameters
         ----------
@@ -438,13 +338,15 @@ class PrivateMarkovEstimator:
             ``tied`` order, then the untied cliques in model order.
             A release may also hold pooled tables made elsewhere: each must pool
             exactly the cliques of one tied group (in the model's attribute order).
-        privacy_unit, contribution, max_records_per_user, skip_state : optional, keyword only
+        privacy_unit : UserLevel or column label, optional, keyword only
             Individual-level privacy for the release made from a DataFrame
-            (``privacy_unit`` names the user column, which is not a model node);
-            see [`release_marginals`][pgmpy_dp.tables.release.release_marginals].
-            A ``skip_state`` (here or in a given release) is refused with a ValueError
-            before anything is spent: skipped tables do not measure the model's ``p(x)``
-            (see docs/mobility.md, "About skip_state").
+            (``pgmpy_dp.UserLevel``; its column is not a model node).
+            A ``skip_state``, here or in a given release, is refused: skipped tables do not
+            measure the model's ``p(x)`` (see docs/mobility.md).
+
+        Returns
+        -------
+        self
 
         Notes
         -----
@@ -473,8 +375,8 @@ class PrivateMarkovEstimator:
         >>> edges = list(zip(steps, steps[1:]))
         >>> mn = DiscreteMarkovNetwork(edges)
         >>> est = PrivateMarkovEstimator(random_state=0, show_progress=False)
-        >>> fitted = est.fit(mn, df, epsilon=1.0, domain={v: [False, True] for v in steps},
-        ...                  cliques=[("x1",)] + edges, tied=[edges])
+        >>> est = est.fit(mn, df, epsilon=1.0, domain={v: [False, True] for v in steps},
+        ...               cliques=[("x1",)] + edges, tied=[edges])
         >>> [t.attrs for t in est.releases_[0].tables]
         [('x1', 'x2'), ('x1',)]
         >>> psi = np.exp(est.log_potentials_[1])
@@ -487,7 +389,7 @@ class PrivateMarkovEstimator:
         check_random_state(self.random_state)
         _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
-        unit_kwargs = _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_state)
+        unit_kwargs = _unit_kwargs(data, privacy_unit)
         if isinstance(data, pd.DataFrame):
             if epsilon is None and rho is None:
                 raise TypeError(
@@ -537,26 +439,21 @@ class PrivateMarkovEstimator:
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
-        self.warm_start_ = _warm_start_used(self, tied_idx)
+        self.warm_start_ = _warm_start_used(self.method, tied_idx)
         self.max_iter_ = budget = EM_BUDGET if self.max_iter is None else int(self.max_iter)
         naive_targets = _start_targets(self.warm_start_, model_cliques, clique_tables, n_records)
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
-            lam_cgm = _cgm_weight(self.prior, lam_naive, [m.scale for m in measurements])
+            lam_cgm = floored_regularization(lam_naive, [m.scale for m in measurements])
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
-        # CGM-EM's warm start under EM's own prior (sixth round): it starts EM at the penalised
-        # optimum of the same objective's prior, not of naive MLE's stronger one
-        lam_warm = lam_cgm if self.method == "cgm-em" and _WARM_PRIOR == "em" else lam_naive
         with warnings.catch_warnings():
             if self.method == "cgm-em":
                 warnings.simplefilter("ignore", ConvergenceWarning)  # only a warm start
-            warm = self.method == "cgm-em"
             naive = fit_log_potentials(
-                engine, naive_targets, lam_warm / n_records, tied_idx,
-                max_iter=_WARM_MAX_ITER if warm and _WARM_MAX_ITER else max(1000, budget),
-                tol=self._naive_tol(measurements, n_records), solver=_WARM_SOLVER if warm else _NAIVE_SOLVER,
+                engine, naive_targets, lam_naive / n_records, tied_idx,
+                max_iter=max(1000, budget), tol=self._naive_tol(measurements, n_records),
             )
         self.mle_n_iter_ = naive.n_iter
         if self.method == "naive-mle":
@@ -565,14 +462,14 @@ class PrivateMarkovEstimator:
             self.tolerance_ = naive.gradient_norm
             self.log_likelihood_ = []
         else:
-            self.regularization_["warm-start"] = lam_warm
+            self.regularization_["warm-start"] = lam_naive
             self.regularization_["cgm-em"] = lam_cgm
             bar = ProgressCallback(self.show_progress, budget, "CGM-EM")
             try:
                 result = cgm_em(
                     engine, measurements, n_records, lam_cgm / n_records, tied_idx,
                     init=naive.log_potentials, max_iter=budget, tol=self.tol,
-                    callback=bar.callback, warn=False, accelerate=self.accelerate,
+                    callback=bar.callback, warn=False,
                 )
             finally:
                 bar.close()
@@ -595,7 +492,7 @@ class PrivateMarkovEstimator:
         self.n_records_ = n_records
         self.domain_ = model_domain
         self.model_ = _to_pgmpy(model, model_domain, model_cliques, theta, engine)
-        return self.model_
+        return self
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -603,7 +500,7 @@ class PrivateMarkovEstimator:
 
 def _check_param_types(est: PrivateMarkovEstimator) -> None:
     """The types ``_check_params``' comparisons rely on: a bool is an int, an array has no truth value."""
-    for name in ("method", "inference", "warm_start", "prior"):
+    for name in ("method", "inference"):
         value = getattr(est, name)
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {value!r} ({type(value).__name__})")
@@ -749,138 +646,16 @@ def _check_tied_states(domain: Domain, cliques, tied_idx) -> None:
                     )
 
 
-def _member_factor(release, table) -> float:
-    """How many member tables a pooled table adds up: ``len(members)``, or 1 when it averages them.
+def _warm_start_used(method: str, tied_idx) -> str | None:
+    """The targets of CGM-EM's warm start: "reconciled", or "noisy" with tied potentials; None for naive MLE.
 
-    A record adds 1 to each member, so a pooled table is the sum of its members' tables; under
-    per-individual normalisation an individual adds mass at most 1 to the whole pooled table,
-    which is then the mean of its members' (normalised) tables.
+    A pooled table estimates the group's mean table, not each member's, so every member gets
+    the same estimate, and reconciling would force the members' shared attributes to agree
+    although their true marginals differ (the first and last steps of a chain).
     """
-    return 1.0 if release.normalized else float(len(table.members))
-
-
-def _per_member_table(release, table):
-    """For a pooled table, an ordinary table estimating ONE member's table (noise scaled alike)."""
-    f = _member_factor(release, table)
-    return dataclasses.replace(table, values=table.values / f, scale=table.scale / f, members=None)
-
-
-class _CliqueEstimate(NamedTuple):
-    """A noisy estimate of one clique's table (axes in clique order) and its per-cell noise variance."""
-
-    values: np.ndarray
-    variance: float
-
-
-def _measurements(releases, cliques, tied_idx=None):
-    """Engine measurements (tables inside some clique) and, per clique, the noisy estimates of exactly its table.
-
-    A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
-    (in sum units) and an estimate of each member clique's table (the pooled table over the
-    number of members it adds up).
-    """
-    measurements = []
-    per_clique: list[list] = [[] for _ in cliques]
-    sets = [frozenset(c) for c in cliques]
-    groups = {frozenset(cliques[i] for i in g): g for g in tied_idx or []}
-    ignored = []
-    for r in releases:
-        for t in r.tables:
-            # a discrete Gaussian table (rho= release) has a Gaussian likelihood, sigma = its scale
-            noise = "gaussian" if t.mechanism == GAUSSIAN_MECHANISM else "laplace"
-            members = getattr(t, "members", None)
-            if members:
-                g = groups.get(frozenset(tuple(m) for m in members))
-                if g is None or len(g) != len(members):
-                    raise DomainError(
-                        f"pooled table over {list(members)} does not match any tied group of the model "
-                        f"({[[cliques[i] for i in g] for g in tied_idx or []]}); pass tied=[[...the same cliques, "
-                        "in the model's attribute order...]] or release the cliques separately"
-                    )
-                # in sum units: f times the values, f times the noise scale (the same likelihood)
-                sums = len(members) / _member_factor(r, t)
-                measurements.append(Measurement(t.attrs, t.values * sums, t.scale * sums, noise=noise, members=members))
-                one = _per_member_table(r, t)
-                for i in g:
-                    per_clique[i].append(_CliqueEstimate(one.values, one.variance))
-                continue
-            s = frozenset(t.attrs)
-            if not any(s <= c for c in sets):
-                ignored.append(t.attrs)
-                continue
-            measurements.append(Measurement(t.attrs, t.values, t.scale, noise=noise))
-            for i, c in enumerate(sets):
-                if s == c:
-                    values = np.transpose(t.values, [t.attrs.index(a) for a in cliques[i]])
-                    per_clique[i].append(_CliqueEstimate(values, t.variance))
-    if ignored:
-        warnings.warn(
-            f"table(s) {ignored} lie in no model clique and are not used; add such cliques to the model to use them",
-            UserWarning,
-            stacklevel=3,
-        )
-    uncovered = [c for c, ts in zip(cliques, per_clique) if not ts]
-    if uncovered:
-        released = [getattr(t, "members", None) or t.attrs for r in releases for t in r.tables]
-        raise DomainError(
-            f"clique(s) {uncovered} are not covered by the release(s) (released tables: {released}); "
-            "release a table over each clique, e.g. df.dp.release(cliques, epsilon=...)"
-        )
-    return measurements, per_clique
-
-
-def _cgm_weight(prior: str, naive_regularization: float, scales: Sequence[float]) -> float:
-    """CGM-EM's L2 weight under ``regularization="auto"`` by the estimator's ``prior`` rule."""
-    if prior == "unresolved":
-        return UNRESOLVED_PRIOR_PRECISION
-    rule = floored_regularization if prior == "floored" else cgm_regularization
-    return rule(naive_regularization, scales)
-
-
-def _warm_start_used(est: PrivateMarkovEstimator, tied_idx) -> str | None:
-    """The warm-start targets a fit uses: ``est.warm_start`` for CGM-EM, None for naive MLE.
-
-    With tied potentials (a group of two or more cliques) the start is "noisy". A pooled table estimates the group's mean
-    table, not each member's, so every member gets the same estimate, and reconciling would force
-    the members' shared attributes to agree although their true marginals differ (the first and
-    last steps of a chain): on a tied 6-step chain the reconciled start gave KL 0.003-0.05, against
-    0.0002 from the noisy start (docs/markov.md, seventh round).
-    """
-    if est.method != "cgm-em":
+    if method != "cgm-em":
         return None
-    return "noisy" if any(len(g) > 1 for g in tied_idx or []) else est.warm_start
-
-
-def _start_targets(warm_start: str | None, cliques, clique_tables, n_records: float) -> list[np.ndarray]:
-    """Targets of the naive fit: reconciled for ``warm_start="reconciled"`` (a CGM-EM warm start),
-    else each clique's table on its own (``_naive_targets``)."""
-    if warm_start == "reconciled":
-        return _reconciled_targets(cliques, clique_tables, n_records)
-    return _naive_targets(cliques, clique_tables, n_records)
-
-
-def _naive_targets(cliques, clique_tables, n_records: float) -> list[np.ndarray]:
-    """Naive-MLE targets: inverse-variance mean of each clique's table estimates, per record, projected to the simplex."""
-    return [project_simplex(_pooled_estimate(tables)[0] / n_records) for tables in clique_tables]
-
-
-def _pooled_estimate(tables) -> tuple[np.ndarray, float]:
-    """Inverse-variance mean of one clique's table estimates and its per-cell variance (exact tables win)."""
-    var = np.array([t.variance for t in tables])
-    w = (var <= 0).astype(float) if np.any(var <= 0) else 1.0 / var
-    values = sum(wi * t.values for wi, t in zip(w, tables)) / w.sum()
-    return values, 0.0 if np.any(var <= 0) else 1.0 / float(w.sum())
-
-
-def _reconciled_targets(cliques, clique_tables, n_records: float) -> list[np.ndarray]:
-    """Warm-start targets that agree on every shared sub-marginal: each clique's inverse-variance
-    mean table (as ``_naive_targets``), reconciled across cliques by ``engine.reconcile_tables``."""
-    means, variances = zip(*(_pooled_estimate(tables) for tables in clique_tables))
-    consistent = reconcile_tables(cliques, means, variances)
-    # a table the reconciliation left without mass (all noise, no records) falls back to its own projection
-    return [
-        t / t.sum() if t.sum() > 0 else project_simplex(m / n_records) for t, m in zip(consistent, means)
-    ]
+    return "noisy" if any(len(g) > 1 for g in tied_idx or []) else "reconciled"
 
 
 def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
@@ -909,26 +684,14 @@ def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
     return fitted
 
 
-def _unit_kwargs(data, privacy_unit, contribution, max_records_per_user, skip_state) -> dict:
-    """The individual-level keywords for the release made from a DataFrame; refused with releases."""
-    given = {
-        k: v
-        for k, v, default in (
-            ("privacy_unit", privacy_unit, None),
-            ("contribution", contribution, "normalize"),
-            ("max_records_per_user", max_records_per_user, None),
-            ("skip_state", skip_state, None),
-        )
-        if v is not default and v != default
-    }
-    if given and not isinstance(data, pd.DataFrame):
+def _unit_kwargs(data, privacy_unit) -> dict:
+    """The privacy unit of the release made from a DataFrame, checked before anything is spent."""
+    unit = unit_keywords(privacy_unit)
+    if privacy_unit is not None and not isinstance(data, pd.DataFrame):
         raise ValueError(
-            f"{sorted(given)} only apply when fitting from a DataFrame (they shape the release it makes); a "
+            "privacy_unit only applies when fitting from a DataFrame (it shapes the release it makes); a "
             "release records its own privacy unit"
         )
-    check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)  # before anything is spent
-    refuse_skip_state(skip_state)
-    return dict(
-        privacy_unit=privacy_unit, contribution=contribution, max_records_per_user=max_records_per_user,
-        skip_state=skip_state,
-    )
+    check_contribution(**unit)
+    refuse_skip_state(unit["skip_state"])
+    return dict(privacy_unit=privacy_unit)

@@ -25,7 +25,6 @@ __all__ = [
     "kl",
     "weighted_cpd_l1",
     "l1",
-    "map_agreement",
     "map_answers",
     "query_errors",
     "random_queries",
@@ -272,20 +271,3 @@ def query_errors(estimate, reference, queries: list[Query], show_progress: bool 
         [{"query": q, "l1": l1(p, r), "kl": kl(p, r)} for q, p, r in zip(queries, est, ref)]
     )
 
-
-def map_agreement(estimate, reference, queries: list[Query], show_progress: bool = True) -> float:
-    """Share of MAP queries whose most probable assignment is the same in both networks.
-
-    ``reference`` is a network or its precomputed [`map_answers`][pgmpy_dp.evaluation.bayesian.map_answers];
-    ``show_progress`` is passed to [`map_answers`][pgmpy_dp.evaluation.bayesian.map_answers].
-
-    Examples
-    --------
-    >>> from pgmpy_dp.datasets import load_network
-    >>> net = load_network("asia")
-    >>> map_agreement(net, [{"lung": "yes"}], [Query(("lung",), {"tub": "yes"})])
-    0.0
-    """
-    ref = reference if isinstance(reference, list) else map_answers(reference, queries, show_progress)
-    est = map_answers(estimate, queries, show_progress)
-    return float(np.mean([a == b for a, b in zip(est, ref)]))

@@ -25,6 +25,7 @@ from .mechanisms import (
     discrete_laplace_variance,
     sampler_for,
 )
+from .units import UserLevel
 
 __all__ = [
     "BudgetExceededError",
@@ -49,4 +50,5 @@ __all__ = [
     "discrete_laplace_noise",
     "discrete_laplace_variance",
     "sampler_for",
+    "UserLevel",
 ]

@@ -1,6 +1,6 @@
 """Contribution bounding for individual-level privacy: each individual owns many rows.
 
-With ``privacy_unit="user_id"`` two datasets are neighbours when they differ by
+With ``privacy_unit=UserLevel("user_id")`` two datasets are neighbours when they differ by
 *all* rows of one individual, so the sensitivity of a table is what one
 individual can add to it, not one record. Two ways to bound it:
 
@@ -11,9 +11,9 @@ individual can add to it, not one record. Two ways to bound it:
     in ``K_u``. Each individual adds mass at most 1 to every table: per-table
     sensitivity 1 (L1 and L2).
 ``"clip"``
-    Keep at most ``max_records_per_user`` rows per individual (chosen
+    Keep at most ``max_records`` rows per individual (chosen
     uniformly at random) and count them with weight 1: per-table sensitivity
-    ``max_records_per_user`` (times ``len(members)`` for a pooled table).
+    ``max_records`` (times ``len(members)`` for a pooled table).
 
 Normalised counts are fractional, and integer noise added to a fractional
 count is *not* private (the fractional part of a released cell would reveal
@@ -143,7 +143,7 @@ def check_contribution(
     >>> check_contribution("user", "clip")
     Traceback (most recent call last):
     ...
-    ValueError: contribution='clip' needs max_records_per_user (the rows kept per individual, e.g. 10): it is the sensitivity of every table
+    ValueError: contribution='clip' needs max_records (the rows kept per individual, e.g. UserLevel('user', max_records=10, contribution='clip')): it is the sensitivity of every table
     """
     if contribution not in CONTRIBUTIONS:
         raise ValueError(f"contribution must be one of {list(CONTRIBUTIONS)}, got {contribution!r}")
@@ -151,10 +151,10 @@ def check_contribution(
         k = max_records_per_user
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
             raise TypeError(
-                f"max_records_per_user must be a positive int (rows kept per individual) or None, got {k!r}"
+                f"max_records must be a positive int (rows kept per individual) or None, got {k!r}"
             )
         if k < 1:
-            raise ValueError(f"max_records_per_user must be at least 1, got {k!r}")
+            raise ValueError(f"max_records must be at least 1, got {k!r}")
         max_records_per_user = int(k)
     if privacy_unit is None:
         given = [
@@ -174,8 +174,8 @@ def check_contribution(
         return None
     if contribution == "clip" and max_records_per_user is None:
         raise ValueError(
-            "contribution='clip' needs max_records_per_user (the rows kept per individual, e.g. 10): "
-            "it is the sensitivity of every table"
+            "contribution='clip' needs max_records (the rows kept per individual, e.g. "
+            f"UserLevel({privacy_unit!r}, max_records=10, contribution='clip')): it is the sensitivity of every table"
         )
     if skip_state is not None:
         try:

@@ -180,7 +180,6 @@ def release_marginals_dask(
     rho: float | None = None,
     split_every: int = SPLIT_EVERY,
     privacy_unit=None,
-    **individual,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of a Dask DataFrame.
 
@@ -227,11 +226,11 @@ def release_marginals_dask(
     >>> rel[("smoke", "lung")].values.shape
     (2, 2)
     """
-    if privacy_unit is not None or individual:
+    if privacy_unit is not None:
         # per-individual weights need all rows of an individual together (a shuffle by user):
         # not implemented for Dask yet
         raise NotImplementedError(
-            "individual-level privacy (privacy_unit=, contribution=, max_records_per_user=, skip_state=) is not "
+            "individual-level privacy (privacy_unit=) is not "
             "supported on Dask DataFrames yet; compute the frame to pandas (ddf.compute()) and use df.dp.release"
         )
     requested = requested_tables(tables)

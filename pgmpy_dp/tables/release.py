@@ -37,6 +37,7 @@ from ..privacy.mechanisms import (
     sampler_for,
 )
 from ..privacy.random_state import check_random_state
+from ..privacy.units import unit_keywords
 from .contribution import (
     ContributionBound,
     _granularity_check,
@@ -1154,9 +1155,6 @@ def release_marginals(
     *,
     rho=None,
     privacy_unit=None,
-    contribution: str = "normalize",
-    max_records_per_user: int | None = None,
-    skip_state=None,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
@@ -1171,9 +1169,9 @@ def release_marginals(
 
     With ``privacy_unit`` the protected unit is an individual, who may own
     many rows: neighbouring datasets differ by all rows of one individual,
-    and each individual's rows are bounded per table by ``contribution``
-    (see [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution] and
-    docs/privacy.md).
+    and each individual's rows are bounded per table as the
+    ``pgmpy_dp.UserLevel`` says (see
+    [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution] and docs/privacy.md).
 
     With ``rho`` instead (zero-concentrated DP), every cell gets discrete
     Gaussian noise calibrated to the L2 sensitivity ``sqrt(|C|)`` of the
@@ -1210,24 +1208,11 @@ def release_marginals(
     rho : float or sequence of float, keyword only
         Total zCDP budget, or one per table (discrete Gaussian noise), instead
         of ``epsilon``. A ``budget`` must then be a zCDP one (``PrivacyBudget(rho=...)``).
-    privacy_unit : column label, keyword only
-        The column naming the individual (any hashable values; NaN refused).
-        It is read only to group rows, never released, and must not appear in
-        a table or in ``domain``.
-    contribution : {"normalize", "clip"}, keyword only
-        ``"normalize"`` (default): in each table each individual's counted rows
-        share weight 1 (``1 / K_u`` each), so every table has sensitivity 1 and
-        the released counts are fractional (multiples of ``1 / 1024``).
-        ``"clip"``: at most ``max_records_per_user`` rows per individual count
-        with weight 1; sensitivity ``max_records_per_user`` (times
-        ``len(members)`` for a pooled table).
-    max_records_per_user : int, keyword only
-        Rows kept per individual, sampled uniformly at random before counting
-        (required by ``"clip"``; optional with ``"normalize"``).
-    skip_state : public state, keyword only
-        A row whose values on a table's attributes all equal this state (e.g.
-        ``"null"`` for a null-to-null transition) is not counted in that table
-        and not in ``K_u``.
+    privacy_unit : UserLevel or column label, keyword only
+        Individual-level privacy: a ``pgmpy_dp.UserLevel`` (the column
+        naming the individual and how its rows are bounded), or the column alone, shorthand for
+        ``UserLevel(column)``. The column is read only to group rows, never released, and must
+        not appear in a table or in ``domain``.
 
     Returns
     -------
@@ -1250,7 +1235,9 @@ def release_marginals(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    bound = check_contribution(privacy_unit, contribution, max_records_per_user, skip_state)
+    unit = unit_keywords(privacy_unit)
+    bound = check_contribution(**unit)
+    privacy_unit = unit["privacy_unit"]
     if len(df) == 0:
         raise ValueError("the DataFrame is empty; a release needs at least one record")
     requested = requested_tables(tables)
@@ -1269,8 +1256,7 @@ def release_marginals(
     codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(
         codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
-        show_progress=show_progress, rho=rho, units=units, privacy_unit=privacy_unit,
-        contribution=contribution, max_records_per_user=max_records_per_user, skip_state=skip_state,
+        show_progress=show_progress, rho=rho, units=units, **unit,
     )
 
 

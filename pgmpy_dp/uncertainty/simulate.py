@@ -200,7 +200,7 @@ def _markov_refit(est, engine, boots, *, theta_hat, n: float) -> list[np.ndarray
     """The estimator's two stages on simulated tables, warm-started from the fitted parameters.
 
     The naive stage fits the targets and L2 weight the fit's own first stage used, EM its own
-    weight, accelerator, iteration budget and tolerance.
+    weight, iteration budget and tolerance.
     """
     cliques, tied, reg = est.cliques_, est.tied_, est.regularization_
     measurements, clique_tables = _measurements(boots, cliques, tied)
@@ -215,7 +215,7 @@ def _markov_refit(est, engine, boots, *, theta_hat, n: float) -> list[np.ndarray
             return naive.log_potentials
         result = cgm_em(
             engine, measurements, n, reg["cgm-em"] / n, tied, init=naive.log_potentials,
-            max_iter=est.max_iter_, tol=est.tol, warn=False, accelerate=est.accelerate,
+            max_iter=est.max_iter_, tol=est.tol, warn=False,
         )
     return result.log_potentials
 

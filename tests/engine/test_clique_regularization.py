@@ -66,23 +66,19 @@ def test_equal_weights_give_the_single_weight_fit():
 
 
 @pytest.mark.parametrize("engine", ["mle", "cgm"])
-def test_a_larger_weight_pulls_only_its_clique_towards_the_prior_mean(engine):
+def test_a_larger_weight_pulls_only_its_clique_towards_zero(engine):
     domain, jt, target = _model(seed=3)
-    rng = np.random.default_rng(4)
-    centre = [rng.normal(size=domain.shape(c)) for c in CLIQUES]
     n = 1000.0
     ms = [Measurement(c, n * m, 1.0) for c, m in zip(CLIQUES, target)]
 
     def fit(weights):
         if engine == "mle":
-            return fit_log_potentials(jt, target, weights, tol=1e-10, prior_mean=centre).log_potentials
-        return cgm_em(jt, ms, n, weights, max_iter=200, warn=False, prior_mean=centre).log_potentials
+            return fit_log_potentials(jt, target, weights, tol=1e-10).log_potentials
+        return cgm_em(jt, ms, n, weights, max_iter=200, warn=False).log_potentials
 
     base = fit([0.05, 0.05, 0.05])
     pulled = fit([0.05, 2.0, 0.05])
-    dist = [float(np.linalg.norm(t - c)) for t, c in zip(base, centre)]
-    dist_pulled = [float(np.linalg.norm(t - c)) for t, c in zip(pulled, centre)]
-    assert dist_pulled[1] < 0.8 * dist[1]
+    assert float(np.linalg.norm(pulled[1])) < 0.8 * float(np.linalg.norm(base[1]))
     # ("d",) is its own component: its potential does not see the other cliques' weights at all
     np.testing.assert_allclose(pulled[2], base[2], atol=1e-4)
 

@@ -32,7 +32,7 @@ def _model(net):
 # non-private MLE has too); the answers are still correct, which the test checks against VE
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
 @pytest.mark.parametrize("allocation", ["optimal", "data-dependent", "uniform"])
-@pytest.mark.parametrize("consistency", ["likelihood", "projection", "heuristic", None])
+@pytest.mark.parametrize("consistency", ["likelihood", "projection"])
 def test_fit_gives_a_valid_model_that_pgmpy_queries(asia, allocation, consistency):
     net, df = asia
     est = DiscretePrivateMLE(epsilon=1.0, allocation=allocation, consistency=consistency, random_state=0)
@@ -54,7 +54,7 @@ def test_fit_gives_a_valid_model_that_pgmpy_queries(asia, allocation, consistenc
 @pytest.mark.parametrize("allocation", ["optimal", "data-dependent", "uniform"])
 def test_allocation_sums_to_the_budget_and_matches_the_release(asia, allocation):
     net, df = asia
-    est = DiscretePrivateMLE(epsilon=1.7, allocation=allocation, consistency=None, random_state=1).fit(_model(net), df)
+    est = DiscretePrivateMLE(epsilon=1.7, allocation=allocation, consistency="projection", random_state=1).fit(_model(net), df)
     assert est.allocation_.sum() + est.stage1_epsilon_ == pytest.approx(1.7, rel=1e-12)
     assert list(est.allocation_.index) == list(_model(net).nodes())
     for node, table in zip(est.allocation_.index, est.release_):
@@ -156,18 +156,33 @@ def test_fit_from_releases_rejects_what_it_cannot_use(asia):
         DiscretePrivateMLE().fit(small, df)
 
 
-def test_domain_means_state_names(asia):
+def test_domain_as_dict_or_domain_object(asia):
     net, df = asia
     plain = df.astype({"xray": str})
     states = {"xray": list(df["xray"].cat.categories)}
     a = DiscretePrivateMLE(1.0, domain=states, random_state=0).fit(_model(net), plain)
-    b = DiscretePrivateMLE(1.0, state_names=states, random_state=0).fit(_model(net), plain)
     c = DiscretePrivateMLE(1.0, domain=pgmpy_dp.Domain(states), random_state=0).fit(_model(net), plain)
-    for x, y, z in zip(a.parameters_, b.parameters_, c.parameters_):
-        np.testing.assert_array_equal(x.get_values(), y.get_values())
+    for x, z in zip(a.parameters_, c.parameters_):
         np.testing.assert_array_equal(x.get_values(), z.get_values())
-    with pytest.raises(ValueError, match="domain= or state_names="):
-        DiscretePrivateMLE(1.0, domain=states, state_names=states)
+    with pytest.raises(TypeError, match="domain must be a dict"):
+        DiscretePrivateMLE(1.0, domain=["xray"]).fit(_model(net), plain)
+
+
+def test_init_stores_its_arguments_so_sklearn_clone_works():
+    sklearn_base = pytest.importorskip("sklearn.base")
+    budget = pgmpy_dp.PrivacyBudget(epsilon=2.0)
+    est = DiscretePrivateMLE(epsilon=1.0, domain={"a": [0, 1]}, allocation="uniform", budget=budget,
+                             privacy_unit=pgmpy_dp.UserLevel("user", max_records=2), prior_strength=0.5)
+    params = est.get_params()
+    assert params["domain"] == {"a": [0, 1]} and params["allocation"] == "uniform" and params["prior_strength"] == 0.5
+    twin = sklearn_base.clone(est)
+    assert twin is not est and twin.get_params().keys() == params.keys()
+    assert twin.domain == est.domain and twin.privacy_unit == pgmpy_dp.UserLevel("user", max_records=2)
+    twin.set_params(epsilon=0.5)
+    assert twin.epsilon == 0.5 and est.epsilon == 1.0
+    # a bad value is stored as given and refused by fit, not by __init__
+    bad = DiscretePrivateMLE(epsilon=-1.0, allocation="best")
+    assert sklearn_base.clone(bad).allocation == "best"
 
 
 def test_show_progress_changes_nothing_but_the_display(asia, capsys):
@@ -181,7 +196,7 @@ def test_show_progress_changes_nothing_but_the_display(asia, capsys):
 def test_empty_parent_configuration_gives_a_uniform_row():
     df = pd.DataFrame({"a": ["x"] * 50 + ["y"] * 50, "b": ["u"] * 60 + ["v"] * 40})
     df = df.astype({"a": pd.CategoricalDtype(["x", "y", "z"]), "b": pd.CategoricalDtype(["u", "v"])})
-    for consistency in ("projection", "heuristic", None):
+    for consistency in ("likelihood", "projection"):
         model = DiscreteBayesianNetwork([("a", "b")])
         model.fit(df, estimator=DiscretePrivateMLE(1e9, "uniform", consistency=consistency, random_state=0))
         values = model.get_cpds("b").get_values()
@@ -190,10 +205,10 @@ def test_empty_parent_configuration_gives_a_uniform_row():
         np.testing.assert_allclose(values[:, 0], [1.0, 0.0], atol=1e-6)
 
 
-def test_state_names_declare_domains_of_plain_columns():
+def test_domain_declares_states_of_plain_columns():
     df = pd.DataFrame({"a": [0, 1, 1, 0] * 10, "b": ["p", "q", "q", "q"] * 10})
     model = DiscreteBayesianNetwork([("a", "b")])
-    est = DiscretePrivateMLE(1.0, state_names={"a": [0, 1, 2], "b": ["p", "q"]}, random_state=0)
+    est = DiscretePrivateMLE(1.0, domain={"a": [0, 1, 2], "b": ["p", "q"]}, random_state=0)
     model.fit(df, estimator=est)
     assert model.get_cpds("a").state_names["a"] == [0, 1, 2]
     assert est.state_names_ == {"a": [0, 1, 2], "b": ["p", "q"]}
@@ -220,7 +235,7 @@ def test_budget_is_charged_once_and_refunded_on_failure(asia):
     bad["smoke"] = bad["smoke"].astype(str)
     bad.loc[0, "smoke"] = "sometimes"
     with pytest.raises(DomainError):
-        DiscretePrivateMLE(0.5, budget=budget, state_names={"smoke": ["yes", "no"]}).fit(_model(net), bad)
+        DiscretePrivateMLE(0.5, budget=budget, domain={"smoke": ["yes", "no"]}).fit(_model(net), bad)
     assert budget.spent == pytest.approx(1.5)
 
 
@@ -268,7 +283,7 @@ def test_bad_models_and_data(asia):
     nan["asia"] = nan["asia"].astype(object)
     nan.loc[3, "asia"] = np.nan
     with pytest.raises(DomainError, match="column 'asia' has missing value"):
-        DiscretePrivateMLE(1.0, state_names={"asia": ["yes", "no"]}).fit(_model(net), nan)
+        DiscretePrivateMLE(1.0, domain={"asia": ["yes", "no"]}).fit(_model(net), nan)
     with pytest.raises(ValueError, match="DataFrame is empty"):
         DiscretePrivateMLE(1.0).fit(_model(net), df.iloc[:0])
     with pytest.raises(ValueError, match="sample_weight is not supported"):

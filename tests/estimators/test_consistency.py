@@ -3,7 +3,6 @@ import pytest
 
 from pgmpy_dp import Domain
 from pgmpy_dp.estimators.consistency import (
-    heuristic_consistent,
     marginal_index,
     max_inconsistency,
     project_consistent,
@@ -50,23 +49,6 @@ def test_projection_keeps_consistent_input_and_trusts_low_variance_tables():
     shifted[2] = shifted[2] + np.array([30.0, -30.0])
     precise = project_consistent(ATTRS, shifted, [1.0, 1e-4, 1e4, 1.0, 1.0])
     np.testing.assert_allclose(precise[2], exact[2], rtol=1e-3)
-
-
-def test_heuristic_is_exactly_consistent_when_nothing_is_clipped():
-    rng = np.random.default_rng(2)
-    noisy = [t / t.sum() for t in _tables(rng, loc=100.0, noise=5.0)]
-    out = heuristic_consistent(ATTRS, noisy, [1.0, 2.0, 0.5, 1.0, 1.0])
-    assert max_inconsistency(ATTRS, noisy) > 1e-3
-    assert max_inconsistency(ATTRS, out) < 1e-12
-    assert all(abs(o.sum() - 1) < 1e-12 for o in out)
-
-
-def test_heuristic_uses_budget_weighted_average_of_margins():
-    x = np.array([0.8, 0.2])
-    xy = np.array([[0.3, 0.3], [0.2, 0.2]])  # its x-margin is (0.6, 0.4)
-    out_x, out_xy = heuristic_consistent([("x",), ("x", "y")], [x, xy], [3.0, 1.0])
-    np.testing.assert_allclose(out_x, [0.75, 0.25])
-    np.testing.assert_allclose(out_xy.sum(axis=1), [0.75, 0.25])
 
 
 # -- the likelihood fit (pgmpy_dp.estimators.likelihood) ------------------------------------
@@ -121,74 +103,10 @@ def test_likelihood_fit_beats_each_noisy_table_alone_and_takes_both_noise_models
     assert all(np.isclose(g.sum(), len(df)) for g in fit.tables)
 
 
-def test_marginal_prior_recovers_exact_tables_from_noiseless_measurements():
-    from pgmpy_dp.engine import Measurement
-    from pgmpy_dp.estimators.likelihood import fit_family_tables
-
-    net, df, domain, families, exact = _family_counts("sachs", 3000, seed=2)
-    from pgmpy_dp.estimators.likelihood import _noise_excess, noise_regularization
-    from pgmpy_dp.tables import NoisyTable
-
-    tables = [NoisyTable(f, t, epsilon=1e6, scale=1e-6) for f, t in zip(families, exact)]
-    measurements = [Measurement(f, t, 1e-6) for f, t in zip(families, exact)]
-    # the prior's weight (the estimator's, from the noise) vanishes with the noise whatever its centre
-    n = len(df)
-    fit = fit_family_tables(domain, families, measurements, n_records=n, prior="marginals",
-                            regularization=noise_regularization(tables, n) / n,
-                            naive_regularization=_noise_excess(tables, n) / n)
-    for f, got, want in zip(families, fit.tables, exact):
-        np.testing.assert_allclose(got, want, atol=1e-3, err_msg=str(f))
-
-
-def test_marginal_centre_is_the_independence_model_of_the_targets_marginals():
-    from pgmpy_dp.engine import JunctionTree
-    from pgmpy_dp.estimators.likelihood import marginal_centre
-
-    net, df, domain, families, exact = _family_counts("asia", 2000, seed=4)
-    targets = [t + 0.5 for t in exact]  # positive, as the fit's targets are
-    extra = ("xray", "asia")  # a measured set no family holds gets a zero centre
-    cliques = families + [extra]
-    centre = marginal_centre(domain, cliques, len(families), targets + [np.ones(domain.shape(extra))])
-    assert np.all(centre[-1] == 0)
-    mu, log_z = JunctionTree(domain, cliques).marginals(centre)
-    assert abs(log_z) < 1e-12  # a Bayesian network: its potentials are normalised CPDs
-    for f, t, m in zip(families, targets, mu):
-        p = t.sum(axis=tuple(range(1, t.ndim))) / t.sum()  # the node's marginal in its own family target
-        want = np.ones(())
-        for a in f:  # every family marginal is the outer product of one-variable marginals
-            fam = targets[[g[0] for g in families].index(a)]
-            pa = fam.sum(axis=tuple(range(1, fam.ndim))) / fam.sum()
-            want = np.multiply.outer(want, pa)
-        np.testing.assert_allclose(m, want, atol=1e-12, err_msg=str(f))
-        np.testing.assert_allclose(m.sum(axis=tuple(range(1, m.ndim))), p, atol=1e-12)
-
-
-def test_lower_order_centre_keeps_every_lower_margin_and_drops_the_top_interaction():
-    from pgmpy_dp.estimators.likelihood import lower_order_centre
-
-    rng = np.random.default_rng(7)
-    domain = Domain({"x": [0, 1, 2], "u": [0, 1], "v": [0, 1, 2, 3]})
-    target = rng.gamma(2.0, 50.0, size=(3, 2, 4))  # a positive table with a strong three-way interaction
-    (centre,) = lower_order_centre(domain, [("x", "u", "v")], 1, [target])
-    parents = target.sum(axis=0) / target.sum()
-    fitted = np.exp(centre) * parents  # the centre's CPD times the target's parent margin: the fitted table
-    np.testing.assert_allclose(np.exp(centre).sum(axis=0), 1.0, atol=1e-12)  # a CPD
-    for axis in range(3):  # every two-attribute margin of the target
-        np.testing.assert_allclose(fitted.sum(axis=axis), target.sum(axis=axis) / target.sum(), atol=1e-9)
-    top = centre.copy()
-    for axis in range(3):  # what is left after removing every main effect and pairwise term
-        top = top - top.mean(axis=axis, keepdims=True)
-    assert np.abs(top).max() < 1e-8
-    raw = np.log(target)
-    for axis in range(3):
-        raw = raw - raw.mean(axis=axis, keepdims=True)
-    assert np.abs(raw).max() > 0.1  # the target itself had one
-
-
 def test_likelihood_fit_names_an_unknown_prior():
     from pgmpy_dp.engine import Measurement
     from pgmpy_dp.estimators.likelihood import fit_family_tables
 
     d = Domain({"a": [0, 1]})
-    with pytest.raises(ValueError, match="prior must be one of .*'lower-order'.*got 'flat'"):
+    with pytest.raises(ValueError, match="prior must be 'gaussian' or 'dirichlet', got 'flat'"):
         fit_family_tables(d, [("a",)], [Measurement(("a",), np.array([3.0, 1.0]), 1.0)], 4.0, prior="flat")

@@ -22,13 +22,13 @@ _PROJECTION = textwrap.dedent(
     warnings.simplefilter("ignore")
     import numpy as np
     from pgmpy.utils import get_example_model
-    from pgmpy_dp.estimators.consistency import heuristic_consistent, project_consistent
+    from pgmpy_dp.estimators.consistency import project_consistent
     model = get_example_model("sachs")
     families = [tuple([v, *sorted(model.get_parents(v))]) for v in sorted(model.nodes())]
     rng = np.random.default_rng(0)
     tables = [rng.poisson(20.0, [3] * len(f)).astype(float) + rng.laplace(0, 3.0, [3] * len(f)) for f in families]
     out = project_consistent(families, tables, [18.0] * len(families))
-    out += heuristic_consistent(families, [np.clip(t, 0, None) / t.clip(0).sum() for t in tables], [1.0] * len(families))
+
     print(hashlib.sha256(b"".join(np.ascontiguousarray(t).tobytes() for t in out)).hexdigest())
     """
 )

@@ -37,7 +37,7 @@ def fit(method, data, model=None, **kw):
     est = PrivateMarkovEstimator(**opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fitted = est.fit(model or DiscreteMarkovNetwork(EDGES), data, **kw)
+        fitted = est.fit(model or DiscreteMarkovNetwork(EDGES), data, **kw).model_
     return est, fitted
 
 
@@ -237,3 +237,27 @@ def test_the_default_budget_does_not_warn_but_an_explicit_max_iter_does():
         explicit.fit(model, release)
     for a, b in zip(default.log_potentials_, explicit.log_potentials_):
         np.testing.assert_array_equal(a, b)
+
+
+def test_get_params_set_params_and_clone_follow_the_estimator_convention():
+    sklearn_base = pytest.importorskip("sklearn.base")
+    est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", max_iter=7, regularization=0.5, show_progress=False)
+    params = est.get_params()
+    assert params == {"method": "naive-mle", "max_iter": 7, "tol": 1e-6, "regularization": 0.5,
+                      "inference": "auto", "random_state": None, "show_progress": False}
+    twin = sklearn_base.clone(est)
+    assert twin is not est and twin.get_params() == params
+    assert twin.set_params(max_iter=3) is twin and twin.max_iter == 3 and est.max_iter == 7
+    # stored unchanged, refused by fit
+    assert sklearn_base.clone(pgmpy_dp.PrivateMarkovEstimator(method="em")).method == "em"
+
+
+def test_fit_returns_the_estimator_with_the_model_in_model_():
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.random(500) < 0.5, "b": rng.random(500) < 0.5})
+    est = pgmpy_dp.PrivateMarkovEstimator(method="naive-mle", show_progress=False, random_state=0)
+    out = est.fit(DiscreteMarkovNetwork([("a", "b")]), df, epsilon=1.0, domain={"a": [False, True], "b": [False, True]})
+    assert out is est and est.model_.check_model()
+    np.testing.assert_allclose(pgmpy_dp.query(est, ["a"]).values, pgmpy_dp.query(est.model_, ["a"]).values)

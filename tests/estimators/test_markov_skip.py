@@ -9,7 +9,7 @@ import pytest
 from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
 
 import pgmpy_dp  # noqa: F401  (registers df.dp)
-from pgmpy_dp import DiscretePrivateMLE, PrivacyBudget, PrivateMarkovEstimator
+from pgmpy_dp import DiscretePrivateMLE, PrivacyBudget, PrivateMarkovEstimator, UserLevel
 from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.tables.pooled import Pooled
 
@@ -52,22 +52,20 @@ def fit(method, data, **kw):
 
 
 def release(df, skip_state, contribution="normalize", epsilon=1.0):
-    kw = {"max_records_per_user": 1} if contribution == "clip" else {}
+    unit = UserLevel("uid", max_records=1 if contribution == "clip" else None, contribution=contribution,
+                     skip_state=skip_state)
     return df.dp.release(
-        [Pooled(EDGES), ("x1",)], epsilon=epsilon, domain=PUBLIC, privacy_unit="uid", contribution=contribution,
-        skip_state=skip_state, random_state=0, show_progress=False, **kw,
+        [Pooled(EDGES), ("x1",)], epsilon=epsilon, domain=PUBLIC, privacy_unit=unit, random_state=0,
+        show_progress=False,
     )
 
 
 @pytest.mark.parametrize("method", ["naive-mle", "cgm-em"])
-@pytest.mark.parametrize("contribution", ["normalize", "clip"])
-def test_fit_from_a_frame_with_skip_state_is_refused_before_spending(method, contribution):
-    df = sample(300)
+def test_fit_from_a_frame_with_skip_state_is_refused_before_spending(method):
     budget = PrivacyBudget(epsilon=1.0)
-    kw = {"max_records_per_user": 1} if contribution == "clip" else {}
     with pytest.raises(ValueError, match=r"skip_state='null' cannot be fitted: .* Release with skip_state=None"):
-        fit(method, df, epsilon=1.0, budget=budget, domain=PUBLIC, privacy_unit="uid", contribution=contribution,
-            skip_state="null", **kw)
+        fit(method, sample(300), epsilon=1.0, budget=budget, domain=PUBLIC,
+            privacy_unit=UserLevel("uid", skip_state="null"))
     assert budget.spent == 0
 
 
@@ -118,11 +116,12 @@ def test_bayesian_estimator_refuses_skip_state_before_spending_and_skipped_relea
     df = sample(300)
     model = DiscreteBayesianNetwork(EDGES)
     budget = PrivacyBudget(epsilon=1.0)
-    est = DiscretePrivateMLE(epsilon=1.0, budget=budget, domain=PUBLIC, privacy_unit="uid", skip_state="null")
+    est = DiscretePrivateMLE(epsilon=1.0, budget=budget, domain=PUBLIC, privacy_unit=UserLevel("uid", skip_state="null"))
     with pytest.raises(ValueError, match=r"skip_state='null' cannot be fitted"):
         est.fit(model, df)
     assert budget.spent == 0
-    skipped = df.dp.release(EDGES, epsilon=1.0, domain=PUBLIC, privacy_unit="uid", skip_state="null", random_state=0)
+    skipped = df.dp.release(EDGES, epsilon=1.0, domain=PUBLIC, privacy_unit=UserLevel("uid", skip_state="null"),
+                            random_state=0)
     with pytest.raises(ValueError, match=r"skip_state='null' cannot be fitted"):
         DiscretePrivateMLE().fit_release(model, skipped)
     unskipped = df.dp.release(EDGES, epsilon=1.0, domain=PUBLIC, privacy_unit="uid", random_state=0)

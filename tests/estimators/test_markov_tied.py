@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from pgmpy.models import DiscreteMarkovNetwork
 
-import pgmpy_dp  # noqa: F401  (registers df.dp)
+import pgmpy_dp
 from pgmpy_dp import DomainError, PrivacyBudget, PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
@@ -162,9 +162,8 @@ def test_individual_level_release_of_a_tied_chain(contribution):
     n = 12_000
     df, domain, truth, codes = sample(n, seed=6)
     df["uid"] = np.arange(n) // 4
-    kw = {"max_records_per_user": 4} if contribution == "clip" else {}
-    est = fit("naive-mle", df, epsilon=1e7, tied=[EDGES], regularization=0.0, privacy_unit="uid",
-              contribution=contribution, **kw)
+    unit = pgmpy_dp.UserLevel("uid", max_records=4 if contribution == "clip" else None, contribution=contribution)
+    est = fit("naive-mle", df, epsilon=1e7, tied=[EDGES], regularization=0.0, privacy_unit=unit)
     pooled = est.releases_[0].tables[0]
     assert pooled.members == tuple(EDGES)
     ref = exact_tied_mle(domain, codes, n)

@@ -72,7 +72,7 @@ def test_convergence_warning_raised_as_an_error_keeps_the_release():
     assert budget.spent == 1.0
     assert est.releases_[0].epsilon == 1.0
     # the paid-for release is enough to fit again without spending anything
-    fitted = PrivateMarkovEstimator(method="naive-mle").fit(DiscreteMarkovNetwork(EDGES), est.releases_)
+    fitted = PrivateMarkovEstimator(method="naive-mle").fit(DiscreteMarkovNetwork(EDGES), est.releases_).model_
     assert fitted.check_model() and budget.spent == 1.0
 
 

@@ -69,7 +69,7 @@ def test_graph_hands_off_to_private_markov_estimator(ising5):
     assert budget.spent == pytest.approx(0.5)
     fitted = PrivateMarkovEstimator(method="cgm-em", random_state=0, show_progress=False).fit(
         est.graph_, df, epsilon=1.0, budget=budget
-    )
+    ).model_
     assert sorted(map(sorted, fitted.edges())) == sorted(map(sorted, est.edges_))
     # or with Gaussian tables, charged rho directly
     budget2 = PrivacyBudget(rho=1.0)

@@ -260,7 +260,7 @@ if DiscretePrivateMLE is not None:
         ok, refused, errors = _hammer(
             budget,
             [[0.25] * 8 for _ in range(4)],
-            lambda eps: _Fitted(_bn_fit(df, eps, budget, consistency=None, random_state=0)),
+            lambda eps: _Fitted(_bn_fit(df, eps, budget, consistency="projection", random_state=0)),
         )
         assert errors == [] and len(ok) == 8 and len(refused) == 24
         assert len(budget.ledger) == 8 and budget.spent == pytest.approx(2.0) and budget.spent <= 2.0 * (1 + 1e-9)

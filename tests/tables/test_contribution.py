@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pgmpy_dp
-from pgmpy_dp import Domain, DomainError, MarginalRelease, Pooled, PrivacyBudget
+from pgmpy_dp import Domain, DomainError, MarginalRelease, Pooled, PrivacyBudget, UserLevel
 from pgmpy_dp.tables import release_from_codes
 from pgmpy_dp.tables.contribution import (
     NORMALIZE_UNITS,
@@ -39,10 +39,11 @@ def tiny():
     )
 
 
-def release(df, tables, **kw):
+def release(df, tables, contribution="normalize", max_records_per_user=None, skip_state=None, **kw):
     kw.setdefault("epsilon", HUGE)
     kw.setdefault("random_state", 0)
-    return df.dp.release(tables, domain=PUBLIC, privacy_unit="uid", **kw)
+    unit = UserLevel("uid", max_records=max_records_per_user, contribution=contribution, skip_state=skip_state)
+    return df.dp.release(tables, domain=PUBLIC, privacy_unit=unit, **kw)
 
 
 # -- exact counts by hand ---------------------------------------------------------------------------
@@ -285,14 +286,16 @@ def _nan_user():
         (tiny, [("h0", "uid")], {"privacy_unit": "uid"}, DomainError, "is named in a requested table"),
         (tiny, ["h0"], {"privacy_unit": "uid", "domain": dict(PUBLIC, uid=["u1", "u2", "u3"])}, DomainError,
          "declared in domain"),
-        (tiny, [("h0", "h1")], {"privacy_unit": "uid", "skip_state": "zz"}, DomainError, "would skip nothing"),
-        (tiny, ["h0"], {"privacy_unit": "uid", "max_records_per_user": 0}, ValueError, "at least 1"),
-        (tiny, ["h0"], {"privacy_unit": "uid", "max_records_per_user": 1.5}, TypeError, "positive int"),
-        (tiny, ["h0"], {"privacy_unit": "uid", "max_records_per_user": True}, TypeError, "positive int"),
-        (tiny, ["h0"], {"privacy_unit": "uid", "contribution": "drop"}, ValueError, "one of \\['normalize', 'clip'\\]"),
-        (tiny, ["h0"], {"privacy_unit": "uid", "contribution": "clip"}, ValueError, "needs max_records_per_user"),
-        (tiny, ["h0"], {"contribution": "clip", "max_records_per_user": 2}, ValueError, "give privacy_unit="),
-        (tiny, ["h0"], {"skip_state": "n"}, ValueError, "skip_state applies to individual-level privacy only"),
+        (tiny, [("h0", "h1")], {"privacy_unit": UserLevel("uid", skip_state="zz")}, DomainError, "would skip nothing"),
+        (tiny, ["h0"], {"privacy_unit": UserLevel("uid", max_records=0)}, ValueError, "max_records must be at least 1"),
+        (tiny, ["h0"], {"privacy_unit": UserLevel("uid", max_records=1.5)}, TypeError, "positive int"),
+        (tiny, ["h0"], {"privacy_unit": UserLevel("uid", max_records=True)}, TypeError, "positive int"),
+        (tiny, ["h0"], {"privacy_unit": UserLevel("uid", contribution="drop")}, ValueError,
+         "one of \\['normalize', 'clip'\\]"),
+        (tiny, ["h0"], {"privacy_unit": UserLevel("uid", contribution="clip")}, ValueError, "needs max_records"),
+        (tiny, ["h0"], {"privacy_unit": ["uid"]}, TypeError, "column label or a pgmpy_dp.UserLevel"),
+        (tiny, ["h0"], {"privacy_unit": UserLevel(None)}, ValueError, "needs the column"),
+        (tiny, ["h0"], {"contribution": "clip"}, TypeError, "unexpected keyword argument 'contribution'"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_spent(frame, tables, kw, error, match):
@@ -307,7 +310,8 @@ def test_all_rows_skipped_everywhere_is_an_error_and_nothing_is_spent():
     df = pd.DataFrame({"h0": ["n", "n"], "h1": ["n", "n"], "h2": ["a", "b"], "uid": [1, 2]})
     budget = PrivacyBudget(1.0)
     with pytest.raises(ValueError, match="no row is counted in any table"):
-        df.dp.release([("h0", "h1")], epsilon=0.5, domain=PUBLIC, budget=budget, privacy_unit="uid", skip_state="n")
+        df.dp.release([("h0", "h1")], epsilon=0.5, domain=PUBLIC, budget=budget,
+                      privacy_unit=UserLevel("uid", skip_state="n"))
     assert budget.spent == 0
 
 
@@ -357,7 +361,7 @@ def test_markov_fit_from_a_frame_passes_the_privacy_unit_through():
 
     mn = DiscreteMarkovNetwork([("smoke", "lung"), ("smoke", "bronc")])
     est = pgmpy_dp.PrivateMarkovEstimator(random_state=0)
-    est.fit(mn, users_frame(), epsilon=1.0, privacy_unit="user", contribution="clip", max_records_per_user=1)
+    est.fit(mn, users_frame(), epsilon=1.0, privacy_unit=UserLevel("user", max_records=1, contribution="clip"))
     rel = est.releases_[0]
     assert rel.privacy_unit["column"] == "user" and rel.privacy_unit["contribution"] == "clip"
     assert all(t.sensitivity == 1.0 for t in rel.tables)  # one row kept per individual
@@ -368,7 +372,7 @@ def test_markov_fit_refuses_a_privacy_unit_with_releases():
 
     mn = DiscreteMarkovNetwork([("smoke", "lung")])
     rel = users_frame().dp.release([("smoke", "lung")], epsilon=1.0, random_state=0)
-    with pytest.raises(ValueError, match="only apply when fitting from a DataFrame"):
+    with pytest.raises(ValueError, match="only applies when fitting from a DataFrame"):
         pgmpy_dp.PrivateMarkovEstimator().fit(mn, rel, privacy_unit="user")
 
 
@@ -376,10 +380,10 @@ def test_markov_fit_refuses_bad_contribution_before_spending():
     from pgmpy.models import DiscreteMarkovNetwork
 
     budget = PrivacyBudget(1.0)
-    with pytest.raises(ValueError, match="needs max_records_per_user"):
+    with pytest.raises(ValueError, match="needs max_records"):
         pgmpy_dp.PrivateMarkovEstimator().fit(
             DiscreteMarkovNetwork([("smoke", "lung")]), users_frame(), epsilon=1.0, budget=budget,
-            privacy_unit="user", contribution="clip",
+            privacy_unit=UserLevel("user", contribution="clip"),
         )
     assert budget.spent == 0
 
@@ -390,7 +394,7 @@ def test_bayesian_fit_through_pgmpy_with_a_privacy_unit(allocation):
 
     bn = DiscreteBayesianNetwork([("smoke", "lung"), ("smoke", "bronc")])
     est = pgmpy_dp.DiscretePrivateMLE(
-        epsilon=2.0, allocation=allocation, privacy_unit="user", contribution="clip", max_records_per_user=2,
+        epsilon=2.0, allocation=allocation, privacy_unit=UserLevel("user", max_records=2, contribution="clip"),
         random_state=0,
     )
     bn.fit(users_frame(), estimator=est)  # pgmpy tolerates the extra user column
