@@ -59,6 +59,7 @@ def _run(code: str, hash_seed: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [_PROJECTION, _BN_FIT], ids=["projection", "bn-likelihood-fit"])
 def test_same_result_under_different_hash_seeds(code):
     assert _run(code, "1") == _run(code, "2")

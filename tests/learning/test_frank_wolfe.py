@@ -98,6 +98,7 @@ def _neighbours():
     return (X, y), (np.ones((7, 1)), np.r_[y, 1.0])
 
 
+@pytest.mark.slow
 def test_black_box_audit_of_private_frank_wolfe_selection():
     data, neighbour = _neighbours()
     target = AuditTarget("private Frank-Wolfe selection", _EPS, run_in_loop(_one_selection))
