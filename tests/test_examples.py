@@ -35,7 +35,15 @@ def run_script(code: str, cwd: Path, env: dict | None = None) -> subprocess.Comp
     )
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+#: examples that take more than a few seconds run with the slow tests
+SLOW_EXAMPLES = {"private_bn_alarm.py"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW_EXAMPLES else p for p in EXAMPLES],
+    ids=[p.name for p in EXAMPLES],
+)
 def test_example_runs(path, tmp_path, monkeypatch, capsys):
     cwd, out = tmp_path / "cwd", tmp_path / "out"
     cwd.mkdir()
