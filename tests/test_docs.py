@@ -51,6 +51,22 @@ def test_docs_build_strict(tmp_path):
     assert (tmp_path / "site" / "index.html").exists()
 
 
+def test_api_pages_list_every_module():
+    """Each public module of the package has a ``::: module`` block (or one of its members does) in docs/api."""
+    listed = set()
+    for page in (ROOT / "docs" / "api").glob("*.md"):
+        listed |= set(re.findall(r"^::: ([\w.]+)", page.read_text(), re.M))
+    modules = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in (ROOT / "pgmpy_dp").rglob("*.py")
+        if not path.name.startswith("_")
+    }
+    missing = {m for m in modules if not any(entry == m or entry.startswith(m + ".") for entry in listed)}
+    assert not missing, f"modules without an API page entry: {sorted(missing)}"
+    unknown = {e for e in listed if not any(e == m or e.startswith(m + ".") for m in modules)}
+    assert not unknown, f"API page entries naming no module: {sorted(unknown)}"
+
+
 @pytest.mark.parametrize("path", [README, *GUIDE], ids=lambda p: p.name)
 def test_code_blocks_compile(path):
     """Every python block is valid Python (fast: catches syntax rot without running anything)."""
