@@ -525,7 +525,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         )
         stats[unit] = self.allocation_
         self.node_stats_ = stats
-        self._tables = self._consistent_tables(self.release_, domain, families)
+        self._tables = self.family_tables([self.release_], domain, families)
 
     def _unit_args(self, units) -> dict:
         """release_from_codes' individual-level keywords (none for record-level privacy)."""
@@ -533,10 +533,18 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             return {}
         return dict(units=units, **unit_keywords(self.privacy_unit))
 
-    def _consistent_tables(self, release: MarginalRelease, domain: Domain, families) -> list[np.ndarray]:
+    def family_tables(self, releases: list[MarginalRelease], domain: Domain, families) -> list[np.ndarray]:
+        """The consistency step alone: family marginals (counts, axes in family order) from noisy releases.
+
+        ``"likelihood"`` fits every table of every release; ``"projection"`` projects the tables
+        of the first release. Post-processing: it spends nothing. ``fit`` uses it, and so do
+        ``query_interval``'s refits of simulated releases.
+        """
         self.n_iter_ = self.converged_ = None
         if self.consistency == "likelihood":
-            return self._likelihood_tables(domain, families, list(release), pooled_n_records([release]))
+            tables = [t for r in releases for t in r]
+            return self._likelihood_tables(domain, families, tables, pooled_n_records(releases))
+        release = releases[0]
         with single_threaded_blas():  # the active-set polish is LSQR: many tiny BLAS calls
             return project_consistent([t.attrs for t in release], [t.values for t in release], [t.variance for t in release])
 

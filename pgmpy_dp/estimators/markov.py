@@ -37,7 +37,7 @@ from ..tables.contribution import check_contribution
 from ..tables.release import MarginalRelease, release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 # the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
-from .measurements import _measurements, _naive_targets, _reconciled_targets, _start_targets  # noqa: F401
+from .measurements import clique_measurements, warm_start_targets
 
 __all__ = [
     "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
@@ -434,14 +434,14 @@ class PrivateMarkovEstimator(BaseObject):
         tied_idx = _tied_indices(model_cliques, tied)
         _check_tied_states(model_domain, model_cliques, tied_idx)
 
-        measurements, clique_tables = _measurements(releases, model_cliques, tied_idx)
+        measurements, clique_tables = clique_measurements(releases, model_cliques, tied_idx)
         n_records = pooled_n_records(releases)
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
 
         self.warm_start_ = _warm_start_used(self.method, tied_idx)
         self.max_iter_ = budget = EM_BUDGET if self.max_iter is None else int(self.max_iter)
-        naive_targets = _start_targets(self.warm_start_, model_cliques, clique_tables, n_records)
+        naive_targets = warm_start_targets(self.warm_start_, model_cliques, clique_tables, n_records)
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
             lam_cgm = floored_regularization(lam_naive, [m.scale for m in measurements])

@@ -18,7 +18,7 @@ from ..engine import Measurement, project_simplex, reconcile_tables
 from ..privacy.domain import DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 
-__all__: list[str] = []
+__all__ = ["clique_measurements", "warm_start_targets"]
 
 
 def _member_factor(release, table) -> float:
@@ -44,7 +44,7 @@ class _CliqueEstimate(NamedTuple):
     variance: float
 
 
-def _measurements(releases, cliques, tied_idx=None):
+def clique_measurements(releases, cliques, tied_idx=None):
     """Engine measurements (tables inside some clique) and, per clique, the noisy estimates of exactly its table.
 
     A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
@@ -101,7 +101,7 @@ def _measurements(releases, cliques, tied_idx=None):
     return measurements, per_clique
 
 
-def _start_targets(warm_start: str | None, cliques, clique_tables, n_records: float) -> list[np.ndarray]:
+def warm_start_targets(warm_start: str | None, cliques, clique_tables, n_records: float) -> list[np.ndarray]:
     """Targets of the naive fit: reconciled for ``warm_start="reconciled"`` (a CGM-EM warm start),
     else each clique's table on its own (``_naive_targets``)."""
     if warm_start == "reconciled":

@@ -29,7 +29,7 @@ from ..estimators.evidence import pooled_n_records
 
 # The Markov estimator's measurement and warm-start helpers: the refits must build the very
 # targets the fit built, so they reuse its code rather than copy it.
-from ..estimators.markov import PrivateMarkovEstimator, _measurements, _start_targets
+from ..estimators.markov import PrivateMarkovEstimator, clique_measurements, warm_start_targets
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
 from ..privacy.random_state import check_random_state
@@ -203,10 +203,10 @@ def _markov_refit(est, engine, boots, *, theta_hat, n: float) -> list[np.ndarray
     weight, iteration budget and tolerance.
     """
     cliques, tied, reg = est.cliques_, est.tied_, est.regularization_
-    measurements, clique_tables = _measurements(boots, cliques, tied)
+    measurements, clique_tables = clique_measurements(boots, cliques, tied)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        targets = _start_targets(getattr(est, "warm_start_", None), cliques, clique_tables, n)
+        targets = warm_start_targets(getattr(est, "warm_start_", None), cliques, clique_tables, n)
         naive = fit_log_potentials(
             engine, targets, reg.get("warm-start", reg["naive-mle"]) / n, tied, init=theta_hat,
             max_iter=max(1000, est.max_iter_), tol=est.tol * 1e-2, warn=False,
@@ -224,11 +224,7 @@ def _bayesian_refit(step, domain, families, boots) -> list[np.ndarray]:
     """``step``'s consistency step on the simulated releases, as log-CPDs over ``families``."""
     with warnings.catch_warnings(), np.errstate(divide="ignore"):
         warnings.simplefilter("ignore")  # convergence chatter of simulated fits
-        if step.consistency == "likelihood":
-            tables = [t for r in boots for t in r]
-            fitted = step._likelihood_tables(domain, families, tables, pooled_n_records(boots))
-        else:
-            fitted = step._consistent_tables(boots[0], domain, families)
+        fitted = step.family_tables(boots, domain, families)
         return [np.log(cpd_values(t)).reshape(t.shape) for t in fitted]
 
 

@@ -8,6 +8,7 @@ from pgmpy.models import DiscreteMarkovNetwork
 from scipy.special import polygamma
 
 import pgmpy_dp.estimators.markov as markov_module
+import pgmpy_dp.estimators.measurements as measurements
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, max_disagreement
 from pgmpy_dp.estimators.evidence import pooled_n_records
@@ -102,7 +103,7 @@ def test_warm_start_is_fitted_to_the_reconciled_targets(monkeypatch):
         est.fit(DiscreteMarkovNetwork(EDGES), release)
     cliques = est.cliques_  # the model's clique order, not necessarily EDGES'
     assert max_disagreement(cliques, seen[0]) < 1e-10
-    _, per_clique = markov_module._measurements([release], cliques)
-    assert max_disagreement(cliques, markov_module._naive_targets(cliques, per_clique, est.n_records_)) > 1e-3
-    for got, want in zip(seen[0], markov_module._reconciled_targets(cliques, per_clique, est.n_records_)):
+    _, per_clique = measurements.clique_measurements([release], cliques)
+    assert max_disagreement(cliques, measurements._naive_targets(cliques, per_clique, est.n_records_)) > 1e-3
+    for got, want in zip(seen[0], measurements._reconciled_targets(cliques, per_clique, est.n_records_)):
         np.testing.assert_array_equal(got, want)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from pgmpy.models import DiscreteMarkovNetwork
 
-import pgmpy_dp.estimators.markov as markov_module
+import pgmpy_dp.estimators.measurements as measurements
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, max_disagreement
 from pgmpy_dp.privacy.domain import Domain
@@ -28,11 +28,11 @@ def test_reconciled_targets_are_consistent_and_pool_repeated_releases():
     df = _frame(3000, seed=1)
     r1 = release_marginals(df, EDGES, epsilon=0.5, random_state=1)
     r2 = release_marginals(df, EDGES[:2], epsilon=0.5, random_state=2)
-    _, per_clique = markov_module._measurements([r1, r2], EDGES)
-    targets = markov_module._reconciled_targets(EDGES, per_clique, 3000.0)
+    _, per_clique = measurements.clique_measurements([r1, r2], EDGES)
+    targets = measurements._reconciled_targets(EDGES, per_clique, 3000.0)
     assert all(np.all(t >= 0) and t.sum() == pytest.approx(1.0) for t in targets)
     assert max_disagreement(EDGES, targets) < 1e-10
-    naive = markov_module._naive_targets(EDGES, per_clique, 3000.0)
+    naive = measurements._naive_targets(EDGES, per_clique, 3000.0)
     assert max_disagreement(EDGES, naive) > 1e-3  # what reconciling removes
 
 

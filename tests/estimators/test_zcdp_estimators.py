@@ -13,7 +13,7 @@ from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
 import pgmpy_dp
 from pgmpy_dp import DiscretePrivateMLE, PrivacyBudget, PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
-from pgmpy_dp.estimators.markov import _measurements
+from pgmpy_dp.estimators.markov import clique_measurements
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
 from pgmpy_dp.privacy.domain import Domain
 
@@ -43,7 +43,7 @@ def test_gaussian_tables_become_gaussian_measurements():
     df, _, _ = sample_frame(500)
     g = df.dp.release(EDGES, rho=1.0, random_state=0)
     lap = df.dp.release(EDGES, epsilon=1.0, random_state=0)
-    measurements, _ = _measurements([g, lap], EDGES)
+    measurements, _ = clique_measurements([g, lap], EDGES)
     assert [m.noise for m in measurements] == ["gaussian"] * 3 + ["laplace"] * 3
     assert [m.scale for m in measurements[:3]] == [t.scale for t in g.tables]
 

@@ -227,8 +227,8 @@ class _ReleaseOnlyMLE(DiscretePrivateMLE):
     """``DiscretePrivateMLE`` with its consistency step skipped: the step is post-processing of the
     noisy tables, so it does not change what is audited, only the time a run takes."""
 
-    def _consistent_tables(self, release, domain, families):
-        return [np.clip(t.values, 0, None) for t in release]
+    def family_tables(self, releases, domain, families):
+        return [np.clip(t.values, 0, None) for t in releases[0]]
 
 
 def bn_run(allocation: str, epsilon: float = 1.0):
