@@ -71,7 +71,7 @@ import harness
 from pgmpy_dp import PrivateMarkovEstimator, UserLevel
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, fit_log_potentials
 from pgmpy_dp.evaluation.markov import kl_divergence_potentials
-from pgmpy_dp.privacy.budget import epsilon_delta_to_rho
+from pgmpy_dp.privacy.parameters import epsilon_delta_to_rho
 from pgmpy_dp.privacy.domain import Domain
 
 STEPS = [f"x{t}" for t in range(1, 7)]
@@ -232,7 +232,7 @@ def psgd_noise_multiplier(epsilon: float, n_steps: int, delta: float = DELTA) ->
 
     Examples
     --------
-    >>> from pgmpy_dp.privacy.budget import rho_to_epsilon_delta
+    >>> from pgmpy_dp.privacy.parameters import rho_to_epsilon_delta
     >>> s = psgd_noise_multiplier(1.0, 100)
     >>> round(rho_to_epsilon_delta(100 / (2 * s**2), 1e-6), 6)
     1.0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .privacy.domain import Domain
-from .tables.release import MarginalRelease, release_marginals
+from .tables.artifact import MarginalRelease
+from .tables.release import release_marginals
 
 __all__ = ["DPAccessor"]
 

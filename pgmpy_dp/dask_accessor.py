@@ -12,7 +12,7 @@ import dask.dataframe as dd
 
 from .privacy.domain import Domain
 from .tables.dask_release import dask_domain, release_marginals_dask
-from .tables.release import MarginalRelease
+from .tables.artifact import MarginalRelease
 
 __all__ = ["DaskDPAccessor"]
 

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..privacy.budget import check_epsilon
 from ..privacy.domain import Domain
+from ..privacy.parameters import check_epsilon
 from .conditionals import cpd_values
 
 __all__ = [

@@ -23,12 +23,14 @@ with warnings.catch_warnings():
 from .._blas import single_threaded_blas
 from .._progress import ProgressCallback
 from ..engine import ConvergenceWarning
-from ..privacy.budget import PrivacyBudget, check_epsilon, check_positive, check_rho
+from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
+from ..privacy.parameters import check_epsilon, check_positive, check_rho
 from ..privacy.random_state import check_random_state
 from ..privacy.units import unit_keywords
+from ..tables.artifact import MarginalRelease
 from ..tables.contribution import check_contribution, encode_units
-from ..tables.release import MarginalRelease, release_from_codes
+from ..tables.release import release_from_codes
 from .allocation import (
     allocation_weights,
     amplified_epsilon,

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from ..privacy.domain import Domain, DomainError
-from ..tables.release import MarginalRelease, pooled_record_count
+from ..tables.artifact import MarginalRelease, pooled_record_count
 
 __all__ = ["merge_domains", "pooled_n_records", "refuse_skip_state", "released_domain"]
 

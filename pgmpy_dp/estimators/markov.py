@@ -33,8 +33,9 @@ from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
 from ..privacy.units import unit_keywords
+from ..tables.artifact import MarginalRelease
 from ..tables.contribution import check_contribution
-from ..tables.release import MarginalRelease, release_marginals
+from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 # the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
 from .measurements import clique_measurements, warm_start_targets

@@ -294,7 +294,7 @@ class _PrivateMRFEstimator:
             )
 
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
-        """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, [`rho_to_epsilon_delta`][pgmpy_dp.privacy.budget.rho_to_epsilon_delta])."""
+        """The ``(epsilon, delta)``-DP guarantee of ``rho_`` (tight conversion, [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta])."""
         self._check_fitted("epsilon_delta()")
         return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
 

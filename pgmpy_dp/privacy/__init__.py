@@ -3,19 +3,9 @@
 Nothing here imports pgmpy or any estimation code.
 """
 
-from .budget import (
-    BudgetExceededError,
-    Charge,
-    LedgerEntry,
-    PrivacyBudget,
-    check_delta,
-    check_epsilon,
-    check_positive,
-    check_rho,
-    epsilon_delta_to_rho,
-    rho_to_epsilon_delta,
-)
+from .budget import BudgetExceededError, Charge, PrivacyBudget
 from .domain import DEFAULT_MAX_CELLS, CellLimitError, DataDerivedDomainWarning, Domain, DomainError
+from .ledger import LedgerEntry
 from .mechanisms import (
     GAUSSIAN_MECHANISM,
     MECHANISM,
@@ -24,6 +14,14 @@ from .mechanisms import (
     discrete_laplace_noise,
     discrete_laplace_variance,
     sampler_for,
+)
+from .parameters import (
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_rho,
+    epsilon_delta_to_rho,
+    rho_to_epsilon_delta,
 )
 from .units import UserLevel
 

@@ -24,16 +24,11 @@ import pandas as pd
 from dask.dataframe.utils import has_known_categories
 
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from .artifact import MarginalRelease
 from .counting import contingency_table
+from .plan import plan_tables, requested_tables
 from .pooled import Pooled
-from .release import (
-    MarginalRelease,
-    _check_budget,
-    _check_n_records,
-    plan_tables,
-    release_counts,
-    requested_tables,
-)
+from .release import _check_budget, _check_n_records, release_counts
 
 __all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask"]
 
@@ -184,7 +179,7 @@ def release_marginals_dask(
     """Release differentially private contingency tables of a Dask DataFrame.
 
     The Dask twin of [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals], with the same
-    parameters and the same [`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease]: with the same data and the
+    parameters and the same [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease]: with the same data and the
     same ``random_state`` both return equal releases. The partitions are counted
     on the active Dask scheduler (see [`dask_contingency_tables`][pgmpy_dp.tables.dask_release.dask_contingency_tables]); the noise
     is drawn once, on the driver, and the budget is charged once, by

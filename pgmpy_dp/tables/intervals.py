@@ -138,7 +138,7 @@ def release_interval(release, attrs, level: float = 0.95, clip: bool = False) ->
         module, which calls it: the dependency runs one way).
     attrs : str or sequence of str
         A released table (in any attribute order), or a subset of released
-        tables as accepted by [`MarginalRelease.series`][pgmpy_dp.tables.release.MarginalRelease.series].
+        tables as accepted by [`MarginalRelease.series`][pgmpy_dp.tables.artifact.MarginalRelease.series].
     level : float
         Wanted coverage, strictly between 0 and 1.
     clip : bool

@@ -1,4 +1,4 @@
-"""The published format of a [`MarginalRelease`][pgmpy_dp.tables.release.MarginalRelease] and its validation on load.
+"""The published format of a [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] and its validation on load.
 
 A release is an artifact that other people load and build on, possibly after it
 was edited, truncated or forged, so every field is checked before anything is
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 FORMAT = "pgmpy-dp/marginal-release"
-#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.release.MarginalRelease.to_dict]. Version 2 added Gaussian (zCDP)
+#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.artifact.MarginalRelease.to_dict]. Version 2 added Gaussian (zCDP)
 #: tables: per-table ``mechanism`` and ``rho`` and the release's total ``rho``; a reader of
 #: version 1 would take a Gaussian table for a Laplace one, so the number changed.
 FORMAT_VERSION = 3
@@ -232,7 +232,7 @@ def validate_release_dict(data) -> dict:
 
 
 def read_json_source(source) -> object:
-    """Parse the JSON of [`MarginalRelease.from_json`][pgmpy_dp.tables.release.MarginalRelease.from_json]'s ``source`` (text, bytes or a path).
+    """Parse the JSON of [`MarginalRelease.from_json`][pgmpy_dp.tables.artifact.MarginalRelease.from_json]'s ``source`` (text, bytes or a path).
 
     ``bytes`` and a ``str`` that starts with ``{`` or ``[`` or parses as JSON
     are JSON text; any other ``str`` and every ``os.PathLike`` name a file.

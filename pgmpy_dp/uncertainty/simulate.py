@@ -33,8 +33,8 @@ from ..estimators.markov import PrivateMarkovEstimator, clique_measurements, war
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
 from ..privacy.random_state import check_random_state
+from ..tables.artifact import MarginalRelease
 from ..tables.counting import contingency_table
-from ..tables.release import MarginalRelease
 
 __all__ = ["FitView", "fit_view", "refits", "response_refits"]
 

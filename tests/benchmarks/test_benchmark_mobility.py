@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pgmpy_dp.engine import JunctionTree, fit_log_potentials
-from pgmpy_dp.privacy.budget import rho_to_epsilon_delta
+from pgmpy_dp.privacy.parameters import rho_to_epsilon_delta
 from pgmpy_dp.privacy.domain import Domain
 
 _BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"

@@ -317,13 +317,13 @@ def test_a_snapshot_counts_its_in_flight_charges_as_spent():
 def test_a_reservation_taken_for_dead_is_not_counted_twice(tmp_path, monkeypatch):
     # if another process wrongly settles a live reservation (a reused pid, say), finishing it must not
     # add it again: the file would then hold more than its total
-    import pgmpy_dp.privacy.budget as budget_module
+    import pgmpy_dp.privacy.ledger as ledger_module
 
     path = tmp_path / "b.json"
     b = PrivacyBudget.open(path, 1.0)
     with b.charge(0.6, "live"):
-        monkeypatch.setattr(budget_module.os, "getpid", lambda: -1)  # the reservation now looks foreign
-        monkeypatch.setattr(budget_module, "_process_alive", lambda pid: False)
+        monkeypatch.setattr(ledger_module.os, "getpid", lambda: -1)  # the reservation now looks foreign
+        monkeypatch.setattr(ledger_module, "_process_alive", lambda pid: False)
         assert PrivacyBudget.open(path).spent == 0.6  # settled as spent by "another process"
         monkeypatch.undo()
     assert b.spent == 0.6 and len(b.ledger) == 1 and b.remaining == pytest.approx(0.4)

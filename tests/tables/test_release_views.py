@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import pgmpy_dp  # noqa: F401
-from pgmpy_dp.tables.release import MarginalRelease, NoisyTable
+from pgmpy_dp.tables.artifact import MarginalRelease, NoisyTable
 from pgmpy_dp.privacy import Domain
 
 DOMAIN = Domain({"a": ["x", "y"], "b": ["u", "v", "w"], "c": ["p", "q"]})

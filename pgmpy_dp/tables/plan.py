@@ -1,0 +1,197 @@
+"""Release planning: the tables a request names, their sensitivities and per-table budgets.
+
+Everything here is validated before any budget is spent or any data is counted:
+[`plan_tables`][pgmpy_dp.tables.plan.plan_tables] checks the requested tables against the public domain and
+splits the budget so that every cell gets the same noise scale, and
+[`requested_tables`][pgmpy_dp.tables.plan.requested_tables] normalises what a user passes as ``tables``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..privacy.parameters import check_epsilon, check_rho
+from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from ..privacy.mechanisms import MAX_SCALE
+from .contribution import ContributionBound
+from .pooled import Pooled
+
+__all__ = [
+    "plan_tables",
+    "requested_columns",
+    "requested_tables",
+]
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """One validated table of a release plan."""
+
+    key: tuple  # attrs, or members for a pooled table
+    attrs: tuple[str, ...]
+    members: tuple[tuple[str, ...], ...] | None
+    sensitivity: float
+    budget: float  # this table's epsilon or rho
+
+    @property
+    def counted(self) -> tuple[tuple[str, ...], ...]:
+        """The attribute tuples whose counts make up this table."""
+        return (self.attrs,) if self.members is None else self.members
+
+
+def plan_tables(
+    domain: Domain,
+    tables,
+    epsilon=None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    *,
+    rho=None,
+    contribution: ContributionBound | None = None,
+):
+    """Validate requested tables and per-table budgets before anything is spent.
+
+    Give exactly one of ``epsilon`` (discrete Laplace) or ``rho`` (discrete
+    Gaussian). Either is a total, split so that every cell of every table gets
+    the same noise scale: table ``i`` of sensitivity ``s_i`` gets
+    ``epsilon * s_i / S`` (``S = sum s_i``, the L1 sensitivity of the whole
+    release), i.e. Laplace scale ``S / epsilon`` everywhere (Bernstein et al.
+    2017, eq. 3), or ``rho * s_i^2 / sum s_j^2``, i.e. Gaussian sigma
+    ``sqrt(sum s_j^2) / sqrt(2 rho)``, the L2 sensitivity over ``sqrt(2 rho)``.
+    With ordinary record-level tables (``s_i = 1``) that is an even split:
+    ``epsilon/|C|`` each, scale ``|C|/epsilon``, or sigma ``sqrt(|C| / (2 rho))``.
+    A sequence gives one budget per table instead (table ``i`` gets scale
+    ``s_i/epsilon_i``, or sigma ``s_i / sqrt(2 rho_i)``).
+
+    A [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request has sensitivity
+    ``len(members)`` per record; under ``contribution`` (individual-level
+    privacy) the sensitivities are ``contribution.sensitivity(len(members))``.
+
+    Returns
+    -------
+    (list of table keys, list of per-table epsilons or rhos)
+        A key is the attribute tuple, or a pooled table's members tuple.
+
+    Examples
+    --------
+    >>> dom = Domain({"a": ["x", "y"], "b": ["u", "v"]})
+    >>> plan_tables(dom, [("a",), ("b",)], rho=1.0)
+    ([('a',), ('b',)], [0.5, 0.5])
+    >>> chain = Domain({"h0": ["x", "y"], "h1": ["x", "y"], "h2": ["x", "y"]})
+    >>> plan_tables(chain, [Pooled([("h0", "h1"), ("h1", "h2")]), ("h0",)], epsilon=3.0)
+    ([(('h0', 'h1'), ('h1', 'h2')), ('h0',)], [2.0, 1.0])
+    """
+    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=contribution)
+    return [p.key for p in planned], [p.budget for p in planned]
+
+
+def _plan(domain, tables, epsilon, max_cells, *, rho=None, contribution=None) -> list[_Planned]:
+    """[`plan_tables`][pgmpy_dp.tables.plan.plan_tables], returning every fact of each table."""
+    if epsilon is None and rho is None:
+        raise TypeError(
+            "epsilon must be a positive finite number, got None; give epsilon (discrete Laplace noise, "
+            "pure DP), e.g. epsilon=1.0, or rho (discrete Gaussian noise, zCDP), e.g. rho=0.5"
+        )
+    if epsilon is not None and rho is not None:
+        raise ValueError(
+            f"give exactly one of epsilon (discrete Laplace noise, pure DP) or rho (discrete Gaussian "
+            f"noise, zCDP), got both epsilon={epsilon!r} and rho={rho!r}"
+        )
+    if isinstance(tables, (str, tuple, Pooled)) or not isinstance(tables, Sequence):
+        raise TypeError(
+            f"tables must be a list of attribute tuples such as [('a', 'b'), ('c',)], got {tables!r}"
+        )
+    if len(tables) == 0:
+        raise ValueError("no tables requested; pass at least one attribute tuple")
+    if isinstance(max_cells, (bool, np.bool_)) or not isinstance(max_cells, (int, np.integer)):
+        raise TypeError(f"max_cells must be a positive int, got {max_cells!r} ({type(max_cells).__name__})")
+    if max_cells < 1:
+        raise ValueError(f"max_cells must be a positive int, got {max_cells!r}")
+    specs = []  # (key, attrs, members, sensitivity)
+    for t in tables:
+        if isinstance(t, Pooled):
+            members = t.check(domain, max_cells)
+            specs.append((members, members[0], members, len(members)))
+        else:
+            a = domain.check_table(t, max_cells)
+            specs.append((a, a, None, 1))
+    sens = [float(n) if contribution is None else contribution.sensitivity(n) for *_, n in specs]
+    granularity = 1.0 if contribution is None else contribution.granularity
+    seen = set()
+    for key, *_ in specs:
+        if key in seen:
+            raise DomainError(f"table {key} is requested twice; request it once or use two releases")
+        seen.add(key)
+    keys = [k for k, *_ in specs]
+    gaussian = rho is not None
+    name, check, budget = ("epsilon", check_epsilon, epsilon) if rho is None else ("rho", check_rho, rho)
+    split = isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes))
+    if split:
+        if len(budget) != len(keys):
+            raise ValueError(f"got {len(budget)} per-table {name}s for {len(keys)} tables; give one per table")
+        per_table = [check(e, f"{name} for table {a}") for e, a in zip(budget, keys)]
+    else:
+        total = check(budget, name)
+        # every cell gets the same noise scale: shares proportional to s_i (L1) or s_i^2 (L2)
+        power = [s * s for s in sens] if gaussian else sens
+        whole = math.fsum(power)
+        per_table = [total * p / whole for p in power]
+    for e, a, s in zip(per_table, keys, sens):
+        scale = _noise_scale(e, gaussian, s)
+        if not scale / granularity <= MAX_SCALE:  # also catches an overflow to inf
+            where = "" if split else f" (the total {total:g} split over {len(keys)} tables)"
+            raise ValueError(
+                f"{name} {e:g}{where} for table {a} is too small: its noise scale {scale:g} exceeds the "
+                f"largest supported {MAX_SCALE * granularity:g}, and such a table would be pure noise; raise {name}"
+            )
+    try:
+        math.fsum(per_table)  # what the budget is charged and the release records
+    except OverflowError:
+        raise ValueError(
+            f"the per-table {name}s {[float(e) for e in per_table]} sum to more than the largest float; "
+            f"give each table a smaller {name}"
+        ) from None
+    return [_Planned(k, a, m, s, b) for (k, a, m, _), s, b in zip(specs, sens, per_table)]
+
+
+def _noise_scale(budget: float, gaussian: bool, sensitivity: float = 1.0) -> float:
+    """Noise scale of one table: ``s/epsilon`` (Laplace) or ``s/sqrt(2 rho)`` (Gaussian), ``s`` its sensitivity."""
+    try:
+        return sensitivity * math.sqrt(1.0 / (2.0 * budget)) if gaussian else sensitivity / budget
+    except ZeroDivisionError:  # a subnormal budget: 2 * rho or 1 / epsilon overflows
+        return math.inf
+
+
+def requested_tables(tables) -> list[tuple[str, ...] | Pooled] | object:
+    """Normalise a table request: a column name becomes a 1-tuple, a Pooled stays; anything else is left to the planner.
+
+    Examples
+    --------
+    >>> requested_tables([("a", "b"), "c", Pooled([("a",), ("c",)])])
+    [('a', 'b'), ('c',), Pooled([('a',), ('c',)])]
+    """
+    if not isinstance(tables, Sequence) or isinstance(tables, (str, tuple)):
+        return tables  # the release's own validation explains what a request looks like
+    bad = [t for t in tables if not isinstance(t, (str, Sequence, Pooled))]
+    if bad:
+        raise TypeError(
+            f"each table must be a column name or a tuple of column names, got {bad[0]!r}; "
+            "e.g. tables=[('a', 'b'), 'c'], or a pgmpy_dp.Pooled([...]) of member tuples"
+        )
+    return [t if isinstance(t, Pooled) else (t,) if isinstance(t, str) else tuple(t) for t in tables]
+
+
+def requested_columns(requested) -> list[str]:
+    """The columns a normalised request reads, in first-use order (pooled members included).
+
+    Examples
+    --------
+    >>> requested_columns([("a", "b"), Pooled([("c",), ("a",)])])
+    ['a', 'b', 'c']
+    """
+    if not isinstance(requested, list):
+        return []
+    return list(dict.fromkeys(a for t in requested for m in (t.members if isinstance(t, Pooled) else (t,)) for a in m))
