@@ -1,6 +1,6 @@
 """Private structure learning of Ising and pairwise Markov networks: edge recovery and parameter error.
 
-Models (``pgmpy_dp.learning.sampling.random_pairwise_model``): random sparse
+Models (``pgmpy_dp.structure.sampling.random_pairwise_model``): random sparse
 graphs on ``p`` nodes, every node with at most ``max_degree`` neighbours; Ising
 edges ``A_ij = +-eta`` (width ``lambda = max_degree * eta``), k-state edges a
 random doubly centred matrix with ``max |W_ij| = eta``; zero node terms. Data are
@@ -53,9 +53,9 @@ import pandas as pd
 
 import harness
 import pgmpy_dp  # noqa: F401  (registers df.dp)
-from pgmpy_dp.learning import PrivateIsingEstimator, PrivatePairwiseEstimator
-from pgmpy_dp.learning.frank_wolfe import _frank_wolfe_batch
-from pgmpy_dp.learning.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.structure import PrivateIsingEstimator, PrivatePairwiseEstimator
+from pgmpy_dp.structure.frank_wolfe import _frank_wolfe_batch
+from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
 
 METHODS = ["sklearn", "fw-exact", "private-fw", "marginals"]
 N_ITER = 50

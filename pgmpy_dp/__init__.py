@@ -26,7 +26,7 @@ from .privacy import (
 )
 from .tables import MarginalRelease, Pooled, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
-from .learning import PrivateIsingEstimator, PrivatePairwiseEstimator
+from .structure import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
 from .uncertainty import query_interval
 from .querying import query

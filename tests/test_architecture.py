@@ -16,7 +16,7 @@ LAYERS = {
     "tables": 2,
     "engine": 3,
     "estimators": 4,
-    "learning": 5, "structure": 5,
+    "structure": 5,
     "uncertainty": 6,
     "querying": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
 }

@@ -859,7 +859,7 @@ def test_fuzz_unusual_column_labels(case):
 
 # -- structure learners ------------------------------------------------------------------------------
 from pgmpy_dp import PrivateIsingEstimator, PrivatePairwiseEstimator  # noqa: E402
-from pgmpy_dp.learning import NotFittedError, pairwise  # noqa: E402
+from pgmpy_dp.structure import NotFittedError, pairwise  # noqa: E402
 
 LEARNERS = [PrivateIsingEstimator, PrivatePairwiseEstimator]
 _BINARY = {"b": [0, 1], "c": [True, False], "d": ["u", "v"]}

@@ -25,7 +25,7 @@ import pytest
 
 import pgmpy_dp  # noqa: F401  (registers df.dp)
 from pgmpy_dp import DataDerivedDomainWarning, PrivacyBudget
-from pgmpy_dp.learning import PrivateIsingEstimator, min_rows_for_structure
+from pgmpy_dp.structure import PrivateIsingEstimator, min_rows_for_structure
 from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
 
 # -- the data-derived-domain warning -----------------------------------------------------------------

@@ -17,7 +17,7 @@ exponential mechanism with Gumbel scale ``b`` is then ``epsilon = 2 radius / b``
 differentially private, which is ``epsilon**2 / 8``-zCDP (Cesar and Rogers 2021;
 this is also what OpenDP's ``make_noisy_max`` reports), and ``T`` adaptively
 chosen iterations compose to ``rho = T radius**2 / (2 b**2)``.
-[`frank_wolfe_noise_scale`][pgmpy_dp.learning.frank_wolfe.frank_wolfe_noise_scale] inverts this exactly.
+[`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale] inverts this exactly.
 
 Sampling: by default each selection is OpenDP's ``make_noisy_max`` under
 zero-concentrated divergence, which samples the Gumbel race exactly (no
@@ -75,7 +75,7 @@ def frank_wolfe_rho(noise_scale: float, radius: float, n_iter: int) -> float:
 
 
 def frank_wolfe_noise_scale(rho: float, radius: float, n_iter: int) -> float:
-    """Gumbel scale at which ``n_iter`` selections cost exactly ``rho`` (inverse of [`frank_wolfe_rho`][pgmpy_dp.learning.frank_wolfe.frank_wolfe_rho]).
+    """Gumbel scale at which ``n_iter`` selections cost exactly ``rho`` (inverse of [`frank_wolfe_rho`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_rho]).
 
     Examples
     --------
@@ -200,7 +200,7 @@ def frank_wolfe_logistic(
         Iterations ``T`` (each one publishes a selected vertex).
     rho : float, optional
         Total zCDP budget of the ``T`` selections (noise scale from
-        [`frank_wolfe_noise_scale`][pgmpy_dp.learning.frank_wolfe.frank_wolfe_noise_scale]). ``None`` runs the exact, non-private
+        [`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]). ``None`` runs the exact, non-private
         Frank-Wolfe: a baseline for experiments, not a private release.
     random_state : int or numpy.random.Generator, optional
         Seeded numpy Gumbel noise, for reproducible experiments only; by

@@ -1,9 +1,8 @@
-"""Layer 5b: private structure and parameter learning of pairwise Markov networks.
+"""Private selection of what to measure: the structure of a model learned from the data.
 
-Private Frank-Wolfe for l1-constrained logistic regression and the per-node
-regressions that learn Ising and pairwise models (and their graphs) under
-rho-zCDP. Sits beside `pgmpy_dp.estimators`: imports the privacy core,
-never imported by lower layers.
+Private Frank-Wolfe for l1-constrained logistic regression and the per-node regressions that
+learn Ising and pairwise models (and their graphs) under rho-zCDP. Built on the layers below
+(privacy, tables, engine, estimators); never imported by them.
 """
 
 from .frank_wolfe import (

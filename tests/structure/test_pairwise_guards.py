@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from pgmpy_dp import PrivacyBudget
-from pgmpy_dp.learning import NotFittedError, PrivateIsingEstimator, PrivatePairwiseEstimator, pairwise
-from pgmpy_dp.learning.pairwise import MAX_N_ITER
+from pgmpy_dp.structure import NotFittedError, PrivateIsingEstimator, PrivatePairwiseEstimator, pairwise
+from pgmpy_dp.structure.pairwise import MAX_N_ITER
 
 ESTIMATORS = [PrivateIsingEstimator, PrivatePairwiseEstimator]
 

@@ -9,7 +9,7 @@ restricted to the rows with ``x_i in {u, v}`` (Wu, Sanghavi and Dimakis 2019):
 the log-odds of ``u`` against ``v`` are ``sum_j W_ij(u, x_j) - W_ij(v, x_j) +
 theta_i(u) - theta_i(v)``, linear in the one-hot encoding of ``x_-i``. Every
 regression is solved by private Frank-Wolfe (Zhang, Kamath, Kulkarni and Wu
-2020; [`pgmpy_dp.learning.frank_wolfe`][pgmpy_dp.learning.frank_wolfe]).
+2020; [`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]).
 
 Budget split (rho-zCDP, one row added or removed):
 
@@ -20,7 +20,7 @@ Budget split (rho-zCDP, one row added or removed):
   gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
 
 Within a regression ``T = n_iter`` selections share its budget equally
-([`frank_wolfe_noise_scale`][pgmpy_dp.learning.frank_wolfe.frank_wolfe_noise_scale]).
+([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]).
 
 Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
 largest absolute weight exceeds ``threshold`` (default ``eta / 2``, half the
@@ -487,7 +487,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     Parameters
     ----------
     width, eta, threshold, n_iter, random_state
-        As for [`PrivateIsingEstimator`][pgmpy_dp.learning.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
+        As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
     radius : float, optional
         l1 radius of each regression (default ``2 width``). A one-hot block
@@ -503,7 +503,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     node_weights_ : dict
         ``{a: array (k_a,)}``, centred node log-potentials.
     edges_, edge_strength_, graph_, model_, rho_, n_iter_ :
-        As for [`PrivateIsingEstimator`][pgmpy_dp.learning.pairwise.PrivateIsingEstimator].
+        As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator].
 
     Examples
     --------

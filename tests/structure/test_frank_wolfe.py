@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pgmpy_dp.learning.frank_wolfe import (
+from pgmpy_dp.structure.frank_wolfe import (
     _opendp_selector,
     _select_vertices,
     exponential_mechanism_rho,

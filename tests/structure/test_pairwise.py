@@ -6,8 +6,8 @@ import pytest
 from pgmpy.inference import BeliefPropagation, VariableElimination
 
 from pgmpy_dp import BudgetExceededError, PrivacyBudget
-from pgmpy_dp.learning import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
-from pgmpy_dp.learning.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.structure import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
+from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
 from pgmpy_dp.privacy import DomainError
 
 
@@ -158,7 +158,7 @@ def test_budget_is_charged_rho_and_bad_budgets_spend_nothing():
 
 
 def test_pairwise_budget_split_is_rho_over_p_times_k_minus_one():
-    from pgmpy_dp.learning import frank_wolfe_noise_scale, frank_wolfe_rho
+    from pgmpy_dp.structure import frank_wolfe_noise_scale, frank_wolfe_rho
 
     rng = np.random.default_rng(2)
     df = pd.DataFrame({
