@@ -31,6 +31,7 @@ from ..privacy.units import unit_keywords
 from ..tables.artifact import MarginalRelease
 from ..tables.contribution import check_contribution, encode_units
 from ..tables.release import release_from_codes
+from .fitted import remember_fit
 from .allocation import (
     allocation_weights,
     amplified_epsilon,
@@ -109,6 +110,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     ----------
     parameters_ : list of TabularCPD
         The private CPDs, in the model's node order.
+    model_ : DiscreteBayesianNetwork
+        The network fitted (``model.fit(df, estimator=...)`` adds ``parameters_`` to it); it
+        stands for this estimator in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
     state_names_ : dict
         The public domain used, ``{variable: [states]}``.
     release_ : MarginalRelease or list of MarginalRelease
@@ -283,9 +287,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 self._fit_codes(codes, domain, families, parents, epsilon, rng, noise_drawn=charge.commit, units=units)
         else:
             self._fit_codes(codes, domain, families, parents, epsilon, rng, units=units)
-        self._model = model
+        self._model = self.model_ = model  # pgmpy's base class sorts the CPDs by self._model
         self.state_names_ = {n: list(domain[n]) for n in nodes}
         self.parameters_ = self._sort_parameters(self._cpds(domain, families))
+        remember_fit(model, self, self.parameters_)
         return self
 
     def fit_release(self, model, releases) -> DiscretePrivateMLE:
@@ -375,9 +380,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
         self.release_ = releases[0] if len(releases) == 1 else releases
         self.node_stats_ = pd.DataFrame(index=pd.Index(nodes, name="node"))
-        self._model = model
+        self._model = self.model_ = model  # pgmpy's base class sorts the CPDs by self._model
         self.state_names_ = {n: list(domain[n]) for n in nodes}
         self.parameters_ = self._sort_parameters(self._cpds(domain, families))
+        remember_fit(model, self, self.parameters_)
         return self
 
     def _likelihood_tables(self, domain, families, tables, n_records):

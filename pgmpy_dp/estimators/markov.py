@@ -38,6 +38,7 @@ from ..tables.contribution import check_contribution
 from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 # the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
+from .fitted import remember_fit
 from .measurements import clique_measurements, warm_start_targets
 
 __all__ = [
@@ -493,6 +494,7 @@ class PrivateMarkovEstimator(BaseObject):
         self.n_records_ = n_records
         self.domain_ = model_domain
         self.model_ = _to_pgmpy(model, model_domain, model_cliques, theta, engine)
+        remember_fit(self.model_, self, self.model_.get_factors())
         return self
 
 

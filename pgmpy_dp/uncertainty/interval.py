@@ -41,8 +41,9 @@ def query_interval(
 
     Parameters
     ----------
-    estimator : PrivateMarkovEstimator or DiscretePrivateMLE
-        A fitted estimator (it holds the releases the fit used).
+    estimator : PrivateMarkovEstimator, DiscretePrivateMLE or pgmpy model
+        A fitted estimator (it holds the releases the fit used), or the model it fitted:
+        ``est.model_``, or the network ``model.fit(df, estimator=est)`` returned.
     variables : str or list of str
         Query variables. With loopy inference they must lie together in one clique of the model.
     evidence : dict, optional

@@ -26,6 +26,7 @@ from ..engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potential
 from ..estimators.bayesian import DiscretePrivateMLE
 from ..estimators.conditionals import cpd_values
 from ..estimators.evidence import pooled_n_records
+from ..estimators.fitted import estimator_of
 
 # The Markov estimator's measurement and warm-start helpers: the refits must build the very
 # targets the fit built, so they reuse its code rather than copy it.
@@ -82,8 +83,8 @@ def fit_view(estimator) -> FitView:
 
     Parameters
     ----------
-    estimator : PrivateMarkovEstimator or DiscretePrivateMLE
-        A fitted estimator.
+    estimator : PrivateMarkovEstimator, DiscretePrivateMLE or pgmpy model
+        A fitted estimator, or the model it fitted (see `estimator_of`).
 
     Examples
     --------
@@ -100,6 +101,8 @@ def fit_view(estimator) -> FitView:
     >>> len(fits), fits[0][0].shape
     (3, (2, 2))
     """
+    if hasattr(estimator, "check_model"):  # a pgmpy model stands for the estimator that fitted it
+        estimator = estimator_of(estimator)
     if isinstance(estimator, DiscretePrivateMLE):
         if not hasattr(estimator, "parameters_"):
             raise ValueError("estimator is not fitted; fit it first, e.g. model.fit(df, estimator=DiscretePrivateMLE(...))")
@@ -109,7 +112,8 @@ def fit_view(estimator) -> FitView:
             raise ValueError("estimator is not fitted; call estimator.fit(model, data) first")
         return _markov_view(estimator)
     raise TypeError(
-        f"estimator must be a fitted PrivateMarkovEstimator or DiscretePrivateMLE, got {type(estimator).__name__}"
+        f"estimator must be a fitted PrivateMarkovEstimator or DiscretePrivateMLE, or a model one of them "
+        f"fitted, got {type(estimator).__name__}"
     )
 
 
