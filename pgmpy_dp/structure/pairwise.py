@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from skbase.base import BaseObject
 
 from ..privacy import (
     Domain,
@@ -107,7 +108,7 @@ def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
     return int(math.ceil(math.sqrt(kk * kk * p / rho) - 1e-9))
 
 
-class _PrivateMRFEstimator:
+class _PrivateMRFEstimator(BaseObject):
     """Shared fitting logic: validation, budget, batching, symmetrising, the pgmpy model."""
 
     _kind = "pairwise"
@@ -127,6 +128,7 @@ class _PrivateMRFEstimator:
         self.threshold = threshold
         self.n_iter = n_iter
         self.random_state = random_state
+        super().__init__()
 
     # -- validation --------------------------------------------------------------------------
     def _check_params(self) -> None:

@@ -11,7 +11,7 @@ Run from the worktree root, e.g.::
         --seeds 0 1 2 --configs cgm-em cgm-em-reg0 mbi-1000 --out results/main.csv
 
 Writes one row per fit to ``--out`` (relative to this folder) and the per-marginal
-errors to ``<out>_marginals.csv``.
+errors to ``<out>_marginals.csv.gz``.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def run(seeds, configs, out: Path) -> pd.DataFrame:
                   + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in info.items()), flush=True)
             out.parent.mkdir(parents=True, exist_ok=True)
             pd.DataFrame(rows).to_csv(out, index=False)
-            pd.DataFrame(per).to_csv(out.with_name(out.stem + "_marginals.csv"), index=False)
+            pd.DataFrame(per).to_csv(out.with_name(out.stem + "_marginals.csv.gz"), index=False)
     return pd.DataFrame(rows)
 
 

@@ -58,7 +58,7 @@ def paired(pairs=(("cgm-em-nodes", "mbi-1000"), ("cgm-em-nodes-it100", "mbi-1000
 
 def per_attribute(configs=("cgm-em", "cgm-em-nodes", "mbi-1000")) -> pd.DataFrame:
     """Mean 2-way L1 over the 13 pairs holding each attribute, per configuration (mean over seeds)."""
-    df = pd.concat([pd.read_csv(p) for p in sorted(RESULTS.glob("main*_marginals.csv"))])
+    df = pd.concat([pd.read_csv(p) for p in sorted(RESULTS.glob("main*_marginals.csv.gz"))])
     df = df.drop_duplicates(["seed", "config", "attrs"], keep="last")
     df = df[df.config.isin(configs) & (df["attrs"].str.count(r"\|") == 1)]
     _, sizes = load_adult()
