@@ -119,3 +119,17 @@ def test_batched_labels_are_the_u_vs_v_labels(monkeypatch):
     pairs = [(u, v) for u in range(4) for v in range(u + 1, 4)]
     expected = np.column_stack([(z == u).astype(float) - (z == v) for u, v in pairs])
     np.testing.assert_array_equal(np.concatenate(seen[:3], axis=1), expected)
+
+
+@pytest.mark.parametrize("cls", [PrivateIsingEstimator, PrivatePairwiseEstimator])
+def test_structure_learners_follow_the_estimator_convention(cls):
+    from sklearn import base as sklearn_base
+
+    est = cls(width=2.0, eta=0.3, n_iter=7, random_state=3)
+    assert est.get_params() == {"width": 2.0, "eta": 0.3, "n_iter": 7, "random_state": 3,
+                                "threshold": None, "radius": None}
+    twin = sklearn_base.clone(est)
+    assert type(twin) is cls and twin.get_params() == est.get_params()
+    assert twin.set_params(n_iter=9) is twin and twin.n_iter == 9 and est.n_iter == 7
+    bad = cls(n_iter="many")  # stored as given; refused only by fit
+    assert sklearn_base.clone(bad).n_iter == "many"
