@@ -30,6 +30,7 @@ from .structure import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
 from .uncertainty import query_interval
 from .querying import query
+from .sampling import sample
 
 # Dask is optional: look before importing, so that without it nothing Dask-related is loaded
 if importlib.util.find_spec("dask") is not None:
@@ -57,4 +58,5 @@ __all__ = [
     "query",
     "query_interval",
     "release_marginals",
+    "sample",
 ]
