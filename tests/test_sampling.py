@@ -160,3 +160,17 @@ def test_gibbs_burn_in_zero_is_not_the_model():
         df = sample(mn, 5_000, random_state=0, max_cells=4, burn_in=0)
     p = exact(mn, ["a", "b"])
     assert np.abs(observed(df, ["a", "b"]) / 5_000 - p).max() > 0.1
+
+
+def test_structure_learner_model_matches_exact_marginals():
+    rng = np.random.default_rng(0)
+    a = rng.choice([-1, 1], 20_000)
+    b = np.where(rng.random(20_000) < 0.9, a, -a)
+    c = rng.choice([-1, 1], 20_000)
+    df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([-1, 1]))
+    estimator = pgmpy_dp.PrivateIsingEstimator(width=1.5, eta=0.5, random_state=0).fit(df, rho=1.0)
+    synthetic = sample(estimator, 20_000, random_state=0)
+    assert list(synthetic.columns) == list(estimator.model_.nodes())
+    assert synthetic["c"].cat.categories.tolist() == [-1, 1]
+    for variables in (["a"], ["c"], ["a", "b"], ["b", "c"]):
+        assert_matches(synthetic, estimator.model_, variables)
