@@ -547,6 +547,18 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         ``"likelihood"`` fits every table of every release; ``"projection"`` projects the tables
         of the first release. Post-processing: it spends nothing. ``fit`` uses it, and so do
         ``query_interval``'s refits of simulated releases.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import pgmpy_dp
+        >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
+        >>> public = {"a": [0, 1], "b": [0, 1]}
+        >>> rel = df.dp.release([("a",), ("b", "a")], epsilon=1.0, domain=public, random_state=0)
+        >>> est = DiscretePrivateMLE(consistency="projection")
+        >>> a, ba = est.family_tables([rel], pgmpy_dp.Domain(public), [("a",), ("b", "a")])
+        >>> bool(abs(ba.sum(axis=0) - a).max() < 1e-6)   # the family tables agree on "a"
+        True
         """
         self.n_iter_ = self.converged_ = None
         if self.consistency == "likelihood":

@@ -50,6 +50,16 @@ def clique_measurements(releases, cliques, tied_idx=None):
     A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
     (in sum units) and an estimate of each member clique's table (the pooled table over the
     number of members it adds up).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pgmpy_dp
+    >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
+    >>> rel = df.dp.release([("a", "b"), ("a",)], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
+    >>> measurements, per_clique = clique_measurements([rel], [("a", "b")])
+    >>> len(measurements), [t.values.shape for t in per_clique[0]]   # ("a",) is evidence, not a target
+    (2, [(2, 2)])
     """
     measurements = []
     per_clique: list[list] = [[] for _ in cliques]
@@ -103,7 +113,19 @@ def clique_measurements(releases, cliques, tied_idx=None):
 
 def warm_start_targets(warm_start: str | None, cliques, clique_tables, n_records: float) -> list[np.ndarray]:
     """Targets of the naive fit: reconciled for ``warm_start="reconciled"`` (a CGM-EM warm start),
-    else each clique's table on its own (``_naive_targets``)."""
+    else each clique's table on its own (``_naive_targets``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pgmpy_dp
+    >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
+    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
+    >>> _, per_clique = clique_measurements([rel], [("a", "b")])
+    >>> p = warm_start_targets("reconciled", [("a", "b")], per_clique, 100.0)[0]
+    >>> p.shape, bool(abs(p.sum() - 1) < 1e-9 and (p >= 0).all())   # a distribution per clique
+    ((2, 2), True)
+    """
     if warm_start == "reconciled":
         return _reconciled_targets(cliques, clique_tables, n_records)
     return _naive_targets(cliques, clique_tables, n_records)
