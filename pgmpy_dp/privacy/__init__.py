@@ -23,6 +23,7 @@ from .parameters import (
     epsilon_delta_to_rho,
     rho_to_epsilon_delta,
 )
+from .selection import exponential_mechanism, exponential_mechanism_rho
 from .units import UserLevel
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "discrete_gaussian_noise",
     "discrete_gaussian_variance",
     "epsilon_delta_to_rho",
+    "exponential_mechanism",
+    "exponential_mechanism_rho",
     "rho_to_epsilon_delta",
     "discrete_laplace_noise",
     "discrete_laplace_variance",

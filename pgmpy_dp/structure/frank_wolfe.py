@@ -27,7 +27,6 @@ Gumbel race is used instead, for reproducible experiments only.
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 
@@ -37,6 +36,7 @@ from scipy.special import expit
 
 from .._blas import single_threaded_blas
 from ..privacy import check_rho
+from ..privacy.selection import exponential_mechanism_rho, opendp_noisy_max
 from ..privacy.random_state import check_random_state
 
 __all__ = [
@@ -45,17 +45,6 @@ __all__ = [
     "frank_wolfe_rho",
     "exponential_mechanism_rho",
 ]
-
-
-def exponential_mechanism_rho(epsilon: float) -> float:
-    """zCDP cost ``epsilon**2 / 8`` of one ``epsilon``-DP exponential mechanism (Gumbel noisy max).
-
-    Examples
-    --------
-    >>> exponential_mechanism_rho(2.0)
-    0.5
-    """
-    return float(epsilon) ** 2 / 8.0
 
 
 def frank_wolfe_rho(noise_scale: float, radius: float, n_iter: int) -> float:
@@ -86,22 +75,6 @@ def frank_wolfe_noise_scale(rho: float, radius: float, n_iter: int) -> float:
     return float(radius) * math.sqrt(int(n_iter) / (2.0 * float(rho)))
 
 
-@functools.lru_cache(maxsize=32)
-def _opendp_selector(relative_scale: float):
-    import opendp.prelude as dp
-
-    dp.enable_features("contrib")
-    # scores are passed divided by the radius, so their per-row sensitivity is 1 in the
-    # L-infinity distance; ZeroConcentratedDivergence makes OpenDP race Gumbel noise
-    return dp.m.make_noisy_max(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-        dp.linf_distance(T=float),
-        dp.zero_concentrated_divergence(),
-        scale=float(relative_scale),
-        negate=True,
-    )
-
-
 def _select_vertices(G, allowed, radius, noise_scale, rng):
     """Per column of the summed gradient ``G`` (d, m): the chosen coordinate and sign.
 
@@ -119,11 +92,12 @@ def _select_vertices(G, allowed, radius, noise_scale, rng):
         noisy = -scores / (noise_scale / radius) + gumbel
         idx = np.argmax(np.where(ok, noisy, -np.inf), axis=0)
     else:
-        select = _opendp_selector(noise_scale / radius)
+        # scores are in units of radius (L-infinity sensitivity 1); the smallest wins, so race their negatives
+        select = opendp_noisy_max(noise_scale / radius)
         idx = np.empty(m, dtype=np.intp)
         for c in range(m):  # one exact sampler call per problem; m is small (nodes x pairs)
             cand = np.flatnonzero(ok[:, c])
-            idx[c] = cand[select(scores[cand, c].tolist())]
+            idx[c] = cand[select((-scores[cand, c]).tolist())]
     sign = np.where(idx < d, 1.0, -1.0)
     return idx % d, sign
 

@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
+from pgmpy_dp.privacy.selection import opendp_noisy_max
 from pgmpy_dp.structure.frank_wolfe import (
-    _opendp_selector,
     _select_vertices,
     exponential_mechanism_rho,
     frank_wolfe_logistic,
@@ -64,7 +64,7 @@ def test_opendp_selector_reports_the_same_per_selection_rho():
     radius, T, rho = 1.5, 20, 0.8
     b = frank_wolfe_noise_scale(rho, radius, T)
     # scores are handed to OpenDP in units of radius: sensitivity 1
-    assert _opendp_selector(b / radius).map(1.0) == pytest.approx(rho / T, rel=1e-9)
+    assert opendp_noisy_max(b / radius).map(1.0) == pytest.approx(rho / T, rel=1e-9)
 
 
 @pytest.mark.parametrize("sampler", ["numpy", "opendp"])
