@@ -18,7 +18,7 @@ LAYERS = {
     "estimators": 4,
     "structure": 5,
     "uncertainty": 6,
-    "querying": 7, "sampling": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
+    "querying": 7, "sampling": 7, "synthesizer": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
 }
 
 

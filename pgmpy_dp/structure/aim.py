@@ -1,0 +1,228 @@
+"""AIM (McKenna, Mullins, Sheldon and Miklau 2022): adaptive, workload-aware selection of marginals.
+
+Given a workload of marginals (attribute sets with weights), AIM first measures every 1-way
+marginal, then repeats: choose, by the exponential mechanism, the candidate marginal the current
+model answers worst (relative to the noise its measurement would carry), measure it with Gaussian
+noise, refit the model. Candidates are the workload's sets and all their subsets; a candidate's
+weight is its overlap with the workload. The budget is annealed: when a new measurement barely
+moves the model, the next rounds use half the noise and twice the selection epsilon; the model may
+only grow with the budget spent (up to ``max_model_size``), and the last round spends what is left.
+The model is our CGM-EM fit of every measurement, refitted from the previous fit each round.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._progress import progress
+from ..privacy.domain import Domain, DomainError
+from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
+from ..tables.counting import contingency_table
+from .marginals import MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
+
+__all__ = ["AimPlan", "DEFAULT_WORKLOAD_CELLS", "check_aim", "run_aim"]
+
+#: The default workload: every 3-way marginal with at most this many cells.
+DEFAULT_WORKLOAD_CELLS = 10_000
+#: Rounds planned per attribute; annealing and the last round usually end the run sooner.
+ROUNDS_PER_ATTRIBUTE = 16
+#: Share of each round's budget spent on selection (the rest on measurement).
+SELECTION_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class AimPlan:
+    """The checked workload: ``workload`` as ``(attrs, weight)`` pairs and ``candidates`` with their weights."""
+
+    workload: tuple[tuple[tuple[str, ...], float], ...]
+    candidates: dict[tuple[str, ...], float]
+
+
+def _opening_sigma(domain: Domain, rho: float) -> float:
+    rounds = ROUNDS_PER_ATTRIBUTE * len(domain.attrs)
+    return math.sqrt(rounds / (2.0 * (1.0 - SELECTION_SHARE) * rho))
+
+
+def _parse_workload(domain: Domain, workload) -> list[tuple[tuple[str, ...], float]]:
+    if workload is None:
+        attrs = domain.attrs
+        for k in range(min(3, len(attrs)), 0, -1):
+            sets = [c for c in itertools.combinations(attrs, k) if domain.cells(c) <= DEFAULT_WORKLOAD_CELLS]
+            if sets:
+                return [(c, 1.0) for c in sets]
+        return [((a,), 1.0) for a in attrs]
+    if isinstance(workload, (str, bytes)) or not isinstance(workload, Sequence) or not workload:
+        raise TypeError(
+            f"workload must be a non-empty list of column tuples, optionally with weights, such as "
+            f"[('age', 'income'), (('sex', 'income'), 2.0)], got {workload!r}"
+        )
+    out = []
+    for item in workload:
+        weight = 1.0
+        if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], (tuple, list))
+                and isinstance(item[1], numbers.Real)):
+            item, weight = item
+            if isinstance(weight, bool) or not (math.isfinite(weight) and weight > 0):
+                raise ValueError(f"workload weight of {tuple(item)} must be a positive finite number, got {weight!r}")
+        attrs = (item,) if isinstance(item, str) else item
+        if not isinstance(attrs, (tuple, list)) or not attrs or not all(isinstance(a, str) for a in attrs):
+            raise TypeError(f"workload entry {item!r} must be a tuple of column names such as ('age', 'income')")
+        unknown = [a for a in attrs if a not in domain]
+        if unknown:
+            raise DomainError(
+                f"workload names column(s) {unknown} that are not in the data (columns: {list(domain.attrs)}); "
+                "fix the names or drop the entry"
+            )
+        if len(set(attrs)) != len(attrs):
+            raise ValueError(f"workload entry {tuple(attrs)} repeats a column; name each column once")
+        out.append((tuple(attrs), float(weight)))
+    return out
+
+
+def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: float = 80.0) -> AimPlan:
+    """Check AIM's inputs from public facts only and return its plan (nothing is spent).
+
+    Refuses a workload naming unknown columns, a budget whose opening noise no sampler supports,
+    and a ``max_model_size`` (megabytes) that the model of the 1-way marginals alone exceeds.
+
+    Examples
+    --------
+    >>> d = Domain({"a": [0, 1], "b": [0, 1, 2]})
+    >>> plan = check_aim(d, rho=1.0, workload=[("a", "b")])
+    >>> plan.candidates
+    {('a', 'b'): 2.0, ('a',): 1.0, ('b',): 1.0}
+    >>> check_aim(d, rho=1.0, workload=[("a", "c")])
+    Traceback (most recent call last):
+    ...
+    pgmpy_dp.privacy.domain.DomainError: workload names column(s) ['c'] that are not in the data (columns: ['a', 'b']); fix the names or drop the entry
+    """
+    parsed = _parse_workload(domain, workload)
+    check_noise_scale(_opening_sigma(domain, rho), "AIM's opening measurements")
+    oneway = model_megabytes(domain, [(a,) for a in domain.attrs])
+    if oneway > max_model_size:
+        raise ValueError(
+            f"max_model_size={max_model_size:g} MB is below the {oneway:.3g} MB the 1-way marginals alone take; "
+            "raise max_model_size or declare coarser domains"
+        )
+    candidates: dict[tuple[str, ...], float] = {}
+    for attrs, _ in parsed:
+        for k in range(len(attrs), 0, -1):
+            for sub in itertools.combinations(attrs, k):
+                if not any(frozenset(sub) == frozenset(c) for c in candidates):
+                    candidates[sub] = 0.0
+    for c in candidates:
+        candidates[c] = sum(w * len(set(c) & set(attrs)) for attrs, w in parsed)
+    return AimPlan(tuple(parsed), candidates)
+
+
+def run_aim(
+    codes,
+    domain: Domain,
+    *,
+    rho: float,
+    workload: AimPlan | None = None,
+    max_model_size: float = 80.0,
+    rng=None,
+    show_progress: bool = False,
+    releases: list | None = None,
+):
+    """Run AIM on encoded data; return ``(model, releases, selected)``.
+
+    Parameters
+    ----------
+    codes : dict of str to numpy.ndarray
+        One integer code array per attribute of ``domain`` (as ``Domain.encode`` gives).
+    domain : Domain
+        The public domain.
+    rho : float
+        The zCDP budget, spent exactly.
+    workload : AimPlan or list, optional
+        A plan from [`check_aim`][pgmpy_dp.structure.aim.check_aim], or a workload it accepts
+        (default: every 3-way marginal of at most 10,000 cells).
+    max_model_size : float
+        Largest model, in megabytes of junction-tree cells; the cap grows with the budget spent.
+    rng : numpy.random.Generator, optional
+        A seeded generator for experiments; ``None`` uses OpenDP's exact samplers.
+    show_progress : bool
+        Progress bar over the rounds.
+    releases : list, optional
+        A list each release is appended to as soon as its noise is drawn.
+
+    Returns
+    -------
+    model : pgmpy.models.DiscreteMarkovNetwork
+        The network fitted to every measurement.
+    releases : list of MarginalRelease
+        The 1-way release, then one release per round.
+    selected : list of tuple of str
+        The marginal measured in each round, in order.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 3000)
+    >>> codes = {"a": a, "b": a ^ (rng.random(3000) < 0.1), "c": rng.integers(0, 2, 3000)}
+    >>> d = Domain({v: [0, 1] for v in "abc"})
+    >>> model, releases, selected = run_aim(codes, d, rho=1.0, workload=[("a", "b"), ("b", "c")], rng=rng)
+    >>> ("a", "b") in selected
+    True
+    """
+    plan = workload if isinstance(workload, AimPlan) else check_aim(
+        domain, rho=rho, workload=workload, max_model_size=max_model_size
+    )
+    releases = [] if releases is None else releases
+    attrs = list(domain.attrs)
+    rounds = ROUNDS_PER_ATTRIBUTE * len(attrs)
+    sigma = _opening_sigma(domain, rho)
+    epsilon = math.sqrt(8.0 * SELECTION_SHARE * rho / rounds)
+    oneway_rho = len(attrs) * 0.5 / sigma**2
+    releases.append(measure(codes, domain, [(a,) for a in attrs], oneway_rho, rng, "AIM: 1-way marginals"))
+    used = oneway_rho
+    fit = MarkovFit(domain).fit(releases)
+    exact: dict[tuple[str, ...], np.ndarray] = {}
+    selected: list[tuple[str, ...]] = []
+    bar = progress(itertools.count(), show_progress, "AIM rounds")
+    for _ in bar:
+        last = rho - used < 2.0 * (0.5 / sigma**2 + exponential_mechanism_rho(epsilon))
+        if last:  # spend exactly what is left
+            remaining = rho - used
+            epsilon = math.sqrt(8.0 * SELECTION_SHARE * remaining)
+            measure_rho = remaining - exponential_mechanism_rho(epsilon)
+            sigma = math.sqrt(0.5 / measure_rho)
+        else:
+            measure_rho = 0.5 / sigma**2
+        used += exponential_mechanism_rho(epsilon) + measure_rho
+        limit = max_model_size * min(1.0, used / rho)
+        held = [frozenset(n) for n in fit.jt.nodes]
+        pool = [
+            c for c in plan.candidates
+            if any(frozenset(c) <= h for h in held) or model_megabytes(domain, fit.cliques + [c]) <= limit
+        ]
+        scores = []
+        for c in pool:
+            if c not in exact:
+                exact[c] = contingency_table(codes, domain, c)
+            error = np.abs(exact[c] - fit.n_records * fit.marginal(c)).sum()
+            scores.append(plan.candidates[c] * (error - math.sqrt(2.0 / math.pi) * sigma * exact[c].size))
+        sensitivity = max(plan.candidates[c] for c in pool)
+        chosen = pool[exponential_mechanism(scores, epsilon, sensitivity, rng)]
+        selected.append(chosen)
+        before = fit.n_records * fit.marginal(chosen)
+        releases.append(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {len(selected)}"))
+        fit = fit.fit(releases)
+        after = fit.n_records * fit.marginal(chosen)
+        if last:
+            break
+        if np.abs(after - before).sum() <= math.sqrt(2.0 / math.pi) * sigma * before.size:
+            sigma /= 2.0
+            epsilon *= 2.0
+    if hasattr(bar, "close"):
+        bar.close()
+    estimator = fit_final_model(releases, domain, show_progress)
+    return estimator.model_, list(releases), selected

@@ -1,0 +1,231 @@
+"""What the marginal-selection methods (MST, AIM) share: measuring, fitting, and reading the model.
+
+A selection method alternates between measuring a marginal of the private data with Gaussian
+noise ([`measure`][pgmpy_dp.structure.marginals.measure]), fitting a Markov network to every
+measurement so far ([`MarkovFit`][pgmpy_dp.structure.marginals.MarkovFit], our CGM-EM with one
+potential per measured attribute set, warm-started from the previous fit), and reading marginals
+of that model over any attribute set, inside a junction-tree clique or not
+([`tree_marginal`][pgmpy_dp.structure.marginals.tree_marginal]). Model sizes come from the
+triangulation of the public clique list only ([`model_megabytes`][pgmpy_dp.structure.marginals.model_megabytes]).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..engine import JunctionTree, cgm_em, fit_log_potentials, triangulate
+from ..estimators.evidence import pooled_n_records
+from ..estimators.markov import EM_BUDGET, PrivateMarkovEstimator, auto_regularization, floored_regularization
+from ..estimators.measurements import clique_measurements, warm_start_targets
+from ..privacy.domain import Domain
+from ..privacy.mechanisms import MAX_SCALE
+from ..tables.release import release_from_codes
+
+__all__ = ["MarkovFit", "check_noise_scale", "fit_final_model", "measure", "measured_cliques", "model_megabytes", "tree_marginal"]
+
+_BYTES_PER_CELL = 8  # one float64 per junction-tree cell
+
+
+def measure(codes, domain: Domain, tables: Sequence[tuple[str, ...]], rho: float, rng, label: str):
+    """One discrete Gaussian release of ``tables`` at a total ``rho`` (L2 sensitivity ``sqrt(len(tables))``).
+
+    Examples
+    --------
+    >>> d = Domain({"a": [0, 1]})
+    >>> rel = measure({"a": np.array([0, 1, 1])}, d, [("a",)], rho=0.5, rng=np.random.default_rng(0), label="a")
+    >>> rel[("a",)].scale
+    1.0
+    """
+    return release_from_codes(codes, domain, list(tables), rho=rho, random_state=rng, label=label)
+
+
+def measured_cliques(releases) -> list[tuple[str, ...]]:
+    """Every attribute set measured by ``releases``, once each, in measurement order.
+
+    Examples
+    --------
+    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
+    >>> codes = {"a": np.array([0, 1]), "b": np.array([1, 1])}
+    >>> rels = [measure(codes, d, [("a",), ("b",)], 1.0, np.random.default_rng(0), "1-way"),
+    ...         measure(codes, d, [("b", "a")], 1.0, np.random.default_rng(0), "pair")]
+    >>> measured_cliques(rels)
+    [('a',), ('b',), ('b', 'a')]
+    """
+    seen, out = set(), []
+    for r in releases:
+        for t in r.tables:
+            if frozenset(t.attrs) not in seen:
+                seen.add(frozenset(t.attrs))
+                out.append(tuple(t.attrs))
+    return out
+
+
+def model_megabytes(domain: Domain, cliques: Sequence[Sequence[str]]) -> float:
+    """Size in megabytes (float64 cells of every clique of the triangulated model) of a Markov
+    network over ``cliques``; public, as it depends on the clique list and the domain only.
+
+    Examples
+    --------
+    >>> d = Domain({v: range(1024) for v in "abc"})
+    >>> model_megabytes(d, [("a", "b"), ("b", "c")])
+    16.0
+    """
+    return sum(math.prod(domain.shape(c)) for c in triangulate(domain, cliques)) * _BYTES_PER_CELL / 2**20
+
+
+class MarkovFit:
+    """CGM-EM fits of a Markov network to a growing list of Gaussian releases.
+
+    Each measured attribute set gets its own potential (1-way tables included: node potentials
+    keep the L2 prior from flattening the margins of large domains, see docs/synthesis.md). A
+    refit after a new measurement starts from the previous log-potentials, the new clique's at zero.
+
+    Parameters
+    ----------
+    domain : Domain
+        The public domain of every attribute of the model.
+    max_iter : int
+        EM maps per refit.
+    """
+
+    def __init__(self, domain: Domain, max_iter: int = EM_BUDGET) -> None:
+        self.domain = domain
+        self.max_iter = max_iter
+        self.cliques: list[tuple[str, ...]] = []
+        self.theta: list[np.ndarray] = []
+        self.jt: JunctionTree | None = None
+        self._calibration = None
+        self.n_records = 0.0
+
+    def fit(self, releases) -> MarkovFit:
+        """Refit to all of ``releases``; returns self.
+
+        Examples
+        --------
+        >>> d = Domain({"a": [0, 1], "b": [0, 1]})
+        >>> rng = np.random.default_rng(0)
+        >>> codes = {"a": rng.integers(0, 2, 1000), "b": rng.integers(0, 2, 1000)}
+        >>> fit = MarkovFit(d).fit([measure(codes, d, [("a",), ("b",), ("a", "b")], 10.0, rng, "all")])
+        >>> bool(abs(fit.marginal(("a",)).sum() - 1) < 1e-9), fit.marginal(("b", "a")).shape
+        (True, (2, 2))
+        """
+        cliques = measured_cliques(releases)
+        previous = {frozenset(c): (c, t) for c, t in zip(self.cliques, self.theta)}
+        jt = JunctionTree(self.domain, cliques)
+        measurements, clique_tables = clique_measurements(releases, cliques)
+        n = pooled_n_records(releases)
+        lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n)
+        lam = floored_regularization(lam_naive, [m.scale for m in measurements])
+        if previous:
+            init = []
+            for c in cliques:
+                old = previous.get(frozenset(c))
+                if old is None:
+                    init.append(np.zeros(self.domain.shape(c)))
+                else:
+                    init.append(np.transpose(old[1], [old[0].index(a) for a in c]))
+        else:  # first fit: the naive fit to the reconciled tables, as PrivateMarkovEstimator starts
+            targets = warm_start_targets("reconciled", cliques, clique_tables, n)
+            tol = max(1e-8, min(m.scale for m in measurements) / n)
+            init = fit_log_potentials(jt, targets, lam_naive / n, max_iter=1000, tol=tol, warn=False).log_potentials
+        result = cgm_em(jt, measurements, n, lam / n, init=init, max_iter=self.max_iter, warn=False)
+        self.cliques, self.theta, self.jt, self.n_records = cliques, list(result.log_potentials), jt, n
+        self._calibration = jt.calibrate(self.theta)
+        return self
+
+    def marginal(self, attrs: Sequence[str]) -> np.ndarray:
+        """The fitted model's probability table over ``attrs`` (axes in ``attrs`` order)."""
+        return tree_marginal(self.jt, self._calibration, attrs)
+
+
+def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.ndarray:
+    """Marginal probabilities over ``attrs`` from a calibrated junction tree, in a clique or not.
+
+    Outside every tree clique, the joint of the smallest subtree covering ``attrs`` (the root's
+    belief times each other clique's belief given its separator with its parent) is summed down
+    to ``attrs`` by one tensor contraction.
+
+    Examples
+    --------
+    >>> d = Domain({v: [0, 1] for v in "abc"})
+    >>> jt = JunctionTree(d, [("a", "b"), ("b", "c")])
+    >>> copy = np.log([[0.9, 0.1], [0.1, 0.9]])
+    >>> p = tree_marginal(jt, jt.calibrate([copy, copy]), ("a", "c"))
+    >>> p.round(2)
+    array([[0.41, 0.09],
+           [0.09, 0.41]])
+    """
+    attrs = tuple(attrs)
+    nodes = jt.nodes
+    if any(set(attrs) <= set(n) for n in nodes):
+        return jt.marginal(calibration, attrs)
+    adjacent: dict[int, list[int]] = {i: [] for i in range(len(nodes))}
+    for v, p in jt.parent.items():
+        if p is not None:
+            adjacent[v].append(p)
+            adjacent[p].append(v)
+    root = min((i for i, n in enumerate(nodes) if attrs[0] in n), key=lambda i: math.prod(jt.shapes[i]))
+    previous = {root: None}
+    order = [root]
+    queue = deque([root])
+    while queue:
+        v = queue.popleft()
+        for u in adjacent[v]:
+            if u not in previous:
+                previous[u] = v
+                order.append(u)
+                queue.append(u)
+    keep = {root}
+    for a in attrs[1:]:
+        v = next(i for i in order if a in nodes[i])  # the nearest clique holding a
+        while v not in keep:
+            keep.add(v)
+            v = previous[v]
+    index = {a: i for i, a in enumerate(jt.domain.attrs)}
+    operands = []
+    for v in sorted(keep, key=order.index):
+        p = np.exp(calibration.log_beliefs[v])
+        if v != root:
+            sep = set(nodes[v]) & set(nodes[previous[v]])
+            axes = tuple(i for i, a in enumerate(nodes[v]) if a not in sep)
+            total = p.sum(axis=axes, keepdims=True) if axes else p
+            p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+        operands += [p, [index[a] for a in nodes[v]]]
+    return np.einsum(*operands, [index[a] for a in attrs], optimize="greedy")
+
+
+def fit_final_model(releases, domain: Domain, show_progress: bool):
+    """The published model: a ``PrivateMarkovEstimator`` fit of every measured set, as a clique.
+
+    Returns the fitted estimator; its ``model_`` stands for it in ``pgmpy_dp.query`` and
+    ``pgmpy_dp.query_interval``.
+    """
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    cliques = measured_cliques(releases)
+    network = DiscreteMarkovNetwork()
+    network.add_nodes_from(domain.attrs)
+    network.add_edges_from((c[i], c[j]) for c in cliques for i in range(len(c)) for j in range(i + 1, len(c)))
+    estimator = PrivateMarkovEstimator(inference="junction-tree", show_progress=show_progress)
+    return estimator.fit(network, releases, cliques=cliques)
+
+
+def check_noise_scale(sigma: float, what: str) -> None:
+    """Refuse, before anything is spent, a plan whose Gaussian noise scale no sampler supports.
+
+    Examples
+    --------
+    >>> check_noise_scale(1e13, "MST's 1-way marginals")
+    Traceback (most recent call last):
+    ...
+    ValueError: the budget is too small for MST's 1-way marginals: their noise scale 1e+13 exceeds the largest supported 1.09951e+12 (the tables would be pure noise); raise rho (or epsilon)
+    """
+    if not sigma <= MAX_SCALE:  # also catches an overflow to inf
+        raise ValueError(
+            f"the budget is too small for {what}: their noise scale {sigma:g} exceeds the largest supported "
+            f"{MAX_SCALE:g} (the tables would be pure noise); raise rho (or epsilon)"
+        )

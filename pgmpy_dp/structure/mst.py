@@ -1,0 +1,116 @@
+"""MST (McKenna, Miklau and Sheldon 2021): 1-way marginals, a private maximum spanning tree, its 2-way marginals.
+
+The zCDP budget ``rho`` is split in three equal parts. A third measures every 1-way marginal
+with Gaussian noise. A third selects a spanning tree by Kruskal's algorithm, each edge drawn by the
+exponential mechanism among the pairs that join two components; a pair's score is the L1 distance
+between its true 2-way table and the independence estimate from the noisy 1-way tables (a record
+moves it by at most 1). The last third measures the tree's 2-way marginals. The model is our
+CGM-EM fit of all those measurements. MST's optional compression of rare states is not done:
+every table is over the declared domain.
+"""
+
+from __future__ import annotations
+
+from .._progress import progress
+from ..engine import project_simplex
+from ..estimators.evidence import pooled_n_records
+from ..privacy.domain import Domain, DomainError
+from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
+from ..tables.counting import contingency_table
+from .marginals import check_noise_scale, fit_final_model, measure
+
+__all__ = ["check_mst", "run_mst"]
+
+
+def check_mst(domain: Domain, rho: float) -> None:
+    """Refuse, from public facts only, a domain or budget MST cannot run on (nothing is spent).
+
+    Examples
+    --------
+    >>> check_mst(Domain({"a": [0, 1], "b": [0, 1]}), rho=1e-30)
+    Traceback (most recent call last):
+    ...
+    ValueError: the budget is too small for MST's 1-way marginals: their noise scale 1.73205e+15 exceeds the largest supported 1.09951e+12 (the tables would be pure noise); raise rho (or epsilon)
+    """
+    d = len(domain.attrs)
+    if d < 2:
+        raise DomainError("MST needs at least two columns (a spanning tree joins them); use method='aim' for one")
+    check_noise_scale((d / (2.0 * rho / 3.0)) ** 0.5, "MST's 1-way marginals")
+
+
+def run_mst(codes, domain: Domain, *, rho: float, rng=None, show_progress: bool = False, releases: list | None = None):
+    """Run MST on encoded data; return ``(model, releases, selected)``.
+
+    Parameters
+    ----------
+    codes : dict of str to numpy.ndarray
+        One integer code array per attribute of ``domain`` (as ``Domain.encode`` gives).
+    domain : Domain
+        The public domain; at least two attributes.
+    rho : float
+        The zCDP budget, spent exactly.
+    rng : numpy.random.Generator, optional
+        A seeded generator for experiments; ``None`` draws every noise and selection from OpenDP's
+        exact samplers.
+    show_progress : bool
+        Progress bars over the tree's edges and the final fit.
+    releases : list, optional
+        A list each release is appended to as soon as its noise is drawn (what a failure
+        afterwards leaves paid for).
+
+    Returns
+    -------
+    model : pgmpy.models.DiscreteMarkovNetwork
+        The fitted tree-structured network (with one potential per attribute).
+    releases : list of MarginalRelease
+        The 1-way release, then the tree's 2-way release.
+    selected : list of tuple of str
+        The tree's edges, in the order they were selected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 2000)
+    >>> codes = {"a": a, "b": a ^ (rng.random(2000) < 0.1), "c": rng.integers(0, 2, 2000)}
+    >>> d = Domain({v: [0, 1] for v in "abc"})
+    >>> model, releases, selected = run_mst(codes, d, rho=1.0, rng=rng)
+    >>> selected[0]
+    ('a', 'b')
+    """
+    attrs = list(domain.attrs)
+    third = rho / 3.0
+    releases = [] if releases is None else releases
+    oneway = measure(codes, domain, [(a,) for a in attrs], third, rng, "MST: 1-way marginals")
+    releases.append(oneway)
+    n = pooled_n_records([oneway])
+    probs = {a: project_simplex(oneway[(a,)].values / n) for a in attrs}
+    pairs = [(attrs[i], attrs[j]) for i in range(len(attrs)) for j in range(i + 1, len(attrs))]
+    scores = {}
+    for a, b in pairs:
+        exact = contingency_table(codes, domain, (a, b))
+        scores[(a, b)] = float(abs(exact - n * probs[a][:, None] * probs[b][None, :]).sum())
+    component = {a: a for a in attrs}
+
+    def find(a):
+        while component[a] != a:
+            component[a] = component[component[a]]
+            a = component[a]
+        return a
+
+    # the last edge's budget is what the others leave, so the selections spend exactly a third
+    edges = len(attrs) - 1
+    epsilon = (8.0 * third / edges) ** 0.5
+    spent = 0.0
+    selected = []
+    for k in progress(range(edges), show_progress, "MST: spanning tree"):
+        eps = epsilon if k < edges - 1 else (8.0 * (third - spent)) ** 0.5
+        spent += exponential_mechanism_rho(eps)
+        candidates = [e for e in pairs if find(e[0]) != find(e[1])]
+        chosen = candidates[exponential_mechanism([scores[e] for e in candidates], eps, 1.0, rng)]
+        component[find(chosen[0])] = find(chosen[1])
+        selected.append(chosen)
+    twoway = measure(codes, domain, selected, rho - 2.0 * third, rng, "MST: tree 2-way marginals")
+    releases.append(twoway)
+    estimator = fit_final_model(releases, domain, show_progress)
+    return estimator.model_, list(releases), selected

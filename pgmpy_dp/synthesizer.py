@@ -1,0 +1,237 @@
+"""From a private table to a private model and synthetic data in one call: [`PrivateSynthesizer`][pgmpy_dp.synthesizer.PrivateSynthesizer].
+
+The synthesizer validates everything it can from public inputs (parameters, schema, declared
+domains, workload, model size), charges the whole budget once, encodes the data, and hands it to
+one selection method of `pgmpy_dp.structure`: AIM, MST or PrivBayes. Each method measures
+marginals of the data with noise, chooses what to measure from noisy answers only, and fits the
+model with our own estimators.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import pandas as pd
+from skbase.base import BaseObject
+
+from .privacy.budget import PrivacyBudget
+from .privacy.domain import Domain
+from .privacy.parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho
+from .privacy.random_state import check_random_state
+from .sampling import sample as sample_model
+from .structure.aim import check_aim, run_aim
+from .structure.mst import check_mst, run_mst
+
+__all__ = ["METHODS", "PrivateSynthesizer"]
+
+#: The selection methods, by name.
+METHODS = ("aim", "mst", "privbayes")
+_ZCDP_ONLY = ("aim", "mst")
+
+
+class PrivateSynthesizer(BaseObject):
+    """Learn a private graphical model of a whole table, without a known graph, and sample from it.
+
+    ``fit`` spends the whole budget once: it measures noisy marginals of the data, chosen by the
+    method from noisy answers only, and fits a pgmpy model to them with our estimators. The model
+    answers queries (``pgmpy_dp.query``, ``pgmpy_dp.query_interval``) and ``sample`` draws
+    synthetic records from it; both are post-processing and spend nothing. The evidence on
+    accuracy is in docs/synthesis.md and docs/benchmarks.md.
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        The (epsilon, delta)-DP budget's epsilon; ``"aim"`` and ``"mst"`` need ``delta`` too
+        (they are zCDP methods; the budget is converted to ``rho`` by the tight conversion of
+        Canonne, Kamath and Steinke). ``"privbayes"`` also accepts a pure-DP epsilon alone.
+    rho : float, optional, keyword only
+        A zCDP budget instead of ``epsilon``.
+    delta : float, optional, keyword only
+        The delta that goes with ``epsilon``.
+    method : {"aim", "mst", "privbayes"}
+        ``"aim"`` (McKenna, Mullins, Sheldon and Miklau 2022): adaptive selection of the workload
+        marginals the current model answers worst. ``"mst"`` (McKenna, Miklau and Sheldon 2021):
+        1-way marginals, a private maximum spanning tree and its 2-way marginals. ``"privbayes"``
+        (Zhang et al. 2017): a greedy Bayesian network of bounded in-degree.
+    workload : list of tuple of str, or list of (tuple of str, float), optional
+        ``"aim"`` only: the marginals that matter, optionally weighted. Default: every 3-way
+        marginal of at most 10,000 cells.
+    max_model_size : float
+        ``"aim"`` only: the largest model, in megabytes of junction-tree cells (float64).
+    budget : PrivacyBudget, optional
+        Accountant charged once with the whole amount before any noise is drawn.
+    random_state : int or numpy.random.Generator, optional
+        Seed for reproducible *experiments only*; ``None`` uses OpenDP's exact samplers.
+    show_progress : bool
+        Show progress bars.
+
+    Attributes
+    ----------
+    model_ : DiscreteMarkovNetwork or DiscreteBayesianNetwork
+        The fitted model (a Bayesian network for ``"privbayes"``).
+    releases_ : list of MarginalRelease
+        The noisy measurements, publishable as JSON. Set as soon as the first is drawn, so a fit
+        that fails afterwards still leaves what the budget paid for.
+    selected_ : list of tuple of str
+        The marginals chosen, in order (``"privbayes"``: the ``(node, parents)`` families).
+    rho_ : float or None
+        The zCDP budget spent (None for a pure-epsilon ``"privbayes"`` fit).
+    epsilon_ : float or None
+        The pure-DP budget spent (``"privbayes"`` with ``epsilon`` alone), else None.
+    domain_ : Domain
+        The public domain of the columns.
+    n_rounds_ : int
+        Number of marginals selected (AIM's rounds, MST's tree edges, PrivBayes's families).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 3000)
+    >>> df = pd.DataFrame({"a": a, "b": a ^ (rng.random(3000) < 0.1), "c": rng.integers(0, 3, 3000)})
+    >>> domain = {"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]}
+    >>> synth = PrivateSynthesizer(rho=1.0, method="mst", random_state=0, show_progress=False)
+    >>> synth = synth.fit(df, domain=domain)
+    >>> synth.selected_[0], len(synth.sample(5, random_state=0))
+    (('a', 'b'), 5)
+    """
+
+    def __init__(
+        self,
+        epsilon=None,
+        *,
+        rho=None,
+        delta=None,
+        method: str = "aim",
+        workload=None,
+        max_model_size: float = 80.0,
+        budget: PrivacyBudget | None = None,
+        random_state=None,
+        show_progress: bool = True,
+    ) -> None:
+        self.epsilon = epsilon
+        self.rho = rho
+        self.delta = delta
+        self.method = method
+        self.workload = workload
+        self.max_model_size = max_model_size
+        self.budget = budget
+        self.random_state = random_state
+        self.show_progress = show_progress
+        super().__init__()
+
+    def _privacy(self) -> tuple[float | None, float | None]:
+        """The budget as ``(rho, None)`` or, for a pure-DP PrivBayes fit, ``(None, epsilon)``."""
+        if (self.epsilon is None) == (self.rho is None):
+            raise ValueError(
+                "give exactly one of epsilon= (with delta=) or rho=, e.g. "
+                "PrivateSynthesizer(epsilon=1.0, delta=1e-9) or PrivateSynthesizer(rho=0.015)"
+            )
+        if self.rho is not None:
+            if self.delta is not None:
+                raise ValueError("delta only goes with epsilon; with rho= (zCDP) leave delta=None")
+            return check_rho(self.rho), None
+        epsilon = check_epsilon(self.epsilon)
+        if self.delta is None:
+            if self.method in _ZCDP_ONLY:
+                raise ValueError(
+                    f"method={self.method!r} is a zCDP method: epsilon needs a delta, e.g. "
+                    f"PrivateSynthesizer(epsilon={epsilon:g}, delta=1e-9), or give rho= directly"
+                )
+            return None, epsilon
+        return epsilon_delta_to_rho(epsilon, check_delta(self.delta)), None
+
+    def _check_params(self) -> None:
+        if not isinstance(self.method, str) or self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
+            raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(self.budget).__name__}")
+        if not isinstance(self.show_progress, bool):
+            raise TypeError(f"show_progress must be True or False, got {self.show_progress!r}")
+        if self.method != "aim" and self.workload is not None:
+            raise ValueError(f"workload only applies to method='aim', not {self.method!r}; leave workload=None")
+        size = self.max_model_size
+        if isinstance(size, bool) or not isinstance(size, numbers.Real) or not (math.isfinite(size) and size > 0):
+            raise ValueError(f"max_model_size must be a positive number of megabytes, got {size!r}; e.g. 80")
+
+    def fit(self, df: pd.DataFrame, domain=None) -> PrivateSynthesizer:
+        """Measure, select and fit; returns self.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            The private table, one record per row; every column is modelled.
+        domain : mapping or Domain, optional
+            The public states of columns that are not categorical (see ``pgmpy_dp.Domain``).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        rho, epsilon = self._privacy()
+        rng = check_random_state(self.random_state)
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+        if len(df) == 0 or df.shape[1] == 0:
+            raise ValueError("df is empty; the synthesizer needs at least one record and one column")
+        dom = Domain.from_dataframe(df, None, domain)
+        dom.check_json()  # every release is published as JSON
+        if self.method == "mst":
+            check_mst(dom, rho)
+        plan = None
+        if self.method == "aim":
+            plan = check_aim(dom, rho=rho, workload=self.workload, max_model_size=float(self.max_model_size))
+        if self.budget is not None:
+            if rho is not None and self.budget.accounting != "zcdp":
+                raise ValueError(
+                    "a zCDP fit cannot be charged to a pure-epsilon budget; create the budget as "
+                    "PrivacyBudget.from_epsilon_delta(epsilon, delta) or PrivacyBudget(rho=...)"
+                )
+        codes = dom.encode(df, show_progress=self.show_progress)
+        self.releases_ = []
+        label = f"PrivateSynthesizer(method={self.method!r})"
+        if self.budget is None:
+            result = self._run(codes, dom, rho, epsilon, rng, plan)
+        else:
+            with self.budget.charge(**({"rho": rho} if rho is not None else {"epsilon": epsilon}), label=label) as charge:
+                if self.method == "privbayes":
+                    charge.commit()  # its releases are not seen until it returns: keep the charge whatever happens
+                try:
+                    result = self._run(codes, dom, rho, epsilon, rng, plan)
+                except BaseException:
+                    if self.releases_:  # MST and AIM measure before anything else: noise was drawn
+                        charge.commit()
+                    raise
+        self.model_, releases, selected = result
+        self.releases_ = list(releases)
+        self.selected_ = list(selected)
+        self.rho_, self.epsilon_ = rho, epsilon
+        self.domain_ = dom
+        self.n_rounds_ = len(self.selected_)
+        return self
+
+    def _run(self, codes, dom, rho, epsilon, rng, plan):
+        if self.method == "mst":
+            return run_mst(codes, dom, rho=rho, rng=rng, show_progress=self.show_progress, releases=self.releases_)
+        if self.method == "aim":
+            return run_aim(
+                codes, dom, rho=rho, workload=plan, max_model_size=float(self.max_model_size), rng=rng,
+                show_progress=self.show_progress, releases=self.releases_,
+            )
+        from .structure.privbayes import run_privbayes
+
+        return run_privbayes(codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=self.show_progress)
+
+    def sample(self, n: int, random_state=None) -> pd.DataFrame:
+        """Draw ``n`` synthetic records from ``model_`` (post-processing: spends nothing).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One categorical column per attribute, with the public states.
+        """
+        if not hasattr(self, "model_"):
+            raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) first")
+        return sample_model(self.model_, n, random_state=random_state)
