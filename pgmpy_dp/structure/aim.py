@@ -26,7 +26,7 @@ from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
 from .marginals import MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
 
-__all__ = ["AimPlan", "DEFAULT_WORKLOAD_CELLS", "check_aim", "run_aim"]
+__all__ = ["AimPlan", "DEFAULT_WORKLOAD_CELLS", "check_aim", "run_aim", "worst_approximated"]
 
 #: The default workload: every 3-way marginal with at most this many cells.
 DEFAULT_WORKLOAD_CELLS = 10_000
@@ -204,14 +204,13 @@ def run_aim(
             c for c in plan.candidates
             if any(frozenset(c) <= h for h in held) or model_megabytes(domain, fit.cliques + [c]) <= limit
         ]
-        scores = []
         for c in pool:
             if c not in exact:
                 exact[c] = contingency_table(codes, domain, c)
-            error = np.abs(exact[c] - fit.n_records * fit.marginal(c)).sum()
-            scores.append(plan.candidates[c] * (error - math.sqrt(2.0 / math.pi) * sigma * exact[c].size))
-        sensitivity = max(plan.candidates[c] for c in pool)
-        chosen = pool[exponential_mechanism(scores, epsilon, sensitivity, rng)]
+        estimates = {c: fit.n_records * fit.marginal(c) for c in pool}
+        chosen = worst_approximated(
+            {c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng
+        )
         selected.append(chosen)
         before = fit.n_records * fit.marginal(chosen)
         releases.append(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {len(selected)}"))
@@ -226,3 +225,25 @@ def run_aim(
         bar.close()
     estimator = fit_final_model(releases, domain, show_progress)
     return estimator.model_, list(releases), selected
+
+
+def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, rng=None) -> tuple[str, ...]:
+    """AIM's selection: the exponential mechanism over ``exact``'s candidates with score
+    ``w_r (||exact_r - estimate_r||_1 - sqrt(2 / pi) sigma cells_r)`` and sensitivity ``max w_r``.
+
+    The subtracted term is the L1 error a measurement at noise ``sigma`` would itself carry, so
+    measuring a marginal the model already answers to within the noise scores no better than zero.
+
+    Examples
+    --------
+    >>> exact = {("a",): np.array([90.0, 10.0]), ("b",): np.array([50.0, 50.0])}
+    >>> estimate = {("a",): np.array([50.0, 50.0]), ("b",): np.array([50.0, 50.0])}
+    >>> worst_approximated(exact, estimate, {("a",): 1.0, ("b",): 1.0}, 1.0, 10.0, np.random.default_rng(0))
+    ('a',)
+    """
+    pool = list(exact)
+    scores = [
+        weights[c] * (np.abs(exact[c] - estimates[c]).sum() - math.sqrt(2.0 / math.pi) * sigma * exact[c].size)
+        for c in pool
+    ]
+    return pool[exponential_mechanism(scores, epsilon, max(weights[c] for c in pool), rng)]

@@ -11,6 +11,8 @@ every table is over the declared domain.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._progress import progress
 from ..engine import project_simplex
 from ..estimators.evidence import pooled_n_records
@@ -19,7 +21,7 @@ from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
 from .marginals import check_noise_scale, fit_final_model, measure
 
-__all__ = ["check_mst", "run_mst"]
+__all__ = ["check_mst", "pair_scores", "run_mst", "select_tree"]
 
 
 def check_mst(domain: Domain, rho: float) -> None:
@@ -84,12 +86,46 @@ def run_mst(codes, domain: Domain, *, rho: float, rng=None, show_progress: bool 
     oneway = measure(codes, domain, [(a,) for a in attrs], third, rng, "MST: 1-way marginals")
     releases.append(oneway)
     n = pooled_n_records([oneway])
-    probs = {a: project_simplex(oneway[(a,)].values / n) for a in attrs}
-    pairs = [(attrs[i], attrs[j]) for i in range(len(attrs)) for j in range(i + 1, len(attrs))]
+    scores = pair_scores(codes, domain, {a: project_simplex(oneway[(a,)].values / n) for a in attrs}, n)
+    selected = select_tree(attrs, scores, third, rng, show_progress)
+    twoway = measure(codes, domain, selected, rho - 2.0 * third, rng, "MST: tree 2-way marginals")
+    releases.append(twoway)
+    estimator = fit_final_model(releases, domain, show_progress)
+    return estimator.model_, list(releases), selected
+
+
+def pair_scores(codes, domain: Domain, probs, n: float) -> dict[tuple[str, str], float]:
+    """MST's score of every pair: the L1 distance between its true counts and ``n`` times the
+    product of the (noisy, public) 1-way distributions ``probs``; one record moves it by at most 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
+    >>> codes = {"a": np.array([0, 0, 1, 1]), "b": np.array([0, 0, 1, 1])}
+    >>> pair_scores(codes, d, {"a": np.array([0.5, 0.5]), "b": np.array([0.5, 0.5])}, 4.0)
+    {('a', 'b'): 4.0}
+    """
+    attrs = list(domain.attrs)
     scores = {}
-    for a, b in pairs:
-        exact = contingency_table(codes, domain, (a, b))
-        scores[(a, b)] = float(abs(exact - n * probs[a][:, None] * probs[b][None, :]).sum())
+    for i, a in enumerate(attrs):
+        for b in attrs[i + 1:]:
+            exact = contingency_table(codes, domain, (a, b))
+            scores[(a, b)] = float(np.abs(exact - n * np.multiply.outer(probs[a], probs[b])).sum())
+    return scores
+
+
+def select_tree(attrs, scores, rho: float, rng=None, show_progress: bool = False) -> list[tuple[str, str]]:
+    """A spanning tree by Kruskal's algorithm, each edge drawn by the exponential mechanism
+    (sensitivity 1) among the pairs joining two components; spends exactly ``rho`` (zCDP).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> select_tree(["a", "b", "c"], {("a", "b"): 1e6, ("a", "c"): 0.0, ("b", "c"): 1e6}, 1.0,
+    ...             np.random.default_rng(0))
+    [('a', 'b'), ('b', 'c')]
+    """
     component = {a: a for a in attrs}
 
     def find(a):
@@ -98,19 +134,17 @@ def run_mst(codes, domain: Domain, *, rho: float, rng=None, show_progress: bool 
             a = component[a]
         return a
 
-    # the last edge's budget is what the others leave, so the selections spend exactly a third
+    # the last edge's budget is what the others leave, so the selections spend exactly rho
     edges = len(attrs) - 1
-    epsilon = (8.0 * third / edges) ** 0.5
+    epsilon = (8.0 * rho / edges) ** 0.5
     spent = 0.0
+    pairs = list(scores)
     selected = []
     for k in progress(range(edges), show_progress, "MST: spanning tree"):
-        eps = epsilon if k < edges - 1 else (8.0 * (third - spent)) ** 0.5
+        eps = epsilon if k < edges - 1 else (8.0 * (rho - spent)) ** 0.5
         spent += exponential_mechanism_rho(eps)
         candidates = [e for e in pairs if find(e[0]) != find(e[1])]
         chosen = candidates[exponential_mechanism([scores[e] for e in candidates], eps, 1.0, rng)]
         component[find(chosen[0])] = find(chosen[1])
         selected.append(chosen)
-    twoway = measure(codes, domain, selected, rho - 2.0 * third, rng, "MST: tree 2-way marginals")
-    releases.append(twoway)
-    estimator = fit_final_model(releases, domain, show_progress)
-    return estimator.model_, list(releases), selected
+    return selected
