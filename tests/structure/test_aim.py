@@ -1,0 +1,117 @@
+"""AIM's steps: workload and candidates, the round selection, the whole run; model marginals."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from pgmpy_dp import Domain
+from pgmpy_dp.engine import JunctionTree
+from pgmpy_dp.privacy import selection
+from pgmpy_dp.privacy.domain import DomainError
+from pgmpy_dp.structure import aim, marginals
+
+
+def test_default_workload_is_the_capped_3_way_marginals():
+    dom = Domain({"a": range(100), "b": range(100), "c": range(2), "d": range(2)})
+    plan = aim.check_aim(dom, rho=1.0)
+    triples = [w for w, _ in plan.workload]
+    assert triples == [c for c in itertools.combinations("abcd", 3) if dom.cells(c) <= aim.DEFAULT_WORKLOAD_CELLS]
+    assert ("a", "b", "c") not in triples and ("a", "c", "d") in triples
+
+
+def test_candidates_are_the_downward_closure_weighted_by_overlap():
+    dom = Domain({v: [0, 1] for v in "abcd"})
+    plan = aim.check_aim(dom, rho=1.0, workload=[("a", "b", "c"), (("c", "d"), 2.0)])
+    assert set(plan.candidates) == {
+        ("a", "b", "c"), ("a", "b"), ("a", "c"), ("b", "c"), ("a",), ("b",), ("c",), ("c", "d"), ("d",)
+    }
+    assert plan.candidates[("a", "b", "c")] == 3.0 + 2.0
+    assert plan.candidates[("c",)] == 1.0 + 2.0
+    assert plan.candidates[("c", "d")] == 1.0 + 4.0
+
+
+@pytest.mark.parametrize(
+    "workload, error, match",
+    [
+        ([("a", "q")], DomainError, r"\['q'\]"),
+        ([(("a", "b"), -1.0)], ValueError, "positive finite"),
+        ([("a", "a")], ValueError, "repeats"),
+        ("ab", TypeError, "non-empty list"),
+        ([], TypeError, "non-empty list"),
+        ([(1, 2)], TypeError, "tuple of column names"),
+    ],
+)
+def test_workload_errors_name_the_problem(workload, error, match):
+    with pytest.raises(error, match=match):
+        aim.check_aim(Domain({"a": [0, 1], "b": [0, 1]}), rho=1.0, workload=workload)
+
+
+def test_worst_approximated_prefers_the_worst_weighted_error():
+    exact = {("a",): np.array([80.0, 20.0]), ("b",): np.array([55.0, 45.0])}
+    est = {("a",): np.array([50.0, 50.0]), ("b",): np.array([50.0, 50.0])}
+    rng = np.random.default_rng(0)
+    picks = [aim.worst_approximated(exact, est, {("a",): 1.0, ("b",): 1.0}, 1.0, 1.0, rng) for _ in range(400)]
+    # scores 60 - b and 10 - b at sensitivity 1: P(a) = 1 / (1 + exp(-25)) ~ 1
+    assert picks.count(("a",)) == 400
+    # a weight that flips the order (b's error counts 20 times): b wins
+    w = {("a",): 1.0, ("b",): 20.0}
+    picks = [aim.worst_approximated(exact, est, w, 1.0, 20.0, rng) for _ in range(200)]
+    assert picks.count(("b",)) > 190
+
+
+def random_model(seed=0):
+    rng = np.random.default_rng(seed)
+    dom = Domain({"a": range(2), "b": range(3), "c": range(2), "d": range(3), "e": range(2)})
+    cliques = [("a", "b"), ("b", "c", "d"), ("d", "e"), ("a",), ("e",)]
+    theta = [rng.normal(size=dom.shape(c)) for c in cliques]
+    return dom, cliques, theta
+
+
+def brute_force(dom, cliques, theta, attrs):
+    log_joint = np.zeros(dom.shape(dom.attrs))
+    letters = {a: i for i, a in enumerate(dom.attrs)}
+    for c, t in zip(cliques, theta):
+        shape = [dom.size(a) if a in c else 1 for a in dom.attrs]
+        log_joint = log_joint + np.transpose(t, np.argsort([letters[a] for a in c])).reshape(shape)
+    p = np.exp(log_joint - log_joint.max())
+    p /= p.sum()
+    drop = tuple(i for i, a in enumerate(dom.attrs) if a not in attrs)
+    kept = [a for a in dom.attrs if a in attrs]
+    return np.transpose(p.sum(axis=drop), [kept.index(a) for a in attrs])
+
+
+def test_tree_marginal_matches_brute_force_in_and_out_of_cliques():
+    dom, cliques, theta = random_model()
+    jt = JunctionTree(dom, cliques)
+    cal = jt.calibrate(theta)
+    for k in (1, 2, 3):
+        for attrs in itertools.permutations(dom.attrs, k):
+            got = marginals.tree_marginal(jt, cal, attrs)
+            np.testing.assert_allclose(got, brute_force(dom, cliques, theta, attrs), atol=1e-12, err_msg=str(attrs))
+
+
+def test_model_megabytes_counts_the_triangulated_cliques():
+    dom = Domain({v: range(512) for v in "abcd"})
+    # a 4-cycle triangulates into two triangles of 512**3 cells
+    assert marginals.model_megabytes(dom, [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")]) == 2 * 512**3 * 8 / 2**20
+
+
+def test_run_aim_spends_exactly_rho_and_anneals(monkeypatch):
+    eps = []
+    real = selection.exponential_mechanism
+    monkeypatch.setattr(aim, "exponential_mechanism", lambda s, e, sens=1.0, rng=None: eps.append(e) or real(s, e, sens, rng))
+    rng = np.random.default_rng(0)
+    n = 5000
+    a = rng.integers(0, 2, n)
+    codes = {"a": a, "b": np.where(rng.random(n) < 0.9, a, 1 - a), "c": rng.integers(0, 3, n)}
+    dom = Domain({"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+    model, releases, selected = aim.run_aim(codes, dom, rho=0.5, workload=[("a", "b"), ("b", "c")], rng=rng)
+    spent = math.fsum(r.rho for r in releases) + math.fsum(selection.exponential_mechanism_rho(e) for e in eps)
+    assert math.isclose(spent, 0.5, rel_tol=1e-12)
+    assert len(selected) == len(eps) == len(releases) - 1
+    assert ("a", "b") in selected
+    # annealing: later rounds measure with less noise than the opening rounds
+    scales = [r.tables[0].scale for r in releases[1:]]
+    assert min(scales) < releases[0].tables[0].scale
