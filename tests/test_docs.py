@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 GUIDE = sorted((ROOT / "docs").glob("*.md"))
 # pages that need data not bundled with the package run in their own test below
-NEEDS_DATA = {"adult.md"}
+NEEDS_DATA = {"adult.md", "synthesis.md"}
 # blocks that show code for an environment the tests do not have (a Dask cluster, a user's DAG)
 NOT_RUNNABLE = {"dask.md", "index.md", "decisions.md", "benchmarks.md"}
 ADULT = Path(os.environ.get("PGMPY_DP_ADULT", "/work/shared/data"))
@@ -113,3 +113,13 @@ def test_adult_guide_runs_quietly(tmp_path):
     assert {"adult_release.json", "adult_privacy_utility.csv"} <= {p.name for p in out.iterdir()}
     assert [p.name for p in tmp_path.iterdir() if p.name != "snippet.py"] == ["out"]
 
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (ADULT / "adult.csv").exists(), reason=f"the Adult census extract is not at {ADULT}")
+def test_synthesis_guide_runs_quietly(tmp_path):
+    result = run_script("\n".join(python_blocks(ROOT / "docs" / "synthesis.md")), tmp_path,
+                        env={"PGMPY_DP_ADULT": str(ADULT)})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"the synthesis guide printed warnings or progress bars:\n{result.stderr}"
+    assert "rho spent" in result.stdout and "mean three-way TVD" in result.stdout
