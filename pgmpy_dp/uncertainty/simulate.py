@@ -158,8 +158,12 @@ def _markov_view(est) -> FitView:
     cliques = list(est.cliques_)
     theta = [np.asarray(t, dtype=np.float64) for t in est.log_potentials_]
     n = float(est.n_records_)
-    tables = [t for r in est.releases_ for t in r.tables if any(set(t.attrs) <= set(c) for c in cliques)]
-    releases = [(est.domain_, tables, est.releases_[0].mechanism, n)]
+    # one simulated release per release: separate releases may measure the same attribute set
+    releases = []
+    for r in est.releases_:
+        tables = [t for t in r.tables if any(set(t.attrs) <= set(c) for c in cliques)]
+        if tables:
+            releases.append((r.domain, tables, r.mechanism, n))
 
     def make_fit(engine):
         return functools.partial(_markov_refit, est, engine, theta_hat=theta, n=n)
