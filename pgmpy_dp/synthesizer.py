@@ -28,6 +28,7 @@ __all__ = ["METHODS", "PrivateSynthesizer"]
 #: The selection methods, by name.
 METHODS = ("aim", "mst", "privbayes")
 _ZCDP_ONLY = ("aim", "mst")
+_FITTED = ("model_", "releases_", "selected_", "rho_", "epsilon_", "domain_", "n_rounds_")
 
 
 class PrivateSynthesizer(BaseObject):
@@ -169,8 +170,11 @@ class PrivateSynthesizer(BaseObject):
         -------
         self
         """
+        for name in _FITTED:  # a refit that fails must not leave the previous fit's model behind
+            self.__dict__.pop(name, None)
         self._check_params()
         rho, epsilon = self._privacy()
+        run = self._runner()  # an import error here, not after the charge
         rng = check_random_state(self.random_state)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
@@ -193,13 +197,13 @@ class PrivateSynthesizer(BaseObject):
         self.releases_ = []
         label = f"PrivateSynthesizer(method={self.method!r})"
         if self.budget is None:
-            result = self._run(codes, dom, rho, epsilon, rng, plan)
+            result = run(codes, dom, rho, epsilon, rng, plan)
         else:
             with self.budget.charge(**({"rho": rho} if rho is not None else {"epsilon": epsilon}), label=label) as charge:
                 if self.method == "privbayes":
                     charge.commit()  # its releases are not seen until it returns: keep the charge whatever happens
                 try:
-                    result = self._run(codes, dom, rho, epsilon, rng, plan)
+                    result = run(codes, dom, rho, epsilon, rng, plan)
                 except BaseException:
                     if self.releases_:  # MST and AIM measure before anything else: noise was drawn
                         charge.commit()
@@ -212,17 +216,23 @@ class PrivateSynthesizer(BaseObject):
         self.n_rounds_ = len(self.selected_)
         return self
 
-    def _run(self, codes, dom, rho, epsilon, rng, plan):
+    def _runner(self):
+        """The selection method as ``run(codes, domain, rho, epsilon, rng, plan) -> (model, releases, selected)``."""
+        show = self.show_progress
         if self.method == "mst":
-            return run_mst(codes, dom, rho=rho, rng=rng, show_progress=self.show_progress, releases=self.releases_)
+            return lambda codes, dom, rho, epsilon, rng, plan: run_mst(
+                codes, dom, rho=rho, rng=rng, show_progress=show, releases=self.releases_
+            )
         if self.method == "aim":
-            return run_aim(
+            return lambda codes, dom, rho, epsilon, rng, plan: run_aim(
                 codes, dom, rho=rho, workload=plan, max_model_size=float(self.max_model_size), rng=rng,
-                show_progress=self.show_progress, releases=self.releases_,
+                show_progress=show, releases=self.releases_,
             )
         from .structure.privbayes import run_privbayes
 
-        return run_privbayes(codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=self.show_progress)
+        return lambda codes, dom, rho, epsilon, rng, plan: run_privbayes(
+            codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=show
+        )
 
     def sample(self, n: int, random_state=None) -> pd.DataFrame:
         """Draw ``n`` synthetic records from ``model_`` (post-processing: spends nothing).

@@ -192,3 +192,11 @@ def test_model_works_with_query_interval_when_a_marginal_is_measured_twice():
     band = pgmpy_dp.query_interval(s.model_, "b", evidence={"a": 1}, n_samples=5, random_state=0,
                                    show_progress=False)
     assert (band["lower"] <= band["estimate"]).all() and (band["estimate"] <= band["upper"]).all()
+
+
+def test_a_failed_refit_leaves_no_stale_model(monkeypatch):
+    s = synth(rho=1.0, method="mst").fit(chain_frame(300), domain=DOMAIN)
+    assert hasattr(s, "model_")
+    with pytest.raises(DomainError, match=r"\['zz'\]"):
+        s.set_params(method="aim", workload=[("zz",)]).fit(chain_frame(300), domain=DOMAIN)
+    assert not hasattr(s, "model_") and not hasattr(s, "releases_")
