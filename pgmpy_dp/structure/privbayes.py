@@ -358,7 +358,8 @@ def _table_budgets(domain: Domain, families, split: PrivBayesSplit) -> list[floa
     cells = [domain.cells(f) for f in families]
     noise = "laplace" if split.unit == "epsilon" else "gaussian"
     budgets = [float(b) for b in error_optimal_allocation(cells, split.tables, noise=noise)]
-    budgets[-1] = _exact_remainder(split.tables, budgets[:-1])
+    # the last table takes what the other parts leave, so that the whole run adds up exactly
+    budgets[-1] = _exact_remainder(split.total, [split.count, *split.selections, *budgets[:-1]])
     return budgets
 
 
