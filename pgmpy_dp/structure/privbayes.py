@@ -29,8 +29,6 @@ What differs from the paper, and why:
   ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]).
   [`privbayes_split`][pgmpy_dp.structure.privbayes.privbayes_split] states it; the parts add up
   to the total exactly.
-
-See docs/structure.md for the method in use.
 """
 
 from __future__ import annotations
