@@ -45,7 +45,7 @@ import numpy as np
 from .._progress import progress
 from ..estimators.allocation import error_optimal_allocation
 from ..estimators.bayesian import DiscretePrivateMLE
-from ..privacy.domain import Domain, DomainError
+from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from ..privacy.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
 from ..privacy.parameters import check_epsilon, check_positive, check_rho
 from ..privacy.random_state import check_random_state
@@ -215,6 +215,8 @@ def privbayes_split(total: float, n_attrs: int, *, unit: str = "epsilon",
     ``COUNT_FRACTION`` of ``total`` for the noisy record count (if ``count`` and there is a
     selection step), ``structure_fraction`` of it over the ``n_attrs - 1`` selection steps in
     equal parts, and the remainder for the tables, so that the parts sum to ``total`` exactly.
+    [`run_privbayes`][pgmpy_dp.structure.privbayes.run_privbayes] makes no count (``count=False``) when
+    a public count is declared or ``degree=0`` (no parent sets to cap).
 
     Examples
     --------
@@ -289,6 +291,8 @@ def _check_inputs(codes, domain, epsilon, rho, degree, structure_fraction, theta
             )
     if not n_rows:
         raise ValueError("the data has no rows; PrivBayes needs at least one record")
+    for a in domain.attrs:
+        domain.check_table((a,))  # every node's table must be releasable, whatever parents it gets
     return n_rows, unit, total
 
 
@@ -311,7 +315,8 @@ def _cell_cap(n_hat: float, split: PrivBayesSplit, n_attrs: int, theta: float) -
         scale = n_attrs / split.tables
     else:
         scale = math.sqrt(n_attrs / (2.0 * split.tables))
-    return n_hat / (theta * scale)
+    # never a family the release would refuse once the selection has spent its share
+    return min(n_hat / (theta * scale), float(DEFAULT_MAX_CELLS))
 
 
 def _candidates(remaining, placed, sizes, cap, degree) -> list[tuple[str, tuple[str, ...]]]:
@@ -426,11 +431,15 @@ def run_privbayes(
     attrs = list(domain.attrs)
     codes = {a: np.asarray(codes[a]) for a in attrs}
     split = privbayes_split(total, len(attrs), unit=unit, structure_fraction=float(structure_fraction),
-                            count=n_records is None)
+                            count=n_records is None and degree != 0)
     first = attrs[int(rng.integers(len(attrs))) if rng is not None else secrets.randbelow(len(attrs))]
     if len(attrs) > 1:
-        n_hat = float(n_records) if n_records is not None else _noisy_count(n_rows, split.count, unit, rng)
-        cap = _cell_cap(n_hat, split, len(attrs), float(theta))
+        if split.count:
+            cap = _cell_cap(_noisy_count(n_rows, split.count, unit, rng), split, len(attrs), float(theta))
+        elif n_records is not None:
+            cap = _cell_cap(float(n_records), split, len(attrs), float(theta))
+        else:
+            cap = 0.0  # degree 0: the empty parent set is the only candidate
         selected = _select(codes, domain, split, cap, degree, first, show_progress, rng)
     else:
         selected = [(first, ())]

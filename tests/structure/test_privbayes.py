@@ -183,6 +183,23 @@ def test_too_many_candidates_lower_the_degree(monkeypatch):
     assert max(counts) <= 12 and len(selected) == 8
 
 
+def test_family_cells_stay_within_the_release_limit_whatever_the_budget():
+    rng = np.random.default_rng(0)
+    domain = Domain({a: list(range(4000)) for a in "abc"})
+    codes = {a: rng.integers(0, 4000, 100) for a in "abc"}
+    _, releases, selected = run_privbayes(codes, domain, epsilon=1e6, n_records=1e15, rng=rng)
+    assert all(p == () for _, p in selected)  # any pair has 1.6e7 cells, above DEFAULT_MAX_CELLS
+    assert len(releases[0].tables) == 3
+
+
+def test_degree_zero_spends_nothing_on_counting(monkeypatch):
+    spent = _spy(monkeypatch)
+    codes, domain = _random()
+    model, releases, selected = run_privbayes(codes, domain, epsilon=1.0, degree=0, rng=np.random.default_rng(0))
+    assert spent["count"] == [] and model.number_of_edges() == 0
+    assert math.fsum([e for e, _ in spent["selections"]] + [t.epsilon for t in releases[0]]) == 1.0
+
+
 # -- the score and the candidates ---------------------------------------------------------------
 
 
