@@ -20,9 +20,9 @@ What differs from the paper, and why:
   theta-usefulness rule: a family table is worth measuring only while its average count per cell
   is at least ``theta`` times the noise, so a parent set may hold at most
   ``tau = n / (theta * noise)`` cells with the attribute, and the candidates are the *maximal*
-  parent sets under that cap. We apply the rule with the noise our tables will get and a noisy
-  record count (a small, stated share of the budget) unless a public count is declared;
-  ``degree`` additionally bounds the number of parents.
+  parent sets under that cap. We apply the rule with the noise our tables will get (see
+  `DEFAULT_THETA`) and a noisy record count (a small, stated share of the budget) unless a
+  public count is declared; ``degree`` additionally bounds the number of parents.
 * **Budget.** ``structure_fraction`` of the total (0.3, the paper's choice) goes to the
   ``d - 1`` selections in equal parts, 1% to the noisy count, the rest to the family tables,
   split so as to minimise their expected total noise
@@ -77,7 +77,9 @@ DEFAULT_STRUCTURE_FRACTION = 0.3
 COUNT_FRACTION = 0.01
 
 #: Least ratio of a family table's average count per cell to its noise scale (theta-usefulness).
-DEFAULT_THETA = 4.0
+#: The paper states the rule for replacement neighbours, whose noise on counts is twice ours at
+#: the same budget: its theta = 4 is this 8 (the same cap on family cells).
+DEFAULT_THETA = 8.0
 
 #: Most (attribute, parent set) candidates scored in one selection step; beyond it the largest
 #: parent sets are dropped (a rule on public sizes and earlier noisy choices only).
@@ -268,7 +270,7 @@ def _check_inputs(codes, domain, epsilon, rho, degree, structure_fraction, theta
             f"structure_fraction must be in (0, {1 - COUNT_FRACTION}): the rest of the budget measures the "
             f"family tables; got {structure_fraction!r}, e.g. structure_fraction=0.3"
         )
-    check_positive(theta, "theta", "4.0")
+    check_positive(theta, "theta", "8.0")
     if n_records is not None:
         check_positive(n_records, "n_records", "len(df) if the record count is public")
     if not isinstance(codes, Mapping):
