@@ -19,7 +19,7 @@ from adult_data import l1_kway, load_adult, table  # noqa: E402
 
 import pgmpy_dp  # noqa: E402
 from pgmpy_dp.privacy.parameters import epsilon_delta_to_rho  # noqa: E402
-from pgmpy_dp.structure.privbayes import run_privbayes  # noqa: E402
+from pgmpy_dp.structure.privbayes import DEFAULT_THETA, run_privbayes  # noqa: E402
 
 
 def exact_marginal(model):
@@ -46,7 +46,7 @@ def exact_marginal(model):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
-    p.add_argument("--theta", type=float, nargs="+", default=[4.0])
+    p.add_argument("--theta", type=float, nargs="+", default=[DEFAULT_THETA])
     p.add_argument("--degree", type=int, default=None)
     p.add_argument("--network", default=None, help="a bnlearn network sampled instead of Adult (held-out check)")
     p.add_argument("--rows", type=int, default=20000)
