@@ -197,13 +197,11 @@ class PrivateSynthesizer(BaseObject):
         self.releases_ = []
         label = f"PrivateSynthesizer(method={self.method!r})"
         if self.budget is None:
-            result = run(codes, dom, rho, epsilon, rng, plan)
+            result = run(codes, dom, rho, epsilon, rng, plan, None)
         else:
             with self.budget.charge(**({"rho": rho} if rho is not None else {"epsilon": epsilon}), label=label) as charge:
-                if self.method == "privbayes":
-                    charge.commit()  # its releases are not seen until it returns: keep the charge whatever happens
                 try:
-                    result = run(codes, dom, rho, epsilon, rng, plan)
+                    result = run(codes, dom, rho, epsilon, rng, plan, charge.commit)
                 except BaseException:
                     if self.releases_:  # MST and AIM measure before anything else: noise was drawn
                         charge.commit()
@@ -217,21 +215,25 @@ class PrivateSynthesizer(BaseObject):
         return self
 
     def _runner(self):
-        """The selection method as ``run(codes, domain, rho, epsilon, rng, plan) -> (model, releases, selected)``."""
+        """The selection method as ``run(codes, domain, rho, epsilon, rng, plan, on_noise) -> (model, releases, selected)``.
+
+        MST and AIM draw their first noise in a release, which they append to ``releases_`` at once;
+        PrivBayes calls ``on_noise`` (the charge's commit) just before its first noisy step.
+        """
         show = self.show_progress
         if self.method == "mst":
-            return lambda codes, dom, rho, epsilon, rng, plan: run_mst(
+            return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_mst(
                 codes, dom, rho=rho, rng=rng, show_progress=show, releases=self.releases_
             )
         if self.method == "aim":
-            return lambda codes, dom, rho, epsilon, rng, plan: run_aim(
+            return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_aim(
                 codes, dom, rho=rho, workload=plan, max_model_size=float(self.max_model_size), rng=rng,
                 show_progress=show, releases=self.releases_,
             )
         from .structure.privbayes import run_privbayes
 
-        return lambda codes, dom, rho, epsilon, rng, plan: run_privbayes(
-            codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=show
+        return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_privbayes(
+            codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=show, on_noise=on_noise
         )
 
     def sample(self, n: int, random_state=None) -> pd.DataFrame:

@@ -200,3 +200,35 @@ def test_a_failed_refit_leaves_no_stale_model(monkeypatch):
     with pytest.raises(DomainError, match=r"\['zz'\]"):
         s.set_params(method="aim", workload=[("zz",)]).fit(chain_frame(300), domain=DOMAIN)
     assert not hasattr(s, "model_") and not hasattr(s, "releases_")
+
+
+@pytest.mark.parametrize("budget_kwargs", [dict(epsilon=1.0), dict(epsilon=1.0, delta=1e-6)])
+def test_privbayes_fits_a_bayesian_network_and_spends_its_budget(budget_kwargs):
+    pure = "delta" not in budget_kwargs
+    budget = PrivacyBudget(10.0) if pure else PrivacyBudget(rho=10.0)
+    s = synth(method="privbayes", budget=budget, **budget_kwargs).fit(chain_frame(), domain=DOMAIN)
+    assert type(s.model_).__name__ == "DiscreteBayesianNetwork" and s.model_.check_model()
+    assert sorted(x for x, _ in s.selected_) == sorted(DOMAIN)
+    spent = 1.0 if pure else epsilon_delta_to_rho(1.0, 1e-6)
+    assert len(budget.ledger) == 1 and math.isclose(budget.spent, spent, rel_tol=1e-12)
+    assert (s.epsilon_, s.rho_) == ((1.0, None) if pure else (None, spent))
+    assert len(s.sample(20, random_state=0)) == 20
+
+
+def test_privbayes_refunds_before_its_first_noise_and_keeps_after(monkeypatch):
+    from pgmpy_dp.structure import privbayes
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    budget = PrivacyBudget(10.0)
+    with monkeypatch.context() as m:  # the inputs check runs before any noise
+        m.setattr(privbayes, "_check_inputs", broken)
+        with pytest.raises(RuntimeError, match="boom"):
+            synth(epsilon=1.0, method="privbayes", budget=budget).fit(chain_frame(300), domain=DOMAIN)
+    assert budget.spent == 0 and not budget.ledger
+    with monkeypatch.context() as m:  # the selection follows the noisy count
+        m.setattr(privbayes, "_select", broken)
+        with pytest.raises(RuntimeError, match="boom"):
+            synth(epsilon=1.0, method="privbayes", budget=budget).fit(chain_frame(300), domain=DOMAIN)
+    assert budget.spent == 1.0 and "failed after noise" in budget.ledger[0].label

@@ -380,6 +380,7 @@ def run_privbayes(
     structure_fraction: float = DEFAULT_STRUCTURE_FRACTION,
     theta: float = DEFAULT_THETA,
     n_records: float | None = None,
+    on_noise=None,
 ):
     """PrivBayes on encoded data: a greedy private network, noisy family tables, our CPD fit.
 
@@ -408,6 +409,10 @@ def run_privbayes(
         The usefulness ratio: a family may have at most ``n / (theta * noise scale)`` cells.
     n_records : float, optional
         A public record count; without it a noisy count is made (``COUNT_FRACTION`` of the budget).
+    on_noise : callable, optional
+        Called once, with no argument, after the inputs are checked and just before the first noise
+        is drawn (a caller holding a budget charge commits it there: from then on a failure is a
+        function of noisy outputs and the charge must stay).
 
     Returns
     -------
@@ -435,6 +440,8 @@ def run_privbayes(
     split = privbayes_split(total, len(attrs), unit=unit, structure_fraction=float(structure_fraction),
                             count=n_records is None and degree != 0)
     first = attrs[int(rng.integers(len(attrs))) if rng is not None else secrets.randbelow(len(attrs))]
+    if on_noise is not None:
+        on_noise()
     if len(attrs) > 1:
         if split.count:
             cap = _cell_cap(_noisy_count(n_rows, split.count, unit, rng), split, len(attrs), float(theta))
