@@ -56,7 +56,10 @@ from ..privacy import (
     rho_to_epsilon_delta,
 )
 from ..privacy.random_state import check_random_state
-from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_noise_scale
+from ..tables.release import release_from_codes
+from . import routing
+from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_iterations, frank_wolfe_noise_scale
+from .tables_route import fit_tables_route, refit_on_edges, release_pair_tables
 
 __all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
 
@@ -115,11 +118,12 @@ class _PrivateMRFEstimator(BaseObject):
 
     def __init__(
         self,
-        width: float = 1.0,
-        eta: float = 0.25,
+        width: float | None = None,
+        eta: float | None = None,
         threshold: float | None = None,
-        n_iter: int = 50,
+        n_iter: int | None = None,
         radius: float | None = None,
+        route: str = "auto",
         random_state=None,
     ) -> None:
         self.width = width
@@ -127,6 +131,7 @@ class _PrivateMRFEstimator(BaseObject):
         self.eta = eta
         self.threshold = threshold
         self.n_iter = n_iter
+        self.route = route
         self.random_state = random_state
         super().__init__()
 
@@ -134,16 +139,23 @@ class _PrivateMRFEstimator(BaseObject):
     def _check_params(self) -> None:
         for name in ("width", "eta"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
-                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0):
+                raise ValueError(f"{name} must be None (derived privately) or a positive finite number, got {v!r}")
+        if not isinstance(self.route, str) or self.route not in routing.ROUTES:
+            raise ValueError(f"route must be one of {routing.ROUTES}, got {self.route!r}")
         r = self.radius
         if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
-            raise ValueError(f"radius must be None (2 * width) or a positive finite number, got {r!r}")
+            raise ValueError(f"radius must be None (from width) or a positive finite number, got {r!r}")
         t = self.threshold
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
-            raise ValueError(f"threshold must be None (eta / 2) or a non-negative number, got {t!r}")
+            raise ValueError(f"threshold must be None (eta / 2, or the fit's noise level) or a non-negative number, got {t!r}")
+        if self.n_iter is None:
+            return
         if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
-            raise TypeError(f"n_iter must be a positive integer, got {self.n_iter!r} ({type(self.n_iter).__name__})")
+            raise TypeError(
+                f"n_iter must be None (set from the theory) or a positive integer, got {self.n_iter!r} "
+                f"({type(self.n_iter).__name__})"
+            )
         if not 1 <= self.n_iter <= MAX_N_ITER:
             raise ValueError(
                 f"n_iter must be between 1 and {MAX_N_ITER:,}, got {self.n_iter!r}; e.g. n_iter=50 "
@@ -241,6 +253,7 @@ class _PrivateMRFEstimator(BaseObject):
         delta: float | None = None,
         budget: PrivacyBudget | None = None,
         domain: Mapping[str, Sequence] | Domain | None = None,
+        n_records: float | None = None,
     ):
         """Learn the weights, the graph and a pgmpy model from ``data`` under ``rho``-zCDP.
 
@@ -249,13 +262,16 @@ class _PrivateMRFEstimator(BaseObject):
         data : pandas.DataFrame
             One column per variable; categorical dtypes or ``domain`` give the public states.
         rho : float
-            Total zCDP budget (split over the regressions as the module docstring states).
+            Total zCDP budget (split as the module docstring states).
         epsilon, delta : float, optional
             Alternative to ``rho``: the largest rho that is ``(epsilon, delta)``-DP.
         budget : PrivacyBudget, optional
             A zCDP accountant charged ``rho`` before any noise is drawn.
         domain : mapping or Domain, optional
             Public states of non-categorical columns.
+        n_records : float, optional
+            A public record count (declared, not read from ``data``). Frank-Wolfe's iteration rule
+            uses it; without it a noisy count is spent from ``rho`` (see ``n_records_``).
 
         Returns
         -------
@@ -264,30 +280,92 @@ class _PrivateMRFEstimator(BaseObject):
         Raises
         ------
         TypeError, ValueError
-            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, a
-            ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared or single-state
-            domain, a value outside the declared domain, or work arrays larger than the available
-            memory (estimated from the declared states alone). No check reads the row count.
+            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, an
+            unknown ``route``, a ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared
+            or single-state domain, a value outside the declared domain, or work arrays larger than
+            the available memory (estimated from the declared states alone). No check reads the row count.
         """
         self._check_params()
         rng = check_random_state(self.random_state)
         rho = self._resolve_rho(rho, epsilon, delta, budget)
         self._check_budget(budget)
+        if n_records is not None and (
+            isinstance(n_records, bool) or not isinstance(n_records, numbers.Real)
+            or not math.isfinite(n_records) or n_records <= 0
+        ):
+            raise ValueError(f"n_records must be None or a positive public record count, got {n_records!r}")
         dom = self._domain(data, domain)
-        self._check_memory(dom)
+        route = routing.choose_route(self.route, len(dom), max(dom.size(a) for a in dom.attrs), rho)
+        if route == "frank-wolfe":
+            self._check_memory(dom)
         codes = dom.encode(data)
-        p = len(dom)
+        self.releases_ = []
+        self.domain_, self.route_ = dom, route
+        label = f"{type(self).__name__} ({len(dom)} nodes, {route} route)"
         if budget is not None:
             # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
-            with budget.charge(rho=rho, label=f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:
-                W, theta = self._solve(codes, dom, rho, rng, ch)
+            with budget.charge(rho=rho, label=label) as ch:
+                self._fit_route(route, codes, dom, rho, rng, ch, n_records)
         else:
-            W, theta = self._solve(codes, dom, rho, rng, None)
-        self.domain_ = dom
+            self._fit_route(route, codes, dom, rho, rng, None, n_records)
         self.rho_ = rho
-        self.n_iter_ = int(self.n_iter)
-        self._finish(W, theta, dom)
         return self
+
+    def _fit_route(self, route, codes, dom, rho, rng, charge, n_records) -> None:
+        if charge is not None:
+            charge.commit()  # every path below draws noise first
+        if route == "tables":
+            release = release_pair_tables(codes, dom, rho, random_state=rng, n_records=n_records)
+            self.releases_.append(release)
+            self._finish_tables(fit_tables_route(release, dom, threshold=self._user_threshold()), dom)
+            return
+        rho_left, n_hat, width = rho, n_records, self.width
+        if width is None:
+            share = routing.WIDTH_SHARE * rho
+            release = release_pair_tables(codes, dom, share, random_state=rng, n_records=n_records)
+            self.releases_.append(release)
+            pilot = fit_tables_route(release, dom)
+            width = max(routing.width_from_fit(pilot.weights, pilot.node_weights, pilot.edges, dom.attrs), 1e-3)
+            width *= routing.WIDTH_MARGIN
+            n_hat = release.n_records_estimate
+            rho_left -= share
+        elif self.n_iter is None and n_records is None:
+            share = routing.COUNT_SHARE * rho
+            release = release_from_codes(codes, dom, [(dom.attrs[0],)], rho=share, random_state=rng)
+            self.releases_.append(release)
+            n_hat = release.n_records_estimate
+            rho_left -= share
+        self.width_ = float(width)
+        self.domain_sizes_ = [dom.size(a) for a in dom.attrs]
+        self.n_records_ = None if n_hat is None else max(float(n_hat), 1.0)
+        self.n_iter_ = int(self.n_iter) if self.n_iter is not None else self._iterations(dom, rho_left)
+        self._l1 = []
+        W, theta = self._solve(codes, dom, rho_left, rng, None)
+        self.l1_fraction_ = np.asarray(self._l1)
+        del self._l1
+        self._finish(W, theta, dom)
+        routing.warn_if_on_boundary(self.l1_fraction_, type(self).__name__)
+
+    def _user_threshold(self) -> float | None:
+        if self.threshold is not None:
+            return float(self.threshold)
+        return None if self.eta is None else self.eta / 2.0
+
+    def _finish_tables(self, fit, dom: Domain) -> None:
+        self.threshold_ = fit.threshold
+        self.weights_ = fit.weights
+        self.node_weights_ = fit.node_weights
+        self.edge_strength_ = fit.strength
+        self.edge_score_ = fit.score
+        self.edges_ = list(fit.edges)
+        self.tables_fit_ = fit.method
+        self.noise_scale_ = fit.noise_scale
+        self.graph_ = _markov_network(dom.attrs, self.edges_)
+        self.model_ = fit.refit.model_
+        self._set_coef(dom)
+
+    def _set_coef(self, dom: Domain) -> None:
+        pass
 
     def _check_fitted(self, what: str) -> None:
         if not hasattr(self, "model_"):
@@ -301,7 +379,8 @@ class _PrivateMRFEstimator(BaseObject):
         return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
 
     def _radius(self) -> float:
-        return 2.0 * float(self.width) if self.radius is None else float(self.radius)
+        """``radius``, or the smallest l1 ball holding every regression's true weights under ``width_``."""
+        return self._radius_factor * float(self.width_) if self.radius is None else float(self.radius)
 
     def _run(self, X, labels, m, allowed, radius, rho_problem, rng, charge):
         """Frank-Wolfe on ``m`` problems in batches; commits the charge once noise exists.
@@ -309,7 +388,7 @@ class _PrivateMRFEstimator(BaseObject):
         ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so
         the arrays that grow with the rows stay near ``_BATCH_CELLS`` floats whatever ``m`` is.
         """
-        scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter)
+        scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter_)
         n, d = X.shape
         # batches bound both the (rows x batch) and the (features x batch) work arrays
         step = max(1, min(_BATCH_CELLS // max(n, 1), _BATCH_CELLS // d))
@@ -319,28 +398,41 @@ class _PrivateMRFEstimator(BaseObject):
             Y = labels(sl)
             if charge is not None:
                 charge.commit()  # the next call draws noise
-            out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter, scale, allowed[:, sl], rng)
+            out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter_, scale, allowed[:, sl], rng)
+        self._l1.extend(np.abs(out).sum(axis=0) / radius)
         return out, scale
 
     def _finish(self, W: dict, theta: dict, dom: Domain) -> None:
         attrs = dom.attrs
-        self.threshold_ = self.eta / 2.0 if self.threshold is None else float(self.threshold)
         self.weights_ = W
         strength = {e: float(np.abs(w).max()) for e, w in W.items()}
         self.edge_strength_ = strength
-        self.edges_ = [e for e in itertools.combinations(attrs, 2) if strength[e] > self.threshold_]
+        user = self._user_threshold()
+        if user is None:
+            sizes = {a: dom.size(a) for a in attrs}
+            self.edge_score_, self.threshold_ = routing.asymmetry_scores(self.raw_weights_, W, sizes)
+        else:
+            self.edge_score_, self.threshold_ = strength, user
+        self.edges_ = [e for e in itertools.combinations(attrs, 2) if self.edge_score_[e] > self.threshold_]
         self.node_weights_ = theta
         self.graph_ = _markov_network(attrs, self.edges_)
         self.model_ = self.to_markov_network()
 
     def to_markov_network(self, edges=None):
-        """A pgmpy ``DiscreteMarkovNetwork`` with ``exp(weights)`` factors on ``edges`` (default ``edges_``)."""
+        """A pgmpy ``DiscreteMarkovNetwork`` on ``edges`` (default ``edges_``).
+
+        Frank-Wolfe route: ``exp(weights)`` edge factors and ``exp(node weights)`` node factors.
+        Tables route: the maximum-likelihood potentials of that graph refitted to ``releases_``
+        (post-processing, nothing spent).
+        """
         from pgmpy.factors.discrete import DiscreteFactor
 
         if not hasattr(self, "weights_"):
             self._check_fitted("to_markov_network()")
         dom = self.domain_
         edges = self.edges_ if edges is None else _check_edges(edges, dom.attrs)
+        if getattr(self, "route_", None) == "tables":
+            return refit_on_edges(self.releases_[0], dom, edges).model_
         mn = _markov_network(dom.attrs, edges)
         names = {a: list(dom[a]) for a in dom.attrs}
         factors = []
@@ -442,6 +534,19 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     """
 
     _kind = "ising"
+    _radius_factor = 2.0
+
+    def _iterations(self, dom, rho) -> int:
+        p = len(dom)
+        return frank_wolfe_iterations(self.n_records_, rho / p, self._radius(), p + 1)
+
+    def _set_coef(self, dom: Domain) -> None:
+        attrs = dom.attrs
+        p = len(attrs)
+        self.coef_ = np.zeros((p, p))
+        for (i, a), (j, b) in itertools.combinations(enumerate(attrs), 2):
+            self.coef_[i, j] = self.coef_[j, i] = self.weights_[a, b][1, 1]
+        self.intercept_ = np.array([self.node_weights_[a][1] for a in attrs])
 
     def _check_states(self, attr, k, states):
         if k != 2:
@@ -465,6 +570,10 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         # column i holds node i's regression: 2 A_i. (own row masked, so zero) and 2 theta_i
         A_raw = W[:p, :].T / 2.0
         self.raw_coef_ = A_raw
+        sign = np.array([-1.0, 1.0])
+        self.raw_weights_ = {
+            (attrs[i], attrs[j]): A_raw[i, j] * np.outer(sign, sign) for i in range(p) for j in range(p) if i != j
+        }
         self.coef_ = (A_raw + A_raw.T) / 2.0
         self.intercept_ = W[p, :] / 2.0
         sign = np.array([-1.0, 1.0])
@@ -519,6 +628,17 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     >>> est.edges_
     [('a', 'b')]
     """
+
+    @property
+    def _radius_factor(self) -> float:
+        # a u-vs-v regression's one-hot weights W(u, b) - W(v, b) have l1 norm up to 2 k width
+        return 2.0 * max(self.domain_sizes_)
+
+    def _iterations(self, dom, rho) -> int:
+        k = max(self.domain_sizes_)
+        d = sum(self.domain_sizes_) + 1
+        # a u-vs-v regression sees the rows holding u or v: about 2 / k of them
+        return frank_wolfe_iterations(self.n_records_ * 2.0 / k, rho / (len(dom) * (k - 1)), self._radius(), d)
 
     def _solve(self, codes, dom, rho, rng, charge):
         attrs = dom.attrs
