@@ -12,7 +12,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy.stats import norm
 
 __all__ = [
     "BOUNDARY_FRACTION",
@@ -95,8 +94,9 @@ def asymmetry_scores(raw: dict, sym: dict, sizes: dict, alpha: float = 0.05) -> 
     Node ``a``'s and node ``b``'s regressions estimate the same ``W_ab`` independently; their
     difference is noise only, so its root mean square over all pairs (halved: the symmetrised
     weight averages two estimates) is the noise level of a symmetrised entry. A pair's score is
-    its largest ``|W_ab|`` over that level; the critical value is the two-sided normal quantile at
-    ``alpha`` over the ``sum (k_a - 1)(k_b - 1)`` free entries.
+    its largest ``|W_ab|`` over that level. Frank-Wolfe's errors are sums of a few discrete steps,
+    heavier-tailed than a normal, so the critical value is the Laplace quantile (same root mean
+    square) at ``alpha`` over the ``m = sum (k_a - 1)(k_b - 1)`` free entries: ``log(m / alpha) / sqrt(2)``.
 
     Examples
     --------
@@ -112,7 +112,7 @@ def asymmetry_scores(raw: dict, sym: dict, sizes: dict, alpha: float = 0.05) -> 
     level = math.sqrt(float(np.mean(np.concatenate([d.ravel() ** 2 for d in diffs])))) / 2.0
     level = max(level, 1e-12)
     n_tests = sum((sizes[a] - 1) * (sizes[b] - 1) for a, b in sym)
-    crit = float(norm.isf(alpha / (2.0 * max(n_tests, 1))))
+    crit = math.log(max(n_tests, 1) / alpha) / math.sqrt(2.0)
     return {e: float(np.abs(w).max()) / level for e, w in sym.items()}, crit
 
 
@@ -130,7 +130,7 @@ def warn_if_on_boundary(l1_fractions: np.ndarray, name: str) -> None:
             f"(median |w|_1 / radius {np.median(frac):.3f}); the true weights may lie outside it. Pass a larger "
             "width= (or radius=), leave width=None to estimate it, or use route='tables'",
             BoundaryWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
