@@ -295,7 +295,8 @@ class _PrivateMRFEstimator(BaseObject):
         ):
             raise ValueError(f"n_records must be None or a positive public record count, got {n_records!r}")
         dom = self._domain(data, domain)
-        route = routing.choose_route(self.route, len(dom), max(dom.size(a) for a in dom.attrs), rho)
+        fw_settings = self.n_iter is not None or self.radius is not None
+        route = routing.choose_route(self.route, len(dom), max(dom.size(a) for a in dom.attrs), rho, fw_settings)
         if route == "frank-wolfe":
             self._check_memory(dom)
         codes = dom.encode(data)

@@ -50,21 +50,26 @@ class BoundaryWarning(UserWarning):
     """Most Frank-Wolfe regressions ended on the l1 ball's boundary: the width may be understated."""
 
 
-def choose_route(route: str, n_columns: int, max_states: int, rho: float) -> str:
+def choose_route(route: str, n_columns: int, max_states: int, rho: float, frank_wolfe_settings: bool = False) -> str:
     """The route a fit takes: ``route`` itself, or for ``"auto"`` a rule on public inputs only.
 
     Both routes' privacy errors scale like ``1 / (n sqrt(rho))``, so the rule needs neither ``n``
     nor ``rho``: the tables route spreads ``rho`` over ``p (p - 1) / 2`` tables, Frank-Wolfe over
-    ``p`` regressions, so the tables route wins while ``p`` is small. ``max_states`` and ``rho``
-    are accepted for a rule that needs them (none measured yet).
+    ``p`` regressions, so the tables route wins while ``p`` is small (up to ``TABLES_MAX_COLUMNS``).
+    ``frank_wolfe_settings`` (the user set ``n_iter`` or ``radius``, which only Frank-Wolfe reads)
+    selects Frank-Wolfe. ``max_states`` and ``rho`` are accepted for a rule that needs them.
 
     Examples
     --------
     >>> choose_route("auto", 10, 2, 0.1), choose_route("auto", 50, 2, 0.1), choose_route("tables", 50, 2, 1.0)
     ('tables', 'frank-wolfe', 'tables')
+    >>> choose_route("auto", 10, 2, 0.1, frank_wolfe_settings=True)
+    'frank-wolfe'
     """
     if route != "auto":
         return route
+    if frank_wolfe_settings:
+        return "frank-wolfe"
     return "tables" if n_columns <= TABLES_MAX_COLUMNS else "frank-wolfe"
 
 
