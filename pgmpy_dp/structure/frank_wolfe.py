@@ -40,6 +40,7 @@ from ..privacy.selection import exponential_mechanism_rho, opendp_noisy_max
 from ..privacy.random_state import check_random_state
 
 __all__ = [
+    "frank_wolfe_iterations",
     "frank_wolfe_logistic",
     "frank_wolfe_noise_scale",
     "frank_wolfe_rho",
@@ -229,9 +230,9 @@ def frank_wolfe_iterations(n_records: float, rho: float, radius: float, n_featur
     Examples
     --------
     >>> frank_wolfe_iterations(10_000, rho=0.1, radius=3.0, n_features=11)
-    53
+    74
     >>> frank_wolfe_iterations(80_000, rho=0.1, radius=3.0, n_features=11)   # 8x the rows: 4x T
-    212
+    296
     """
     n = max(float(n_records), 1.0)
     core = float(radius) * n * math.sqrt(float(rho)) / math.log(2.0 * max(int(n_features), 1))

@@ -1,4 +1,11 @@
-"""Private Ising and pairwise Markov networks, and their graphs, by per-node l1 logistic regressions.
+"""Private Ising and pairwise Markov networks and their graphs: two routes under one estimator.
+
+``route="tables"`` releases every two-way table with Gaussian noise and fits the pairwise model to
+them ([`pgmpy_dp.structure.tables_route`][pgmpy_dp.structure.tables_route]); ``route="frank-wolfe"``
+runs one private l1 logistic regression per node (below). ``route="auto"`` picks one from public
+inputs ([`choose_route`][pgmpy_dp.structure.routing.choose_route]); ``route_`` says which.
+
+Frank-Wolfe route.
 
 An Ising model ``p(x) ∝ exp(sum_{i<j} A_ij x_i x_j + sum_i theta_i x_i)`` on
 ``x in {-1, +1}^p`` has ``P(x_i = 1 | x_-i) = sigmoid(2 sum_j A_ij x_j + 2 theta_i)``
@@ -20,12 +27,17 @@ Budget split (rho-zCDP, one row added or removed):
   gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
 
 Within a regression ``T = n_iter`` selections share its budget equally
-([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]).
+([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]); ``n_iter=None``
+sets ``T`` from the theory ([`frank_wolfe_iterations`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_iterations])
+with a declared ``n_records`` or a noisy count bought with ``COUNT_SHARE`` of ``rho``. ``width=None``
+spends ``WIDTH_SHARE`` of ``rho`` on a tables-route pilot fit and takes ``WIDTH_MARGIN`` times its
+width ([`pgmpy_dp.structure.routing`][pgmpy_dp.structure.routing]); the regressions get the rest.
 
 Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
-largest absolute weight exceeds ``threshold`` (default ``eta / 2``, half the
-minimum edge weight the user declares: data-free, as in the notes' structure
-learner). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
+largest absolute weight exceeds ``threshold`` (or ``eta / 2``); with neither, when it
+exceeds the fit's own noise level, measured by how much the two regressions that
+estimate each weight disagree ([`asymmetry_scores`][pgmpy_dp.structure.routing.asymmetry_scores]).
+A fit whose regressions mostly end on the l1 ball's boundary warns (``BoundaryWarning``). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
 factors are ``exp(W_ij)`` on the kept edges and whose node factors are
 ``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
 [`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator] ("learn the graph, then
@@ -50,27 +62,19 @@ from ..privacy import (
     DomainError,
     PrivacyBudget,
     check_delta,
-    check_epsilon,
-    check_rho,
-    epsilon_delta_to_rho,
     rho_to_epsilon_delta,
 )
 from ..privacy.random_state import check_random_state
 from ..tables.release import release_from_codes
 from . import routing
+from .checks import MAX_N_ITER, LearnerChecks
 from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_iterations, frank_wolfe_noise_scale
 from .tables_route import fit_tables_route, refit_on_edges, release_pair_tables
 
-__all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
+__all__ = ["MAX_N_ITER", "PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
 
 # problems are batched so that the (rows x problems) work arrays stay around this many floats
 _BATCH_CELLS = 4_000_000
-
-#: Most Frank-Wolfe iterations a fit accepts. Its optimisation error falls like ``1 / n_iter`` while the
-#: noise of each selection grows like ``sqrt(n_iter)``, so far fewer are ever useful; the bound stops a
-#: mistyped value from charging the budget and then running for days.
-MAX_N_ITER = 100_000
-
 
 class NotFittedError(ValueError, AttributeError):
     """A fitted attribute was asked for before ``fit`` (a ``ValueError`` and an ``AttributeError``, as in scikit-learn)."""
@@ -111,7 +115,7 @@ def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
     return int(math.ceil(math.sqrt(kk * kk * p / rho) - 1e-9))
 
 
-class _PrivateMRFEstimator(BaseObject):
+class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     """Shared fitting logic: validation, budget, batching, symmetrising, the pgmpy model."""
 
     _kind = "pairwise"
@@ -136,47 +140,6 @@ class _PrivateMRFEstimator(BaseObject):
         super().__init__()
 
     # -- validation --------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        for name in ("width", "eta"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0):
-                raise ValueError(f"{name} must be None (derived privately) or a positive finite number, got {v!r}")
-        if not isinstance(self.route, str) or self.route not in routing.ROUTES:
-            raise ValueError(f"route must be one of {routing.ROUTES}, got {self.route!r}")
-        r = self.radius
-        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
-            raise ValueError(f"radius must be None (from width) or a positive finite number, got {r!r}")
-        t = self.threshold
-        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
-            raise ValueError(f"threshold must be None (eta / 2, or the fit's noise level) or a non-negative number, got {t!r}")
-        if self.n_iter is None:
-            return
-        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
-            raise TypeError(
-                f"n_iter must be None (set from the theory) or a positive integer, got {self.n_iter!r} "
-                f"({type(self.n_iter).__name__})"
-            )
-        if not 1 <= self.n_iter <= MAX_N_ITER:
-            raise ValueError(
-                f"n_iter must be between 1 and {MAX_N_ITER:,}, got {self.n_iter!r}; e.g. n_iter=50 "
-                "(more iterations add noise to every selection and are rarely useful)"
-            )
-
-    def _check_budget(self, budget) -> None:
-        if budget is None:
-            return
-        if not isinstance(budget, PrivacyBudget):
-            raise TypeError(
-                f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}; to spend a "
-                "fixed amount pass rho= (or epsilon= and delta=), e.g. fit(df, rho=0.5, "
-                "budget=PrivacyBudget(rho=1.0))"
-            )
-        if budget.accounting != "zcdp":
-            raise ValueError(
-                f"{type(self).__name__} spends rho (zCDP), but the budget accounts in pure epsilon; create it "
-                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
-            )
-
     def _check_memory(self, dom: Domain) -> None:
         """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
 
@@ -205,45 +168,6 @@ class _PrivateMRFEstimator(BaseObject):
         edges = 32 * sum(a * b for a, b in itertools.combinations(sizes, 2))
         return batch + node + edges
 
-    def _resolve_rho(self, rho, epsilon, delta, budget) -> float:
-        if rho is not None and epsilon is not None:
-            raise ValueError(
-                "pass either rho= (zCDP) or epsilon= with delta=, not both; e.g. fit(df, rho=0.5)"
-            )
-        if epsilon is not None:
-            epsilon = check_epsilon(epsilon)
-            if delta is None:
-                raise ValueError(
-                    "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
-                    "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
-                )
-            return epsilon_delta_to_rho(epsilon, check_delta(delta))
-        if delta is not None:
-            raise ValueError("delta= only applies with epsilon=; with rho= leave delta out")
-        if rho is None:
-            raise TypeError("rho must be given: fit(df, rho=0.5) (or epsilon= and delta=)")
-        return check_rho(rho)
-
-    def _domain(self, data: pd.DataFrame, domain) -> Domain:
-        if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-        dom = Domain.from_dataframe(data, domain=domain)
-        if len(dom) < 2:
-            raise ValueError(f"need at least two columns to learn a graph, got {list(dom.attrs)}")
-        for attr in dom.attrs:
-            k = dom.size(attr)
-            if k < 2:
-                raise DomainError(
-                    f"column {attr!r} declares a single state {list(dom[attr])}: it carries no information; "
-                    "drop the column or declare its other states"
-                )
-            self._check_states(attr, k, dom[attr])
-        return dom
-
-    def _check_states(self, attr: str, k: int, states) -> None:
-        pass
-
-    # -- fitting -----------------------------------------------------------------------------
     def fit(
         self,
         data: pd.DataFrame,
@@ -481,29 +405,40 @@ def _markov_network(nodes, edges):
 
 
 class PrivateIsingEstimator(_PrivateMRFEstimator):
-    """Private Ising model and graph: one private l1 logistic regression per node.
+    """Private Ising model and graph, from the two-way tables or one l1 logistic regression per node.
 
     Every column must declare exactly two states; the first is coded ``-1``,
-    the second ``+1``. Node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1
-    ball of radius ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``).
+    the second ``+1``. Tables route: the complete pairwise model fitted to the noisy
+    two-way tables gives ``A``, the selected graph is refitted. Frank-Wolfe route:
+    node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1 ball of radius
+    ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``). See docs/structure.md.
 
     Parameters
     ----------
-    width : float
-        Upper bound ``lambda`` on the model width ``max_i sum_j |A_ij| + |theta_i|``.
-    eta : float
-        Smallest edge weight ``|A_ij|`` worth finding; sets the default threshold.
+    width : float, optional
+        Upper bound ``lambda`` on the model width ``max_i sum_j |A_ij| + |theta_i|``
+        (Frank-Wolfe). ``None``: estimated privately from a share of ``rho``.
+    eta : float, optional
+        Smallest edge weight ``|A_ij|`` worth finding; sets the threshold ``eta / 2``.
+        ``None``: edges are weights above the fit's own noise level.
     threshold : float, optional
-        Keep edge ``(i, j)`` when the symmetrised ``|A_ij|`` exceeds it (default ``eta / 2``).
-    n_iter : int
-        Frank-Wolfe iterations per regression.
+        Keep edge ``(i, j)`` when the symmetrised ``|A_ij|`` exceeds it (overrides ``eta``).
+    n_iter : int, optional
+        Frank-Wolfe iterations per regression; ``None`` sets them from the theory.
     radius : float, optional
         l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
+    route : {"auto", "tables", "frank-wolfe"}
+        ``"auto"``: the tables route up to ``TABLES_MAX_COLUMNS`` columns, Frank-Wolfe beyond
+        or when ``n_iter`` or ``radius`` is set (public inputs only).
     random_state : int, optional
-        Seeded numpy Gumbel noise for reproducible experiments (default: OpenDP's exact sampler).
+        Seeded numpy noise for reproducible experiments (default: OpenDP's exact samplers).
 
     Attributes
     ----------
+    route_ : str
+        ``"tables"`` or ``"frank-wolfe"``.
+    releases_ : list of MarginalRelease
+        The noisy tables the fit released (tables route; Frank-Wolfe's width pilot or record count).
     coef_ : numpy.ndarray (p, p)
         Symmetrised interaction matrix ``A`` (zero diagonal).
     intercept_ : numpy.ndarray (p,)
@@ -511,11 +446,19 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     weights_ : dict
         ``{(a, b): 2x2 array}``, the edge log-potentials ``A_ab x_a x_b``.
     edges_ : list of tuple
-        Edges whose ``|A_ij|`` exceeds ``threshold_``.
+        Pairs whose ``edge_score_`` exceeds ``threshold_``.
+    edge_strength_, edge_score_, threshold_ : dict, dict, float
+        ``max |W_ab|`` per pair; the statistic the rule compares (the strength, or a noise-standardised
+        score for the default rule); and its cut-off.
     graph_, model_ : DiscreteMarkovNetwork
         The learned graph (no factors) and the fitted model.
-    rho_, n_iter_, noise_scale_ : float, int, float
-        zCDP spent, iterations, Gumbel scale of each selection.
+    rho_ : float
+        zCDP spent in all.
+    tables_fit_ : str
+        Tables route: ``"exact-mle"`` or ``"icov"`` (the selection fit used).
+    width_, n_records_, n_iter_, noise_scale_, l1_fraction_ :
+        Frank-Wolfe route: the width used, the record count used (declared or noisy; None if
+        unused), iterations, Gumbel scale of each selection, and ``|w|_1 / radius`` per regression.
 
     Examples
     --------
@@ -526,9 +469,9 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     >>> b = np.where(rng.random(20000) < 0.9, a, -a)   # b follows a: an edge
     >>> c = rng.choice([-1, 1], 20000)                  # c is independent
     >>> df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([-1, 1]))
-    >>> est = PrivateIsingEstimator(width=1.5, eta=0.5, random_state=0).fit(df, rho=1.0)
-    >>> est.edges_
-    [('a', 'b')]
+    >>> est = PrivateIsingEstimator(random_state=0).fit(df, rho=1.0)
+    >>> est.route_, est.edges_
+    ('tables', [('a', 'b')])
     >>> q = VariableElimination(est.model_).query(["b"], evidence={"a": 1}, show_progress=False)
     >>> bool(q.values[1] / q.values.sum() > 0.8)
     True
@@ -589,24 +532,23 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
 class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     """Private pairwise Markov network on k-state variables (u-vs-v logistic reduction).
 
-    For node ``i`` and every pair of its states ``u < v``, the rows with ``x_i in
-    {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of the
-    other variables plus an intercept, inside the l1 ball of radius ``radius``
-    (default ``2 width``). The pair weights are
+    Tables route as for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]
+    (``k_a x k_b`` tables). Frank-Wolfe route: for node ``i`` and every pair of its states ``u < v``,
+    the rows with ``x_i in {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of
+    the other variables plus an intercept, inside the l1 ball of radius ``radius``
+    (default ``2 k width``, ``k`` the most states of any column). The pair weights are
     centred and averaged into ``W_ij(u, b)``, doubly centred (rows and columns
     sum to zero), and symmetrised over ``i`` and ``j``.
 
     Parameters
     ----------
-    width, eta, threshold, n_iter, random_state
+    width, eta, threshold, n_iter, route, random_state
         As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
     radius : float, optional
-        l1 radius of each regression (default ``2 width``). A one-hot block
-        can need up to ``2 k max|W_ij|``, so ``2 k width`` always contains the
-        truth; but Frank-Wolfe's error grows like ``radius**2 / n_iter`` and the
-        noise scale like ``radius``, so a tight radius recovers graphs from far
-        fewer rows (see docs/structure.md).
+        l1 radius of each regression (default ``2 k width``). A one-hot weight
+        ``W_ij(u, b) - W_ij(v, b)`` is at most ``2 max|W_ij|`` and a block has ``k``
+        of them, so ``2 k width`` contains the true weights of every regression.
 
     Attributes
     ----------
@@ -614,7 +556,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         ``{(a, b): array (k_a, k_b)}``, symmetrised doubly centred log-potentials.
     node_weights_ : dict
         ``{a: array (k_a,)}``, centred node log-potentials.
-    edges_, edge_strength_, graph_, model_, rho_, n_iter_ :
+    route_, releases_, edges_, edge_strength_, edge_score_, threshold_, graph_, model_, rho_, n_iter_ :
         As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator].
 
     Examples
@@ -625,9 +567,12 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     >>> b = np.where(rng.random(30000) < 0.8, a, rng.integers(0, 3, 30000))   # b copies a
     >>> c = rng.integers(0, 3, 30000)
     >>> df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([0, 1, 2]))
-    >>> est = PrivatePairwiseEstimator(width=2.0, eta=0.5, random_state=0).fit(df, rho=2.0)
-    >>> est.edges_
-    [('a', 'b')]
+    >>> est = PrivatePairwiseEstimator(random_state=0).fit(df, rho=2.0)
+    >>> est.route_, est.edges_
+    ('tables', [('a', 'b')])
+    >>> fw = PrivatePairwiseEstimator(route="frank-wolfe", random_state=0).fit(df, rho=2.0)
+    >>> fw.edges_, fw.n_iter_ > 10
+    ([('a', 'b')], True)
     """
 
     @property
