@@ -46,8 +46,8 @@ class LearnerChecks:
             return
         if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
             raise TypeError(
-                f"n_iter must be None (set from the theory) or a positive integer, got {self.n_iter!r} "
-                f"({type(self.n_iter).__name__})"
+                f"n_iter must be a positive integer, got {self.n_iter!r} ({type(self.n_iter).__name__}); "
+                "or None to set it from the theory"
             )
         if not 1 <= self.n_iter <= MAX_N_ITER:
             raise ValueError(
