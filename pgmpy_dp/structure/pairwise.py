@@ -250,6 +250,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
             release = release_pair_tables(codes, dom, share, random_state=rng, n_records=n_records)
             self.releases_.append(release)
             pilot = fit_tables_route(release, dom)
+            # a pilot that finds nothing still needs a ball with room; the boundary warning flags it
             width = max(routing.width_from_fit(pilot.weights, pilot.node_weights, pilot.edges, dom.attrs), 1e-3)
             width *= routing.WIDTH_MARGIN
             n_hat = release.n_records_estimate
