@@ -46,8 +46,10 @@ EXACT_MAX_CELLS = 2**14
 
 _HALF_NORMAL_MEDIAN = float(norm.isf(0.25))
 
-#: Family-wise error rate of the default (noise-level) edge rule.
-EDGE_ALPHA = 0.05
+#: Family-wise error rate of the default (noise-level) edge rule. Exact recovery needs no false
+#: and no missed edge; the null scores of the regularised fits run below their nominal spread, so
+#: a looser rate than the usual 5% misses fewer edges at little cost (docs/structure.md).
+EDGE_ALPHA = 0.2
 
 
 @dataclass
@@ -274,7 +276,7 @@ def wald_scores(weights: dict, covariances: dict, alpha: float = EDGE_ALPHA) -> 
     >>> cov = {("a", "b"): np.array([[0.25]]), ("a", "c"): np.array([[0.25]])}
     >>> score, crit = wald_scores(w, cov)
     >>> round(score["a", "b"], 3), score["a", "c"], round(crit, 3)
-    (8.0, 0.0, 2.241)
+    (8.0, 0.0, 1.645)
     """
     crit = float(norm.isf(alpha / (2.0 * max(len(weights), 1))))
     score = {}

@@ -1,4 +1,3 @@
-import numpy as np, warnings, sys
 from pgmpy_dp import PrivateIsingEstimator
 from pgmpy_dp.structure.sampling import random_pairwise_model, sample_pairwise_model, model_edges
 p=8

@@ -1,4 +1,4 @@
-import numpy as np, sys, time
+import numpy as np
 from pgmpy_dp import PrivateIsingEstimator
 from pgmpy_dp.structure.sampling import random_pairwise_model, sample_pairwise_model
 p=10

@@ -153,13 +153,14 @@ def test_defaults_recover_a_seeded_8_node_ising_model(route):
 
 
 def test_independent_columns_give_no_edges_in_most_fits():
-    # the default rule controls the family-wise error at 5% (Bonferroni); allow 2 of 10 seeds
+    # the default rule controls the family-wise error at 20% (Bonferroni): 5 or more of 10 seeds with a
+    # false edge has probability 0.03 at exactly 20%
     rng = np.random.default_rng(0)
     false = 0
     for seed in range(10):
         df = pd.DataFrame(rng.integers(0, 2, (3_000, 6)), columns=list("abcdef")).astype(pd.CategoricalDtype([0, 1]))
         false += bool(PrivateIsingEstimator(random_state=seed).fit(df, rho=1.0).edges_)
-    assert false <= 2
+    assert false <= 4
 
 
 # -- the tables route ------------------------------------------------------------------------------
@@ -204,7 +205,7 @@ def test_tables_route_k_states_recovers_a_graph():
 
 def test_wald_scores_of_a_fit_match_its_contrasts():
     w = {("a", "b"): 0.25 * np.array([[1.0, -1.0], [-1.0, 1.0]])}
-    score, crit = tables_route.wald_scores(w, {("a", "b"): np.array([[0.04]])})
+    score, crit = tables_route.wald_scores(w, {("a", "b"): np.array([[0.04]])}, alpha=0.05)
     # contrast W11 - W10 - W01 + W00 = 1.0; sd 0.2: score 5; one pair: crit = z(0.025)
     assert score["a", "b"] == pytest.approx(5.0) and crit == pytest.approx(1.959964, abs=1e-5)
 
