@@ -70,6 +70,7 @@ from . import routing
 from .checks import MAX_N_ITER, LearnerChecks
 from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_iterations, frank_wolfe_noise_scale
 from .tables_route import fit_tables_route, refit_on_edges, release_pair_tables
+from .tables_route import memory_needed as tables_memory_needed
 
 __all__ = ["MAX_N_ITER", "PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
 
@@ -140,13 +141,17 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         super().__init__()
 
     # -- validation --------------------------------------------------------------------------
-    def _check_memory(self, dom: Domain) -> None:
+    def _check_memory(self, dom: Domain, route: str) -> None:
         """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
 
         Only the declared domain enters the estimate, so the refusal says nothing about the data; the
         arrays that grow with the rows are batched to a few tens of megabytes.
         """
-        need = self._memory_needed([dom.size(a) for a in dom.attrs])
+        sizes = [dom.size(a) for a in dom.attrs]
+        need = tables_memory_needed(sizes)
+        if route == "frank-wolfe":
+            # a pilot of the tables route estimates the width when none is given
+            need = self._memory_needed(sizes) + (need if self.width is None else 0)
         have = _available_memory()
         if need > have:
             raise ValueError(
@@ -221,8 +226,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         dom = self._domain(data, domain)
         fw_settings = self.n_iter is not None or self.radius is not None
         route = routing.choose_route(self.route, len(dom), max(dom.size(a) for a in dom.attrs), rho, fw_settings)
-        if route == "frank-wolfe":
-            self._check_memory(dom)
+        self._check_memory(dom, route)
         codes = dom.encode(data)
         self.releases_ = []
         self.domain_, self.route_ = dom, route

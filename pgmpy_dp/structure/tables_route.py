@@ -7,7 +7,7 @@ The "tables" route of [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.Priv
    ``rho`` (L2 sensitivity ``sqrt(p (p - 1) / 2)``, [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]).
    Everything after this step is post-processing.
 2. **Fit** the complete pairwise model to the noisy tables. While the complete graph's single clique
-   has at most ``EXACT_MAX_CELLS`` cells this is the exact maximum-likelihood fit
+   has at most ``EXACT_MAX_CELLS`` cells (and its Fisher information stays small) this is the exact maximum-likelihood fit
    ([`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator], ``"naive-mle"``);
    beyond, the couplings are read from the inverse of the indicator covariance the tables imply (a
    Gaussian approximation, ridge set from the release's public noise scale), an edge score only.
@@ -38,13 +38,26 @@ from ..privacy import Domain
 from ..tables.artifact import MarginalRelease, NoisyTable
 from ..tables.release import release_from_codes
 
-__all__ = ["EXACT_MAX_CELLS", "TablesFit", "fit_tables_route", "refit_on_edges", "release_pair_tables", "wald_scores"]
+__all__ = [
+    "EXACT_MAX_CELLS",
+    "EXACT_MAX_FEATURE_CELLS",
+    "TablesFit",
+    "fit_tables_route",
+    "is_exact",
+    "memory_needed",
+    "refit_on_edges",
+    "release_pair_tables",
+    "wald_scores",
+]
 
 #: Largest complete-graph clique (cells) fitted exactly; a binary 14-node model has 16,384 cells
 #: and fits in about a second, 16 nodes in five.
 EXACT_MAX_CELLS = 2**14
 
 _HALF_NORMAL_MEDIAN = float(norm.isf(0.25))
+
+#: Largest joint-cells x features array the exact fit's Fisher information may build (floats).
+EXACT_MAX_FEATURE_CELLS = 2**24
 
 #: Family-wise error rate of the default (noise-level) edge rule. Exact recovery needs no false
 #: and no missed edge; the null scores of the regularised fits run below their nominal spread, so
@@ -66,6 +79,24 @@ class TablesFit:
     release: MarginalRelease
     noise_scale: float
     refit: PrivateMarkovEstimator
+
+
+def _n_features(sizes) -> int:
+    return sum(k - 1 for k in sizes) + sum((a - 1) * (b - 1) for a, b in itertools.combinations(sizes, 2))
+
+
+def is_exact(sizes) -> bool:
+    """Whether the complete pairwise model on columns of ``sizes`` states is fitted exactly (public: states only)."""
+    cells = math.prod(sizes)
+    return cells <= EXACT_MAX_CELLS and cells * _n_features(sizes) <= EXACT_MAX_FEATURE_CELLS
+
+
+def memory_needed(sizes) -> int:
+    """Bytes of the tables route's largest work arrays for columns of ``sizes`` states (rows excluded)."""
+    tables = 48 * sum(a * b for a, b in itertools.combinations(sizes, 2))
+    if is_exact(sizes):
+        return tables + 24 * math.prod(sizes) * _n_features(sizes) + 24 * _n_features(sizes) ** 2
+    return tables + 32 * sum(k - 1 for k in sizes) ** 2
 
 
 def _pairs(dom: Domain) -> list[tuple[str, str]]:
@@ -307,7 +338,7 @@ def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | N
     sizes = [dom.size(a) for a in dom.attrs]
     sigma = float(max(t.scale for t in release.tables))
     n_hat = max(float(release.n_records_estimate), 1.0)
-    if math.prod(sizes) <= EXACT_MAX_CELLS:
+    if is_exact(sizes):
         est, weights, theta = _exact_weights(release, dom)
         method = "exact-mle"
     else:

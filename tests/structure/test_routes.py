@@ -241,3 +241,17 @@ def test_new_parameters_survive_clone(cls):
     est = cls(route="frank-wolfe", width=None, eta=None, n_iter=None)
     assert clone(est).get_params() == est.get_params()
     assert est.get_params()["route"] == "frank-wolfe"
+
+
+@pytest.mark.parametrize("route", ["tables", "frank-wolfe"])
+def test_the_memory_check_covers_both_routes(monkeypatch, route):
+    from pgmpy_dp.structure import pairwise
+
+    monkeypatch.setattr(pairwise, "_available_memory", lambda: 10_000)
+    _, df = _ising(6, 200, seed=2)
+    budget = PrivacyBudget(rho=1.0)
+    with pytest.raises(ValueError, match=r"would need about .* GiB .*Nothing was charged"):
+        PrivateIsingEstimator(route=route).fit(df, rho=0.5, budget=budget)
+    assert budget.spent == 0 and budget.pending == ()
+    # the estimate reads the declared states only: the tables route's is what tables_route states
+    assert 10_000 < tables_route.memory_needed([2] * 6) < 10**6
