@@ -905,7 +905,7 @@ def test_a_learner_too_large_for_memory_spends_nothing(monkeypatch):
     df = pd.DataFrame({c: rng.integers(0, 1000, 200) for c in "abc"}).astype(pd.CategoricalDtype(range(1000)))
     budget = PrivacyBudget(rho=100.0)
     with pytest.raises(ValueError, match=r"PrivatePairwiseEstimator would need about .* GiB"):
-        PrivatePairwiseEstimator().fit(df, rho=100.0, budget=budget)
+        PrivatePairwiseEstimator(route="frank-wolfe").fit(df, rho=100.0, budget=budget)
     assert budget.spent == 0 and budget.pending == ()
 
 

@@ -7,17 +7,21 @@ learn Ising and pairwise models (and their graphs) under rho-zCDP. Built on the 
 
 from .frank_wolfe import (
     exponential_mechanism_rho,
+    frank_wolfe_iterations,
     frank_wolfe_logistic,
     frank_wolfe_noise_scale,
     frank_wolfe_rho,
 )
 from .pairwise import NotFittedError, PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
+from .routing import BoundaryWarning
 
 __all__ = [
+    "BoundaryWarning",
     "NotFittedError",
     "PrivateIsingEstimator",
     "PrivatePairwiseEstimator",
     "exponential_mechanism_rho",
+    "frank_wolfe_iterations",
     "frank_wolfe_logistic",
     "frank_wolfe_noise_scale",
     "frank_wolfe_rho",

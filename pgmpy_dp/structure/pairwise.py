@@ -1,4 +1,11 @@
-"""Private Ising and pairwise Markov networks, and their graphs, by per-node l1 logistic regressions.
+"""Private Ising and pairwise Markov networks and their graphs: two routes under one estimator.
+
+``route="tables"`` releases every two-way table with Gaussian noise and fits the pairwise model to
+them ([`pgmpy_dp.structure.tables_route`][pgmpy_dp.structure.tables_route]); ``route="frank-wolfe"``
+runs one private l1 logistic regression per node (below). ``route="auto"`` picks one from public
+inputs ([`choose_route`][pgmpy_dp.structure.routing.choose_route]); ``route_`` says which.
+
+Frank-Wolfe route.
 
 An Ising model ``p(x) ∝ exp(sum_{i<j} A_ij x_i x_j + sum_i theta_i x_i)`` on
 ``x in {-1, +1}^p`` has ``P(x_i = 1 | x_-i) = sigmoid(2 sum_j A_ij x_j + 2 theta_i)``
@@ -20,12 +27,17 @@ Budget split (rho-zCDP, one row added or removed):
   gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
 
 Within a regression ``T = n_iter`` selections share its budget equally
-([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]).
+([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]); ``n_iter=None``
+sets ``T`` from the theory ([`frank_wolfe_iterations`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_iterations])
+with a declared ``n_records`` or a noisy count bought with ``COUNT_SHARE`` of ``rho``. ``width=None``
+spends ``WIDTH_SHARE`` of ``rho`` on a tables-route pilot fit and takes ``WIDTH_MARGIN`` times its
+width ([`pgmpy_dp.structure.routing`][pgmpy_dp.structure.routing]); the regressions get the rest.
 
 Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
-largest absolute weight exceeds ``threshold`` (default ``eta / 2``, half the
-minimum edge weight the user declares: data-free, as in the notes' structure
-learner). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
+largest absolute weight exceeds ``threshold`` (or ``eta / 2``); with neither, when it
+exceeds the fit's own noise level, measured by how much the two regressions that
+estimate each weight disagree ([`asymmetry_scores`][pgmpy_dp.structure.routing.asymmetry_scores]).
+A fit whose regressions mostly end on the l1 ball's boundary warns (``BoundaryWarning``). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
 factors are ``exp(W_ij)`` on the kept edges and whose node factors are
 ``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
 [`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator] ("learn the graph, then
@@ -50,24 +62,20 @@ from ..privacy import (
     DomainError,
     PrivacyBudget,
     check_delta,
-    check_epsilon,
-    check_rho,
-    epsilon_delta_to_rho,
     rho_to_epsilon_delta,
 )
 from ..privacy.random_state import check_random_state
-from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_noise_scale
+from ..tables.release import release_from_codes
+from . import routing
+from .checks import MAX_N_ITER, LearnerChecks
+from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_iterations, frank_wolfe_noise_scale
+from .tables_route import fit_tables_route, refit_on_edges, release_pair_tables
+from .tables_route import memory_needed as tables_memory_needed
 
-__all__ = ["PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
+__all__ = ["MAX_N_ITER", "PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
 
 # problems are batched so that the (rows x problems) work arrays stay around this many floats
 _BATCH_CELLS = 4_000_000
-
-#: Most Frank-Wolfe iterations a fit accepts. Its optimisation error falls like ``1 / n_iter`` while the
-#: noise of each selection grows like ``sqrt(n_iter)``, so far fewer are ever useful; the bound stops a
-#: mistyped value from charging the budget and then running for days.
-MAX_N_ITER = 100_000
-
 
 class NotFittedError(ValueError, AttributeError):
     """A fitted attribute was asked for before ``fit`` (a ``ValueError`` and an ``AttributeError``, as in scikit-learn)."""
@@ -108,18 +116,19 @@ def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
     return int(math.ceil(math.sqrt(kk * kk * p / rho) - 1e-9))
 
 
-class _PrivateMRFEstimator(BaseObject):
+class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     """Shared fitting logic: validation, budget, batching, symmetrising, the pgmpy model."""
 
     _kind = "pairwise"
 
     def __init__(
         self,
-        width: float = 1.0,
-        eta: float = 0.25,
+        width: float | None = None,
+        eta: float | None = None,
         threshold: float | None = None,
-        n_iter: int = 50,
+        n_iter: int | None = None,
         radius: float | None = None,
+        route: str = "auto",
         random_state=None,
     ) -> None:
         self.width = width
@@ -127,51 +136,22 @@ class _PrivateMRFEstimator(BaseObject):
         self.eta = eta
         self.threshold = threshold
         self.n_iter = n_iter
+        self.route = route
         self.random_state = random_state
         super().__init__()
 
     # -- validation --------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        for name in ("width", "eta"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
-                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
-        r = self.radius
-        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
-            raise ValueError(f"radius must be None (2 * width) or a positive finite number, got {r!r}")
-        t = self.threshold
-        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
-            raise ValueError(f"threshold must be None (eta / 2) or a non-negative number, got {t!r}")
-        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
-            raise TypeError(f"n_iter must be a positive integer, got {self.n_iter!r} ({type(self.n_iter).__name__})")
-        if not 1 <= self.n_iter <= MAX_N_ITER:
-            raise ValueError(
-                f"n_iter must be between 1 and {MAX_N_ITER:,}, got {self.n_iter!r}; e.g. n_iter=50 "
-                "(more iterations add noise to every selection and are rarely useful)"
-            )
-
-    def _check_budget(self, budget) -> None:
-        if budget is None:
-            return
-        if not isinstance(budget, PrivacyBudget):
-            raise TypeError(
-                f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}; to spend a "
-                "fixed amount pass rho= (or epsilon= and delta=), e.g. fit(df, rho=0.5, "
-                "budget=PrivacyBudget(rho=1.0))"
-            )
-        if budget.accounting != "zcdp":
-            raise ValueError(
-                f"{type(self).__name__} spends rho (zCDP), but the budget accounts in pure epsilon; create it "
-                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
-            )
-
-    def _check_memory(self, dom: Domain) -> None:
+    def _check_memory(self, dom: Domain, route: str) -> None:
         """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
 
         Only the declared domain enters the estimate, so the refusal says nothing about the data; the
         arrays that grow with the rows are batched to a few tens of megabytes.
         """
-        need = self._memory_needed([dom.size(a) for a in dom.attrs])
+        sizes = [dom.size(a) for a in dom.attrs]
+        need = tables_memory_needed(sizes)
+        if route == "frank-wolfe":
+            # a pilot of the tables route estimates the width when none is given
+            need = self._memory_needed(sizes) + (need if self.width is None else 0)
         have = _available_memory()
         if need > have:
             raise ValueError(
@@ -193,45 +173,6 @@ class _PrivateMRFEstimator(BaseObject):
         edges = 32 * sum(a * b for a, b in itertools.combinations(sizes, 2))
         return batch + node + edges
 
-    def _resolve_rho(self, rho, epsilon, delta, budget) -> float:
-        if rho is not None and epsilon is not None:
-            raise ValueError(
-                "pass either rho= (zCDP) or epsilon= with delta=, not both; e.g. fit(df, rho=0.5)"
-            )
-        if epsilon is not None:
-            epsilon = check_epsilon(epsilon)
-            if delta is None:
-                raise ValueError(
-                    "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
-                    "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
-                )
-            return epsilon_delta_to_rho(epsilon, check_delta(delta))
-        if delta is not None:
-            raise ValueError("delta= only applies with epsilon=; with rho= leave delta out")
-        if rho is None:
-            raise TypeError("rho must be given: fit(df, rho=0.5) (or epsilon= and delta=)")
-        return check_rho(rho)
-
-    def _domain(self, data: pd.DataFrame, domain) -> Domain:
-        if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-        dom = Domain.from_dataframe(data, domain=domain)
-        if len(dom) < 2:
-            raise ValueError(f"need at least two columns to learn a graph, got {list(dom.attrs)}")
-        for attr in dom.attrs:
-            k = dom.size(attr)
-            if k < 2:
-                raise DomainError(
-                    f"column {attr!r} declares a single state {list(dom[attr])}: it carries no information; "
-                    "drop the column or declare its other states"
-                )
-            self._check_states(attr, k, dom[attr])
-        return dom
-
-    def _check_states(self, attr: str, k: int, states) -> None:
-        pass
-
-    # -- fitting -----------------------------------------------------------------------------
     def fit(
         self,
         data: pd.DataFrame,
@@ -241,6 +182,7 @@ class _PrivateMRFEstimator(BaseObject):
         delta: float | None = None,
         budget: PrivacyBudget | None = None,
         domain: Mapping[str, Sequence] | Domain | None = None,
+        n_records: float | None = None,
     ):
         """Learn the weights, the graph and a pgmpy model from ``data`` under ``rho``-zCDP.
 
@@ -249,13 +191,16 @@ class _PrivateMRFEstimator(BaseObject):
         data : pandas.DataFrame
             One column per variable; categorical dtypes or ``domain`` give the public states.
         rho : float
-            Total zCDP budget (split over the regressions as the module docstring states).
+            Total zCDP budget (split as the module docstring states).
         epsilon, delta : float, optional
             Alternative to ``rho``: the largest rho that is ``(epsilon, delta)``-DP.
         budget : PrivacyBudget, optional
             A zCDP accountant charged ``rho`` before any noise is drawn.
         domain : mapping or Domain, optional
             Public states of non-categorical columns.
+        n_records : float, optional
+            A public record count (declared, not read from ``data``). Frank-Wolfe's iteration rule
+            uses it; without it a noisy count is spent from ``rho`` (see ``n_records_``).
 
         Returns
         -------
@@ -264,30 +209,93 @@ class _PrivateMRFEstimator(BaseObject):
         Raises
         ------
         TypeError, ValueError
-            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, a
-            ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared or single-state
-            domain, a value outside the declared domain, or work arrays larger than the available
-            memory (estimated from the declared states alone). No check reads the row count.
+            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, an
+            unknown ``route``, a ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared
+            or single-state domain, a value outside the declared domain, or work arrays larger than
+            the available memory (estimated from the declared states alone). No check reads the row count.
         """
         self._check_params()
         rng = check_random_state(self.random_state)
         rho = self._resolve_rho(rho, epsilon, delta, budget)
         self._check_budget(budget)
+        if n_records is not None and (
+            isinstance(n_records, bool) or not isinstance(n_records, numbers.Real)
+            or not math.isfinite(n_records) or n_records <= 0
+        ):
+            raise ValueError(f"n_records must be None or a positive public record count, got {n_records!r}")
         dom = self._domain(data, domain)
-        self._check_memory(dom)
+        fw_settings = self.n_iter is not None or self.radius is not None
+        route = routing.choose_route(self.route, len(dom), max(dom.size(a) for a in dom.attrs), rho, fw_settings)
+        self._check_memory(dom, route)
         codes = dom.encode(data)
-        p = len(dom)
+        self.releases_ = []
+        self.domain_, self.route_ = dom, route
+        label = f"{type(self).__name__} ({len(dom)} nodes, {route} route)"
         if budget is not None:
             # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
-            with budget.charge(rho=rho, label=f"{type(self).__name__} ({p} nodes, {self.n_iter} iterations)") as ch:
-                W, theta = self._solve(codes, dom, rho, rng, ch)
+            with budget.charge(rho=rho, label=label) as ch:
+                self._fit_route(route, codes, dom, rho, rng, ch, n_records)
         else:
-            W, theta = self._solve(codes, dom, rho, rng, None)
-        self.domain_ = dom
+            self._fit_route(route, codes, dom, rho, rng, None, n_records)
         self.rho_ = rho
-        self.n_iter_ = int(self.n_iter)
-        self._finish(W, theta, dom)
         return self
+
+    def _fit_route(self, route, codes, dom, rho, rng, charge, n_records) -> None:
+        if charge is not None:
+            charge.commit()  # every path below draws noise first
+        if route == "tables":
+            release = release_pair_tables(codes, dom, rho, random_state=rng, n_records=n_records)
+            self.releases_.append(release)
+            self._finish_tables(fit_tables_route(release, dom, threshold=self._user_threshold()), dom)
+            return
+        rho_left, n_hat, width = rho, n_records, self.width
+        if width is None:
+            share = routing.WIDTH_SHARE * rho
+            release = release_pair_tables(codes, dom, share, random_state=rng, n_records=n_records)
+            self.releases_.append(release)
+            pilot = fit_tables_route(release, dom)
+            # a pilot that finds nothing still needs a ball with room; the boundary warning flags it
+            width = max(routing.width_from_fit(pilot.weights, pilot.node_weights, pilot.edges, dom.attrs), 1e-3)
+            width *= routing.WIDTH_MARGIN
+            n_hat = release.n_records_estimate
+            rho_left -= share
+        elif self.n_iter is None and n_records is None:
+            share = routing.COUNT_SHARE * rho
+            release = release_from_codes(codes, dom, [(dom.attrs[0],)], rho=share, random_state=rng)
+            self.releases_.append(release)
+            n_hat = release.n_records_estimate
+            rho_left -= share
+        self.width_ = float(width)
+        self.domain_sizes_ = [dom.size(a) for a in dom.attrs]
+        self.n_records_ = None if n_hat is None else max(float(n_hat), 1.0)
+        self.n_iter_ = int(self.n_iter) if self.n_iter is not None else self._iterations(dom, rho_left)
+        self._l1 = []
+        W, theta = self._solve(codes, dom, rho_left, rng, None)
+        self.l1_fraction_ = np.asarray(self._l1)
+        del self._l1
+        self._finish(W, theta, dom)
+        routing.warn_if_on_boundary(self.l1_fraction_, type(self).__name__)
+
+    def _user_threshold(self) -> float | None:
+        if self.threshold is not None:
+            return float(self.threshold)
+        return None if self.eta is None else self.eta / 2.0
+
+    def _finish_tables(self, fit, dom: Domain) -> None:
+        self.threshold_ = fit.threshold
+        self.weights_ = fit.weights
+        self.node_weights_ = fit.node_weights
+        self.edge_strength_ = fit.strength
+        self.edge_score_ = fit.score
+        self.edges_ = list(fit.edges)
+        self.tables_fit_ = fit.method
+        self.noise_scale_ = fit.noise_scale
+        self.graph_ = _markov_network(dom.attrs, self.edges_)
+        self.model_ = fit.refit.model_
+        self._set_coef(dom)
+
+    def _set_coef(self, dom: Domain) -> None:
+        pass
 
     def _check_fitted(self, what: str) -> None:
         if not hasattr(self, "model_"):
@@ -301,7 +309,8 @@ class _PrivateMRFEstimator(BaseObject):
         return rho_to_epsilon_delta(self.rho_, check_delta(delta)), float(delta)
 
     def _radius(self) -> float:
-        return 2.0 * float(self.width) if self.radius is None else float(self.radius)
+        """``radius``, or the smallest l1 ball holding every regression's true weights under ``width_``."""
+        return self._radius_factor * float(self.width_) if self.radius is None else float(self.radius)
 
     def _run(self, X, labels, m, allowed, radius, rho_problem, rng, charge):
         """Frank-Wolfe on ``m`` problems in batches; commits the charge once noise exists.
@@ -309,7 +318,7 @@ class _PrivateMRFEstimator(BaseObject):
         ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so
         the arrays that grow with the rows stay near ``_BATCH_CELLS`` floats whatever ``m`` is.
         """
-        scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter)
+        scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter_)
         n, d = X.shape
         # batches bound both the (rows x batch) and the (features x batch) work arrays
         step = max(1, min(_BATCH_CELLS // max(n, 1), _BATCH_CELLS // d))
@@ -319,28 +328,41 @@ class _PrivateMRFEstimator(BaseObject):
             Y = labels(sl)
             if charge is not None:
                 charge.commit()  # the next call draws noise
-            out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter, scale, allowed[:, sl], rng)
+            out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter_, scale, allowed[:, sl], rng)
+        self._l1.extend(np.abs(out).sum(axis=0) / radius)
         return out, scale
 
     def _finish(self, W: dict, theta: dict, dom: Domain) -> None:
         attrs = dom.attrs
-        self.threshold_ = self.eta / 2.0 if self.threshold is None else float(self.threshold)
         self.weights_ = W
         strength = {e: float(np.abs(w).max()) for e, w in W.items()}
         self.edge_strength_ = strength
-        self.edges_ = [e for e in itertools.combinations(attrs, 2) if strength[e] > self.threshold_]
+        user = self._user_threshold()
+        if user is None:
+            sizes = {a: dom.size(a) for a in attrs}
+            self.edge_score_, self.threshold_ = routing.asymmetry_scores(self.raw_weights_, W, sizes)
+        else:
+            self.edge_score_, self.threshold_ = strength, user
+        self.edges_ = [e for e in itertools.combinations(attrs, 2) if self.edge_score_[e] > self.threshold_]
         self.node_weights_ = theta
         self.graph_ = _markov_network(attrs, self.edges_)
         self.model_ = self.to_markov_network()
 
     def to_markov_network(self, edges=None):
-        """A pgmpy ``DiscreteMarkovNetwork`` with ``exp(weights)`` factors on ``edges`` (default ``edges_``)."""
+        """A pgmpy ``DiscreteMarkovNetwork`` on ``edges`` (default ``edges_``).
+
+        Frank-Wolfe route: ``exp(weights)`` edge factors and ``exp(node weights)`` node factors.
+        Tables route: the maximum-likelihood potentials of that graph refitted to ``releases_``
+        (post-processing, nothing spent).
+        """
         from pgmpy.factors.discrete import DiscreteFactor
 
         if not hasattr(self, "weights_"):
             self._check_fitted("to_markov_network()")
         dom = self.domain_
         edges = self.edges_ if edges is None else _check_edges(edges, dom.attrs)
+        if getattr(self, "route_", None) == "tables":
+            return refit_on_edges(self.releases_[0], dom, edges).model_
         mn = _markov_network(dom.attrs, edges)
         names = {a: list(dom[a]) for a in dom.attrs}
         factors = []
@@ -388,29 +410,40 @@ def _markov_network(nodes, edges):
 
 
 class PrivateIsingEstimator(_PrivateMRFEstimator):
-    """Private Ising model and graph: one private l1 logistic regression per node.
+    """Private Ising model and graph, from the two-way tables or one l1 logistic regression per node.
 
     Every column must declare exactly two states; the first is coded ``-1``,
-    the second ``+1``. Node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1
-    ball of radius ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``).
+    the second ``+1``. Tables route: the complete pairwise model fitted to the noisy
+    two-way tables gives ``A``, the selected graph is refitted. Frank-Wolfe route:
+    node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1 ball of radius
+    ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``). See docs/structure.md.
 
     Parameters
     ----------
-    width : float
-        Upper bound ``lambda`` on the model width ``max_i sum_j |A_ij| + |theta_i|``.
-    eta : float
-        Smallest edge weight ``|A_ij|`` worth finding; sets the default threshold.
+    width : float, optional
+        Upper bound ``lambda`` on the model width ``max_i sum_j |A_ij| + |theta_i|``
+        (Frank-Wolfe). ``None``: estimated privately from a share of ``rho``.
+    eta : float, optional
+        Smallest edge weight ``|A_ij|`` worth finding; sets the threshold ``eta / 2``.
+        ``None``: edges are weights above the fit's own noise level.
     threshold : float, optional
-        Keep edge ``(i, j)`` when the symmetrised ``|A_ij|`` exceeds it (default ``eta / 2``).
-    n_iter : int
-        Frank-Wolfe iterations per regression.
+        Keep edge ``(i, j)`` when the symmetrised ``|A_ij|`` exceeds it (overrides ``eta``).
+    n_iter : int, optional
+        Frank-Wolfe iterations per regression; ``None`` sets them from the theory.
     radius : float, optional
         l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
+    route : {"auto", "tables", "frank-wolfe"}
+        ``"auto"``: the tables route up to ``TABLES_MAX_COLUMNS`` columns, Frank-Wolfe beyond
+        or when ``n_iter`` or ``radius`` is set (public inputs only).
     random_state : int, optional
-        Seeded numpy Gumbel noise for reproducible experiments (default: OpenDP's exact sampler).
+        Seeded numpy noise for reproducible experiments (default: OpenDP's exact samplers).
 
     Attributes
     ----------
+    route_ : str
+        ``"tables"`` or ``"frank-wolfe"``.
+    releases_ : list of MarginalRelease
+        The noisy tables the fit released (tables route; Frank-Wolfe's width pilot or record count).
     coef_ : numpy.ndarray (p, p)
         Symmetrised interaction matrix ``A`` (zero diagonal).
     intercept_ : numpy.ndarray (p,)
@@ -418,11 +451,19 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     weights_ : dict
         ``{(a, b): 2x2 array}``, the edge log-potentials ``A_ab x_a x_b``.
     edges_ : list of tuple
-        Edges whose ``|A_ij|`` exceeds ``threshold_``.
+        Pairs whose ``edge_score_`` exceeds ``threshold_``.
+    edge_strength_, edge_score_, threshold_ : dict, dict, float
+        ``max |W_ab|`` per pair; the statistic the rule compares (the strength, or a noise-standardised
+        score for the default rule); and its cut-off.
     graph_, model_ : DiscreteMarkovNetwork
         The learned graph (no factors) and the fitted model.
-    rho_, n_iter_, noise_scale_ : float, int, float
-        zCDP spent, iterations, Gumbel scale of each selection.
+    rho_ : float
+        zCDP spent in all.
+    tables_fit_ : str
+        Tables route: ``"exact-mle"`` or ``"icov"`` (the selection fit used).
+    width_, n_records_, n_iter_, noise_scale_, l1_fraction_ :
+        Frank-Wolfe route: the width used, the record count used (declared or noisy; None if
+        unused), iterations, Gumbel scale of each selection, and ``|w|_1 / radius`` per regression.
 
     Examples
     --------
@@ -433,15 +474,28 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     >>> b = np.where(rng.random(20000) < 0.9, a, -a)   # b follows a: an edge
     >>> c = rng.choice([-1, 1], 20000)                  # c is independent
     >>> df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([-1, 1]))
-    >>> est = PrivateIsingEstimator(width=1.5, eta=0.5, random_state=0).fit(df, rho=1.0)
-    >>> est.edges_
-    [('a', 'b')]
+    >>> est = PrivateIsingEstimator(random_state=0).fit(df, rho=1.0)
+    >>> est.route_, est.edges_
+    ('tables', [('a', 'b')])
     >>> q = VariableElimination(est.model_).query(["b"], evidence={"a": 1}, show_progress=False)
     >>> bool(q.values[1] / q.values.sum() > 0.8)
     True
     """
 
     _kind = "ising"
+    _radius_factor = 2.0
+
+    def _iterations(self, dom, rho) -> int:
+        p = len(dom)
+        return frank_wolfe_iterations(self.n_records_, rho / p, self._radius(), p + 1)
+
+    def _set_coef(self, dom: Domain) -> None:
+        attrs = dom.attrs
+        p = len(attrs)
+        self.coef_ = np.zeros((p, p))
+        for (i, a), (j, b) in itertools.combinations(enumerate(attrs), 2):
+            self.coef_[i, j] = self.coef_[j, i] = self.weights_[a, b][1, 1]
+        self.intercept_ = np.array([self.node_weights_[a][1] for a in attrs])
 
     def _check_states(self, attr, k, states):
         if k != 2:
@@ -465,6 +519,10 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         # column i holds node i's regression: 2 A_i. (own row masked, so zero) and 2 theta_i
         A_raw = W[:p, :].T / 2.0
         self.raw_coef_ = A_raw
+        sign = np.array([-1.0, 1.0])
+        self.raw_weights_ = {
+            (attrs[i], attrs[j]): A_raw[i, j] * np.outer(sign, sign) for i in range(p) for j in range(p) if i != j
+        }
         self.coef_ = (A_raw + A_raw.T) / 2.0
         self.intercept_ = W[p, :] / 2.0
         sign = np.array([-1.0, 1.0])
@@ -479,24 +537,23 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
 class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     """Private pairwise Markov network on k-state variables (u-vs-v logistic reduction).
 
-    For node ``i`` and every pair of its states ``u < v``, the rows with ``x_i in
-    {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of the
-    other variables plus an intercept, inside the l1 ball of radius ``radius``
-    (default ``2 width``). The pair weights are
+    Tables route as for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]
+    (``k_a x k_b`` tables). Frank-Wolfe route: for node ``i`` and every pair of its states ``u < v``,
+    the rows with ``x_i in {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of
+    the other variables plus an intercept, inside the l1 ball of radius ``radius``
+    (default ``2 k width``, ``k`` the most states of any column). The pair weights are
     centred and averaged into ``W_ij(u, b)``, doubly centred (rows and columns
     sum to zero), and symmetrised over ``i`` and ``j``.
 
     Parameters
     ----------
-    width, eta, threshold, n_iter, random_state
+    width, eta, threshold, n_iter, route, random_state
         As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
     radius : float, optional
-        l1 radius of each regression (default ``2 width``). A one-hot block
-        can need up to ``2 k max|W_ij|``, so ``2 k width`` always contains the
-        truth; but Frank-Wolfe's error grows like ``radius**2 / n_iter`` and the
-        noise scale like ``radius``, so a tight radius recovers graphs from far
-        fewer rows (see docs/structure.md).
+        l1 radius of each regression (default ``2 k width``). A one-hot weight
+        ``W_ij(u, b) - W_ij(v, b)`` is at most ``2 max|W_ij|`` and a block has ``k``
+        of them, so ``2 k width`` contains the true weights of every regression.
 
     Attributes
     ----------
@@ -504,7 +561,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         ``{(a, b): array (k_a, k_b)}``, symmetrised doubly centred log-potentials.
     node_weights_ : dict
         ``{a: array (k_a,)}``, centred node log-potentials.
-    edges_, edge_strength_, graph_, model_, rho_, n_iter_ :
+    route_, releases_, edges_, edge_strength_, edge_score_, threshold_, graph_, model_, rho_, n_iter_ :
         As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator].
 
     Examples
@@ -515,10 +572,24 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     >>> b = np.where(rng.random(30000) < 0.8, a, rng.integers(0, 3, 30000))   # b copies a
     >>> c = rng.integers(0, 3, 30000)
     >>> df = pd.DataFrame({"a": a, "b": b, "c": c}).astype(pd.CategoricalDtype([0, 1, 2]))
-    >>> est = PrivatePairwiseEstimator(width=2.0, eta=0.5, random_state=0).fit(df, rho=2.0)
-    >>> est.edges_
-    [('a', 'b')]
+    >>> est = PrivatePairwiseEstimator(random_state=0).fit(df, rho=2.0)
+    >>> est.route_, est.edges_
+    ('tables', [('a', 'b')])
+    >>> fw = PrivatePairwiseEstimator(route="frank-wolfe", random_state=0).fit(df, rho=2.0)
+    >>> fw.edges_, fw.n_iter_ > 10
+    ([('a', 'b')], True)
     """
+
+    @property
+    def _radius_factor(self) -> float:
+        # a u-vs-v regression's one-hot weights W(u, b) - W(v, b) have l1 norm up to 2 k width
+        return 2.0 * max(self.domain_sizes_)
+
+    def _iterations(self, dom, rho) -> int:
+        k = max(self.domain_sizes_)
+        d = sum(self.domain_sizes_) + 1
+        # a u-vs-v regression sees the rows holding u or v: about 2 / k of them
+        return frank_wolfe_iterations(self.n_records_ * 2.0 / k, rho / (len(dom) * (k - 1)), self._radius(), d)
 
     def _solve(self, codes, dom, rho, rng, charge):
         attrs = dom.attrs

@@ -168,7 +168,7 @@ def test_pairwise_budget_split_is_rho_over_p_times_k_minus_one():
     })
     rho, T = 0.6, 20
     est = PrivatePairwiseEstimator(width=1.0, n_iter=T, random_state=0).fit(df, rho=rho)
-    radius = 2.0
+    radius = 2 * 4 * 1.0  # default: 2 k width, k the most states of any column
     sizes = [2, 3, 4]
     expected = [frank_wolfe_noise_scale(rho / (3 * (k - 1)), radius, T) for k in sizes]
     np.testing.assert_allclose(est.noise_scale_, expected)

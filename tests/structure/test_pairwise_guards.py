@@ -41,7 +41,7 @@ def test_a_fit_too_large_for_memory_is_refused_before_charging(monkeypatch):
     df = pd.DataFrame({c: rng.integers(0, 1000, 200) for c in "abc"}).astype(pd.CategoricalDtype(states))
     budget = PrivacyBudget(rho=100.0)
     with pytest.raises(ValueError, match=r"would need about .* GiB .*1000 declared states.*Nothing was charged"):
-        PrivatePairwiseEstimator().fit(df, rho=100.0, budget=budget)
+        PrivatePairwiseEstimator(route="frank-wolfe").fit(df, rho=100.0, budget=budget)
     assert budget.spent == 0 and budget.pending == ()
 
 
@@ -127,7 +127,7 @@ def test_structure_learners_follow_the_estimator_convention(cls):
 
     est = cls(width=2.0, eta=0.3, n_iter=7, random_state=3)
     assert est.get_params() == {"width": 2.0, "eta": 0.3, "n_iter": 7, "random_state": 3,
-                                "threshold": None, "radius": None}
+                                "threshold": None, "radius": None, "route": "auto"}
     twin = sklearn_base.clone(est)
     assert type(twin) is cls and twin.get_params() == est.get_params()
     assert twin.set_params(n_iter=9) is twin and twin.n_iter == 9 and est.n_iter == 7

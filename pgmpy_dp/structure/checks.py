@@ -1,0 +1,111 @@
+"""Argument checks shared by the structure learners: everything a fit validates before it charges."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import pandas as pd
+
+from ..privacy import (
+    Domain,
+    DomainError,
+    PrivacyBudget,
+    check_delta,
+    check_epsilon,
+    check_rho,
+    epsilon_delta_to_rho,
+)
+from . import routing
+
+__all__ = ["MAX_N_ITER", "LearnerChecks"]
+
+#: Most Frank-Wolfe iterations a fit accepts. Its optimisation error falls like ``1 / n_iter`` while the
+#: noise of each selection grows like ``sqrt(n_iter)``, so far fewer are ever useful; the bound stops a
+#: mistyped value from charging the budget and then running for days.
+MAX_N_ITER = 100_000
+
+
+class LearnerChecks:
+    """Validation of the hyper-parameters, the budget, ``rho`` and the domain (no data is read)."""
+
+    def _check_params(self) -> None:
+        for name in ("width", "eta"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0):
+                raise ValueError(f"{name} must be None (derived privately) or a positive finite number, got {v!r}")
+        if not isinstance(self.route, str) or self.route not in routing.ROUTES:
+            raise ValueError(f"route must be one of {routing.ROUTES}, got {self.route!r}")
+        r = self.radius
+        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
+            raise ValueError(f"radius must be None (from width) or a positive finite number, got {r!r}")
+        t = self.threshold
+        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
+            raise ValueError(f"threshold must be None (eta / 2, or the fit's noise level) or a non-negative number, got {t!r}")
+        if self.n_iter is None:
+            return
+        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
+            raise TypeError(
+                f"n_iter must be a positive integer, got {self.n_iter!r} ({type(self.n_iter).__name__}); "
+                "or None to set it from the theory"
+            )
+        if not 1 <= self.n_iter <= MAX_N_ITER:
+            raise ValueError(
+                f"n_iter must be between 1 and {MAX_N_ITER:,}, got {self.n_iter!r}; e.g. n_iter=50 "
+                "(more iterations add noise to every selection and are rarely useful)"
+            )
+
+    def _check_budget(self, budget) -> None:
+        if budget is None:
+            return
+        if not isinstance(budget, PrivacyBudget):
+            raise TypeError(
+                f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}; to spend a "
+                "fixed amount pass rho= (or epsilon= and delta=), e.g. fit(df, rho=0.5, "
+                "budget=PrivacyBudget(rho=1.0))"
+            )
+        if budget.accounting != "zcdp":
+            raise ValueError(
+                f"{type(self).__name__} spends rho (zCDP), but the budget accounts in pure epsilon; create it "
+                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
+            )
+
+    def _resolve_rho(self, rho, epsilon, delta, budget) -> float:
+        if rho is not None and epsilon is not None:
+            raise ValueError(
+                "pass either rho= (zCDP) or epsilon= with delta=, not both; e.g. fit(df, rho=0.5)"
+            )
+        if epsilon is not None:
+            epsilon = check_epsilon(epsilon)
+            if delta is None:
+                raise ValueError(
+                    "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
+                    "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
+                )
+            return epsilon_delta_to_rho(epsilon, check_delta(delta))
+        if delta is not None:
+            raise ValueError("delta= only applies with epsilon=; with rho= leave delta out")
+        if rho is None:
+            raise TypeError("rho must be given: fit(df, rho=0.5) (or epsilon= and delta=)")
+        return check_rho(rho)
+
+    def _domain(self, data: pd.DataFrame, domain) -> Domain:
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        dom = Domain.from_dataframe(data, domain=domain)
+        if len(dom) < 2:
+            raise ValueError(f"need at least two columns to learn a graph, got {list(dom.attrs)}")
+        for attr in dom.attrs:
+            k = dom.size(attr)
+            if k < 2:
+                raise DomainError(
+                    f"column {attr!r} declares a single state {list(dom[attr])}: it carries no information; "
+                    "drop the column or declare its other states"
+                )
+            self._check_states(attr, k, dom[attr])
+        return dom
+
+    def _check_states(self, attr: str, k: int, states) -> None:
+        pass
+
+    # -- fitting -----------------------------------------------------------------------------

@@ -1,0 +1,368 @@
+"""Pairwise Markov networks learned from a Gaussian release of every two-way table.
+
+The "tables" route of [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator] and
+[`PrivatePairwiseEstimator`][pgmpy_dp.structure.pairwise.PrivatePairwiseEstimator]:
+
+1. **Release** the ``p (p - 1) / 2`` two-way tables with the discrete Gaussian mechanism at the whole
+   ``rho`` (L2 sensitivity ``sqrt(p (p - 1) / 2)``, [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]).
+   Everything after this step is post-processing.
+2. **Fit** the complete pairwise model to the noisy tables. While the complete graph's single clique
+   has at most ``EXACT_MAX_CELLS`` cells (and its Fisher information stays small) this is the exact maximum-likelihood fit
+   ([`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator], ``"naive-mle"``);
+   beyond, the couplings are read from the inverse of the indicator covariance the tables imply (a
+   Gaussian approximation, ridge set from the release's public noise scale), an edge score only.
+3. **Select** the edges: a pair's doubly centred coupling ``W_ij`` against a user threshold, or, by
+   default, against its own noise: a Wald test of "no interaction" with the covariance of the fit
+   (the inverse Fisher information of the exact fit with the release's noise added, or the
+   Gaussian approximation's), divided by the scores' own spread when that is below one (most pairs
+   of a sparse graph carry no edge; a regularised fit to very noisy tables shrinks every score), and
+   compared with the Bonferroni quantile over the pairs ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores]).
+4. **Refit** the potentials on the selected graph from the same release (exact: a sparse graph has
+   small cliques).
+
+The evidence for the route and its rule of use is in docs/structure.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import chi2, norm
+
+from ..estimators.markov import PrivateMarkovEstimator
+from ..privacy import Domain
+from ..tables.artifact import MarginalRelease, NoisyTable
+from ..tables.release import release_from_codes
+
+__all__ = [
+    "EXACT_MAX_CELLS",
+    "EXACT_MAX_FEATURE_CELLS",
+    "TablesFit",
+    "fit_tables_route",
+    "is_exact",
+    "memory_needed",
+    "refit_on_edges",
+    "release_pair_tables",
+    "wald_scores",
+]
+
+#: Largest complete-graph clique (cells) fitted exactly; a binary 14-node model has 16,384 cells
+#: and fits in about a second, 16 nodes in five.
+EXACT_MAX_CELLS = 2**14
+
+_HALF_NORMAL_MEDIAN = float(norm.isf(0.25))
+
+#: Largest joint-cells x features array the exact fit's Fisher information may build (floats).
+EXACT_MAX_FEATURE_CELLS = 2**24
+
+#: Family-wise error rate of the default (noise-level) edge rule. Exact recovery needs no false
+#: and no missed edge; the null scores of the regularised fits run below their nominal spread, so
+#: a looser rate than the usual 5% misses fewer edges at little cost (docs/structure.md).
+EDGE_ALPHA = 0.2
+
+
+@dataclass
+class TablesFit:
+    """What the tables route learned: couplings, their noise, the edges and the refitted model."""
+
+    weights: dict
+    node_weights: dict
+    strength: dict
+    score: dict
+    threshold: float
+    edges: list
+    method: str
+    release: MarginalRelease
+    noise_scale: float
+    refit: PrivateMarkovEstimator
+
+
+def _n_features(sizes) -> int:
+    return sum(k - 1 for k in sizes) + sum((a - 1) * (b - 1) for a, b in itertools.combinations(sizes, 2))
+
+
+def is_exact(sizes) -> bool:
+    """Whether the complete pairwise model on columns of ``sizes`` states is fitted exactly (public: states only)."""
+    cells = math.prod(sizes)
+    return cells <= EXACT_MAX_CELLS and cells * _n_features(sizes) <= EXACT_MAX_FEATURE_CELLS
+
+
+def memory_needed(sizes) -> int:
+    """Bytes of the tables route's largest work arrays for columns of ``sizes`` states (rows excluded)."""
+    tables = 48 * sum(a * b for a, b in itertools.combinations(sizes, 2))
+    if is_exact(sizes):
+        return tables + 24 * math.prod(sizes) * _n_features(sizes) + 24 * _n_features(sizes) ** 2
+    return tables + 32 * sum(k - 1 for k in sizes) ** 2
+
+
+def _pairs(dom: Domain) -> list[tuple[str, str]]:
+    return list(itertools.combinations(dom.attrs, 2))
+
+
+def double_centre(t: np.ndarray) -> np.ndarray:
+    """``t`` minus its row and column means plus its grand mean: the interaction part of a pair potential."""
+    return t - t.mean(axis=1, keepdims=True) - t.mean(axis=0, keepdims=True) + t.mean()
+
+
+def _split_potentials(cliques, log_potentials, dom: Domain):
+    """Doubly centred pair weights and centred node weights of a fitted pairwise model."""
+    weights, theta = {}, {a: np.zeros(dom.size(a)) for a in dom.attrs}
+    order = {a: i for i, a in enumerate(dom.attrs)}
+    for clique, t in zip(cliques, log_potentials):
+        t = np.asarray(t, dtype=float)
+        if len(clique) == 1:
+            theta[clique[0]] += t - t.mean()
+            continue
+        a, b = clique
+        if order[a] > order[b]:
+            a, b, t = b, a, t.T
+        weights[a, b] = double_centre(t)
+        theta[a] += t.mean(axis=1) - t.mean()
+        theta[b] += t.mean(axis=0) - t.mean()
+    return weights, theta
+
+
+def _quiet_fit(est: PrivateMarkovEstimator, model, release):
+    # convergence notes of the inner fit concern its tolerance on noisy targets, not the structure
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(model, release)
+
+
+def refit_on_edges(release: MarginalRelease, dom: Domain, edges) -> PrivateMarkovEstimator:
+    """Maximum-likelihood potentials of the pairwise model on ``edges`` from the released tables (free)."""
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    mn = DiscreteMarkovNetwork()
+    mn.add_nodes_from(dom.attrs)
+    mn.add_edges_from(edges)
+    touched = {a for e in edges for a in e}
+    cliques = [tuple(e) for e in edges] + [(a,) for a in dom.attrs if a not in touched]
+    releases = [release]
+    lonely = [a for a in dom.attrs if a not in touched]
+    if lonely:
+        # an isolated node's own table: the inverse-variance mean of its margins of the pair tables
+        singles = []
+        for a in lonely:
+            _, values, variance, _ = release._marginal_with_noise((a,))
+            singles.append(NoisyTable((a,), np.asarray(values, dtype=float), None, math.sqrt(float(variance)),
+                                      mechanism=release.tables[0].mechanism, rho=release.tables[0].rho))
+        releases.append(MarginalRelease(dom, singles, release.mechanism, release.sampler, release.n_records))
+    est = PrivateMarkovEstimator(method="naive-mle", show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(mn, releases, cliques=cliques)
+
+
+def _exact_weights(release: MarginalRelease, dom: Domain):
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    est = _quiet_fit(PrivateMarkovEstimator(method="naive-mle", show_progress=False),
+                     DiscreteMarkovNetwork(_pairs(dom)), release)
+    return est, *_split_potentials(est.cliques_, est.log_potentials_, dom)
+
+
+def _normalised_tables(release: MarginalRelease, dom: Domain) -> dict:
+    out = {}
+    for a, b in _pairs(dom):
+        v = np.clip(np.asarray(release[(a, b)].values, dtype=float), 0.0, None)
+        out[a, b] = v / max(v.sum(), 1.0)
+    return out
+
+
+def _icov_weights(release: MarginalRelease, dom: Domain, sigma: float, n_hat: float) -> dict:
+    """Couplings ``-inverse(Cov)`` of the indicator features (state 0 the reference) implied by the tables.
+
+    Under a Gaussian approximation the off-diagonal blocks of the negative precision are the
+    interaction contrasts ``W(a, b) - W(a, 0) - W(0, b) + W(0, 0)``; padding them with a zero row
+    and column and double centring gives ``W_ij`` in the estimators' parametrisation. The ridge is the
+    spectral size of a noise matrix whose entries have the tables' noise scale per record. Returns the
+    weights and the precision matrix.
+    """
+    attrs = dom.attrs
+    sizes = [dom.size(a) for a in attrs]
+    offsets = np.concatenate([[0], np.cumsum([k - 1 for k in sizes])]).astype(int)
+    D = int(offsets[-1])
+    P = _normalised_tables(release, dom)
+    means = [np.zeros(k - 1) for k in sizes]
+    counts = np.zeros(len(attrs))
+    M = np.zeros((D, D))
+    for (a, b), v in P.items():
+        i, j = attrs.index(a), attrs.index(b)
+        M[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]] = v[1:, 1:]
+        means[i] += v.sum(axis=1)[1:]
+        means[j] += v.sum(axis=0)[1:]
+        counts[i] += 1
+        counts[j] += 1
+    m = np.concatenate([mu / max(c, 1.0) for mu, c in zip(means, counts)])
+    M = M + M.T
+    for i in range(len(attrs)):
+        sl = slice(offsets[i], offsets[i + 1])
+        M[sl, sl] = np.diag(m[sl])
+    cov = M - np.outer(m, m)
+    ridge = sigma / max(n_hat, 1.0) * math.sqrt(D)
+    w, V = np.linalg.eigh(cov)
+    prec = (V / (np.clip(w, 0.0, None) + ridge)) @ V.T
+    weights = {}
+    for a, b in _pairs(dom):
+        i, j = attrs.index(a), attrs.index(b)
+        q = np.zeros((sizes[i], sizes[j]))
+        q[1:, 1:] = -prec[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]]
+        weights[a, b] = double_centre(q)
+    return weights, prec
+
+
+def _indicator_offsets(sizes):
+    return np.concatenate([[0], np.cumsum([k - 1 for k in sizes])]).astype(int)
+
+
+def _pair_blocks(dom: Domain):
+    """Column slices of every pair's ``(k_a - 1)(k_b - 1)`` indicator features, after the node features."""
+    sizes = [dom.size(a) for a in dom.attrs]
+    start = int(_indicator_offsets(sizes)[-1])
+    out = {}
+    for (i, a), (j, b) in itertools.combinations(enumerate(dom.attrs), 2):
+        r = (sizes[i] - 1) * (sizes[j] - 1)
+        out[a, b] = slice(start, start + r)
+        start += r
+    return out, start
+
+
+def _exact_covariance(est: PrivateMarkovEstimator, dom: Domain, sigma: float, n_hat: float):
+    """Covariance of the interaction contrasts of the complete-graph MLE, by its Fisher information.
+
+    The log-linear features are the indicators ``1{x_a = u}`` (``u >= 1``) and ``1{x_a = u, x_b = v}``
+    (``u, v >= 1``); the MLE solves ``E_theta[phi] = mu_hat``, so ``theta_hat - theta ~ F^-1 (mu_hat - mu)``
+    with ``F = Cov_theta(phi)``. The noisy moments err by sampling (``F / n``) and by the release's noise:
+    a pair cell is one table's cell (``sigma**2 / n**2``), a node margin the mean of ``p - 1`` tables'
+    margins (``sigma**2 k_b / ((p - 1) n**2)``, ``k_b`` the other axis' states, taken at its mean).
+    """
+    attrs = dom.attrs
+    sizes = [dom.size(a) for a in attrs]
+    grids = np.indices(sizes).reshape(len(sizes), -1)
+    logp = np.zeros(grids.shape[1])
+    for clique, t in zip(est.cliques_, est.log_potentials_):
+        logp += np.asarray(t)[tuple(grids[attrs.index(a)] for a in clique)]
+    prob = np.exp(logp - logp.max())
+    prob /= prob.sum()
+    blocks, D = _pair_blocks(dom)
+    offsets = _indicator_offsets(sizes)
+    phi = np.zeros((grids.shape[1], D))
+    for i, k in enumerate(sizes):
+        for u in range(1, k):
+            phi[:, offsets[i] + u - 1] = grids[i] == u
+    for (a, b), sl in blocks.items():
+        i, j = attrs.index(a), attrs.index(b)
+        cols = [(u, v) for u in range(1, sizes[i]) for v in range(1, sizes[j])]
+        for c, (u, v) in enumerate(cols):
+            phi[:, sl.start + c] = (grids[i] == u) & (grids[j] == v)
+    mean = prob @ phi
+    F = (phi * prob[:, None]).T @ phi - np.outer(mean, mean)
+    Finv = np.linalg.pinv(F, hermitian=True)
+    noise = np.full(D, sigma**2 / n_hat**2)
+    noise[: offsets[-1]] *= float(np.mean(sizes)) / max(len(sizes) - 1, 1)
+    cov = Finv / n_hat + (Finv * noise) @ Finv
+    return {e: cov[sl, sl] for e, sl in blocks.items()}
+
+
+def _contrasts(w: np.ndarray) -> np.ndarray:
+    """Interaction contrasts ``W(u, v) - W(u, 0) - W(0, v) + W(0, 0)`` (``u, v >= 1``), flattened."""
+    return (w[1:, 1:] - w[1:, :1] - w[:1, 1:] + w[0, 0]).ravel()
+
+
+def _icov_covariance(prec: np.ndarray, dom: Domain, sigma: float, n_hat: float):
+    """Per-entry variance of the negative precision entries (Gaussian approximation).
+
+    Sampling: ``(P_aa P_bb + P_ab**2) / n`` (the Wishart variance); noise: a covariance error ``E``
+    moves ``P`` by ``-P E P``, so entries of scale ``s = sigma / n`` add ``s**2 |P_a.|**2 |P_b.|**2``.
+    """
+    sizes = [dom.size(a) for a in dom.attrs]
+    offsets = _indicator_offsets(sizes)
+    d = np.diag(prec)
+    rows = np.sum(prec**2, axis=1)
+    s2 = (sigma / n_hat) ** 2
+    out = {}
+    for (i, a), (j, b) in itertools.combinations(enumerate(dom.attrs), 2):
+        si, sj = slice(offsets[i], offsets[i + 1]), slice(offsets[j], offsets[j + 1])
+        var = (np.outer(d[si], d[sj]) + prec[si, sj] ** 2) / n_hat + s2 * np.outer(rows[si], rows[sj])
+        out[a, b] = np.diag(var.ravel())
+    return out
+
+
+def wald_scores(weights: dict, covariances: dict, alpha: float = EDGE_ALPHA) -> tuple[dict, float]:
+    """Each pair's Wald statistic for "no interaction", as a normal score, and its Bonferroni critical value.
+
+    A pair's ``r = (k_a - 1)(k_b - 1)`` interaction contrasts ``c`` with covariance ``V`` give
+    ``c' V^-1 c``, chi-square with ``r`` degrees of freedom under no edge; its tail probability is
+    mapped to the two-sided normal score with the same tail, and the critical value is the normal
+    quantile at ``alpha / (2 m)`` over the ``m`` pairs.
+
+    Examples
+    --------
+    >>> w = {("a", "b"): np.array([[1.0, -1.0], [-1.0, 1.0]]), ("a", "c"): np.zeros((2, 2))}
+    >>> cov = {("a", "b"): np.array([[0.25]]), ("a", "c"): np.array([[0.25]])}
+    >>> score, crit = wald_scores(w, cov)
+    >>> round(score["a", "b"], 3), score["a", "c"], round(crit, 3)
+    (8.0, 0.0, 1.645)
+    """
+    crit = float(norm.isf(alpha / (2.0 * max(len(weights), 1))))
+    score = {}
+    for e, w in weights.items():
+        c = _contrasts(np.asarray(w, dtype=float))
+        stat = float(c @ np.linalg.pinv(np.atleast_2d(covariances[e]), hermitian=True) @ c)
+        tail = float(chi2.sf(stat, len(c)))
+        score[e] = float(norm.isf(tail / 2.0)) if tail > 0 else math.sqrt(stat)
+        if len(c) == 1:
+            score[e] = math.sqrt(stat)  # exact for one degree of freedom, no round trip
+    return score, crit
+
+
+def release_pair_tables(codes, dom: Domain, rho: float, *, budget=None, random_state=None,
+                        n_records=None, label=None) -> MarginalRelease:
+    """One discrete Gaussian release of every two-way table at total ``rho``."""
+    return release_from_codes(codes, dom, _pairs(dom), rho=rho, budget=budget, random_state=random_state,
+                              n_records=n_records, label=label)
+
+
+def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | None = None,
+                     alpha: float = EDGE_ALPHA) -> TablesFit:
+    """Couplings, edges and refitted potentials from a release of every two-way table (post-processing).
+
+    ``threshold`` keeps a pair whose largest ``|W_ij|`` exceeds it; ``None`` keeps a pair whose
+    [`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores] exceeds the Bonferroni value at ``alpha``.
+    """
+    sizes = [dom.size(a) for a in dom.attrs]
+    sigma = float(max(t.scale for t in release.tables))
+    n_hat = max(float(release.n_records_estimate), 1.0)
+    if is_exact(sizes):
+        est, weights, theta = _exact_weights(release, dom)
+        method = "exact-mle"
+    else:
+        weights, prec = _icov_weights(release, dom, sigma, n_hat)
+        theta = None
+        method = "icov"
+    strength = {e: float(np.abs(w).max()) for e, w in weights.items()}
+    if threshold is None:
+        if method == "exact-mle":
+            cov = _exact_covariance(est, dom, sigma, n_hat)
+        else:
+            cov = _icov_covariance(prec, dom, sigma, n_hat)
+        score, crit = wald_scores(weights, cov, alpha)
+        # the regularised fit and the projection onto the simplex shrink the estimates below the
+        # delta method's spread when the noise dominates; the pairs' median score (most pairs of a
+        # sparse graph have no edge) measures that shrinkage, never above the theory's scale
+        spread = min(1.0, float(np.median(list(score.values()))) / _HALF_NORMAL_MEDIAN)
+        score = {e: v / max(spread, 1e-12) for e, v in score.items()}
+    else:
+        score, crit = strength, float(threshold)
+    edges = [e for e in _pairs(dom) if score[e] > crit]
+    refit = refit_on_edges(release, dom, edges)
+    if theta is None:
+        # the approximate scores only select; the reported couplings are the refit's
+        w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
+        weights = {e: w_fit.get(e, np.zeros_like(w)) for e, w in weights.items()}
+    return TablesFit(weights, theta, strength, score, crit, edges, method, release, sigma, refit)
