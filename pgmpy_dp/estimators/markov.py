@@ -39,7 +39,7 @@ from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 # the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
 from .fitted import remember_fit
-from .measurements import clique_measurements, warm_start_targets
+from .measurements import clique_measurements, measured_subcliques, warm_start_targets
 
 __all__ = [
     "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
@@ -196,7 +196,13 @@ class PrivateMarkovEstimator(BaseObject):
         A release made by ``fit`` is stored as soon as it exists, so a fit that
         fails after it still leaves what the budget paid for here.
     cliques_ : list of tuple of str
-        Cliques whose potentials were fitted, in factor order.
+        Cliques whose potentials were fitted, in factor order: the model's cliques, then
+        every attribute set a release measured on its own inside a model clique without
+        being one (a measured 1-way table of an attribute of an edge, say), which gets a
+        potential of its own
+        ([`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques]):
+        the L2 prior then shrinks each clique potential toward independence of its measured
+        margins instead of toward a uniform table. ``model_`` has one factor per entry.
     log_potentials_ : list of numpy.ndarray
         Fitted log-potentials, one per clique, axes in clique order.
     tied_ : list of list of int or None
@@ -436,6 +442,8 @@ class PrivateMarkovEstimator(BaseObject):
         tied_idx = _tied_indices(model_cliques, tied)
         _check_tied_states(model_domain, model_cliques, tied_idx)
 
+        # appended, so the indices of tied groups still point at the model's cliques
+        model_cliques = model_cliques + measured_subcliques(releases, model_cliques)
         measurements, clique_tables = clique_measurements(releases, model_cliques, tied_idx)
         n_records = pooled_n_records(releases)
         engine = make_inference(model_domain, model_cliques, self.inference)
