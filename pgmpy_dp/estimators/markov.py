@@ -176,7 +176,9 @@ class PrivateMarkovEstimator(BaseObject):
         [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for the
         naive MLE and
         [`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]
-        for CGM-EM's M-step. A number is used by every stage.
+        for CGM-EM's M-step, applied per clique to the tables over exactly that clique
+        (tied cliques and cliques measured only inside larger tables: to all tables).
+        A number is used by every stage and clique.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
@@ -218,7 +220,8 @@ class PrivateMarkovEstimator(BaseObject):
         None for ``"naive-mle"``.
     regularization_ : dict
         The L2 weights used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
-        ``"cgm-em"`` also ``"warm-start"`` and ``"cgm-em"``.
+        ``"cgm-em"`` also ``"warm-start"`` and ``"cgm-em"`` (a float, or an array of one
+        weight per entry of ``cliques_`` when the cliques' weights differ).
     n_iter_, converged_, tolerance_ : int, bool, float
         Iterations of the chosen ``method``'s own loop, whether its ``tol`` was
         reached, and its last change (EM iterations and relative change of the EM
@@ -455,6 +458,7 @@ class PrivateMarkovEstimator(BaseObject):
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
             lam_cgm = floored_regularization(lam_naive, [m.scale for m in measurements])
+            lam_cgm = _per_clique_weights(model_cliques, clique_tables, measurements, n_records, tied_idx, lam_cgm)
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
@@ -523,6 +527,28 @@ def _check_param_types(est: PrivateMarkovEstimator) -> None:
             raise TypeError(f"{name} must be {kind}, got {value!r} ({type(value).__name__})")
         if name != "max_iter" and abs(value) > float(np.finfo(np.float64).max):
             raise ValueError(f"{name} must be a finite number, got an int of {len(str(abs(value)))} digits")
+
+
+def _per_clique_weights(cliques, clique_tables, measurements, n_records, tied_idx, weight):
+    """CGM-EM's M-step weights, one per clique: the floored rule on the tables over exactly that clique.
+
+    The scaled rule trades a table's cells against its noise scale, so one weight from the
+    mean over all tables prices a 1-way table of 16 cells like a 2-way one of 8,500. Per clique,
+    a well-resolved table (few cells, or many records per cell) gets the floor and a large
+    sparse one keeps the stronger weight it asks for. Cliques of a tied group, and cliques no
+    table measures on its own, keep the pooled ``weight``. One float when every weight agrees.
+    """
+    scales: dict = {}
+    for m in measurements:
+        if m.members is None:
+            scales.setdefault(frozenset(m.attrs), []).append(m.scale)
+    tied = {i for g in tied_idx or [] if len(g) > 1 for i in g}
+    out = [
+        weight if i in tied or frozenset(c) not in scales
+        else floored_regularization(auto_regularization(ts, n_records), scales[frozenset(c)])
+        for i, (c, ts) in enumerate(zip(cliques, clique_tables))
+    ]
+    return weight if len(set(out)) == 1 else np.array(out)
 
 
 def _check_clique_args(cliques, tied) -> None:
