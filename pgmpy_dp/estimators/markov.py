@@ -39,7 +39,7 @@ from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 # the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
 from .fitted import remember_fit
-from .measurements import clique_measurements, measured_subcliques, warm_start_targets
+from .measurements import clique_measurements, measured_subcliques, per_clique_weights, warm_start_targets
 
 __all__ = [
     "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
@@ -458,7 +458,10 @@ class PrivateMarkovEstimator(BaseObject):
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
             lam_cgm = floored_regularization(lam_naive, [m.scale for m in measurements])
-            lam_cgm = _per_clique_weights(model_cliques, clique_tables, measurements, n_records, tied_idx, lam_cgm)
+            lam_cgm = per_clique_weights(
+                lambda tables, scales: floored_regularization(auto_regularization(tables, n_records), scales),
+                model_cliques, clique_tables, measurements, tied_idx, lam_cgm,
+            )
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}
@@ -527,28 +530,6 @@ def _check_param_types(est: PrivateMarkovEstimator) -> None:
             raise TypeError(f"{name} must be {kind}, got {value!r} ({type(value).__name__})")
         if name != "max_iter" and abs(value) > float(np.finfo(np.float64).max):
             raise ValueError(f"{name} must be a finite number, got an int of {len(str(abs(value)))} digits")
-
-
-def _per_clique_weights(cliques, clique_tables, measurements, n_records, tied_idx, weight):
-    """CGM-EM's M-step weights, one per clique: the floored rule on the tables over exactly that clique.
-
-    The scaled rule trades a table's cells against its noise scale, so one weight from the
-    mean over all tables prices a 1-way table of 16 cells like a 2-way one of 8,500. Per clique,
-    a well-resolved table (few cells, or many records per cell) gets the floor and a large
-    sparse one keeps the stronger weight it asks for. Cliques of a tied group, and cliques no
-    table measures on its own, keep the pooled ``weight``. One float when every weight agrees.
-    """
-    scales: dict = {}
-    for m in measurements:
-        if m.members is None:
-            scales.setdefault(frozenset(m.attrs), []).append(m.scale)
-    tied = {i for g in tied_idx or [] if len(g) > 1 for i in g}
-    out = [
-        weight if i in tied or frozenset(c) not in scales
-        else floored_regularization(auto_regularization(ts, n_records), scales[frozenset(c)])
-        for i, (c, ts) in enumerate(zip(cliques, clique_tables))
-    ]
-    return weight if len(set(out)) == 1 else np.array(out)
 
 
 def _check_clique_args(cliques, tied) -> None:

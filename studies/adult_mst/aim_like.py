@@ -13,7 +13,9 @@ measures both). Every estimator gets exactly the same release of a seed:
 * ``ours-every``: cliques = every measured set passed explicitly (the synthesizer's AIM);
 * ``ours-1way``: only the measured 1-ways get a potential of their own (the measured pairs
   inside a triple do not);
-* ``ours-none``: no potential besides the maximal measured sets (the fit before);
+* ``ours-pooled-weight``: ``ours`` with one CGM-EM weight for all cliques (from the mean over
+  all tables) instead of one per clique;
+* ``ours-none``: no potential besides the maximal measured sets, one weight (the fit before);
 * ``mbi-1000``: mbi 2.0 ``MirrorDescent`` (1000 iterations, its own total estimate) on the same
   arrays with the same noise standard deviations.
 
@@ -125,6 +127,8 @@ def fit_ours(release, variant: str):
     cliques = measured if variant == "ours-every" else maximal(measured)
     original = measurements_module.measured_subcliques
     rules = {}
+    if variant in ("ours-none", "ours-pooled-weight"):
+        rules["per_clique_weights"] = lambda rule, cl, tables, ms, tied, pooled: pooled
     if variant == "ours-none":
         rules["measured_subcliques"] = lambda releases, cl: []
     elif variant == "ours-1way":
@@ -132,7 +136,7 @@ def fit_ours(release, variant: str):
     est = PrivateMarkovEstimator(show_progress=False)
     cpu = timed_fit(est, model, [release], cliques, **rules)
     return est.cliques_, est.log_potentials_, dict(cpu_seconds=cpu, n_iter=est.n_iter_, cliques=len(est.cliques_),
-                                                   reg_cgm=est.regularization_["cgm-em"], n_records=est.n_records_)
+                                                   reg_cgm=float(np.mean(est.regularization_["cgm-em"])), n_records=est.n_records_)
 
 
 def fit_mbi(release, iters: int = 1000):
@@ -156,7 +160,7 @@ def fit_mbi(release, iters: int = 1000):
     return cliques, theta, dict(cpu_seconds=cpu, n_iter=iters, cliques=len(cliques), n_records=float(model.total))
 
 
-VARIANTS = ["ours", "ours-every", "ours-1way", "ours-none", "mbi-1000"]
+VARIANTS = ["ours", "ours-every", "ours-1way", "ours-pooled-weight", "ours-none", "mbi-1000"]
 
 
 def run(seeds, variants, n_triples, n_pairs, out) -> pd.DataFrame:

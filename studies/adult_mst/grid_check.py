@@ -36,13 +36,13 @@ def main() -> None:
     args = parser.parse_args(ARGV)
     args.nodes, args.k, args.er_p, args.mbi = 10, 10, 0.3, []
     after = mn_accuracy.run(args).assign(fit="after")
-    saved = markov_module.measured_subcliques, markov_module._per_clique_weights
+    saved = markov_module.measured_subcliques, markov_module.per_clique_weights
     markov_module.measured_subcliques = lambda releases, cliques: []
-    markov_module._per_clique_weights = lambda cliques, tables, measurements, n, tied, weight: weight
+    markov_module.per_clique_weights = lambda rule, cliques, tables, measurements, tied, pooled: pooled
     try:
         before = mn_accuracy.run(args).assign(fit="before")
     finally:
-        markov_module.measured_subcliques, markov_module._per_clique_weights = saved
+        markov_module.measured_subcliques, markov_module.per_clique_weights = saved
     df = pd.concat([before, after])
     df.to_csv(HERE / "results" / "current_grid_check.csv", index=False)
     keys = ["model", "N", "epsilon", "population", "replication", "method"]

@@ -42,14 +42,17 @@ def _ours(reg="auto", max_iter=None, method="cgm-em", declared_n=False, rules=No
     return dict(kind="ours", reg=reg, max_iter=max_iter, method=method, declared_n=declared_n, rules=rules or {}, kw=kw)
 
 
-#: the fit before every measured 1-way table got a potential of its own: the tree's edges only
-NO_NODES = dict(measured_subcliques=lambda releases, cliques: [])
+#: one CGM-EM weight for every clique, from the mean over all tables (the rule before)
+POOLED_WEIGHT = dict(per_clique_weights=lambda rule, cliques, tables, measurements, tied, pooled: pooled)
+#: the fit before: the tree's edges only (no potential for the measured 1-ways), one weight
+NO_NODES = dict(measured_subcliques=lambda releases, cliques: [], **POOLED_WEIGHT)
 
 #: name -> how to fit. ``rules``: module-level names of ``pgmpy_dp.estimators.markov`` replaced for that fit only.
 #: The library's default now gives every measured attribute its own potential (``cgm-em``); ``-edges`` is the old fit.
 CONFIGS = {
     "cgm-em": _ours(),
     "cgm-em-it100": _ours(max_iter=100),
+    "cgm-em-pooled-weight": _ours(rules=POOLED_WEIGHT),
     "cgm-em-edges": _ours(rules=NO_NODES),
     "cgm-em-edges-trueN": _ours(rules=NO_NODES, declared_n=True),
     "cgm-em-edges-reg0": _ours(rules=NO_NODES, reg=0.0),
@@ -79,7 +82,7 @@ def fit_ours(releases, edges, sizes, cfg):
     info = dict(
         cpu_seconds=cpu, n_records=est.n_records_, n_iter=est.n_iter_, converged=est.converged_,
         cliques=len(est.cliques_),
-        reg_cgm=est.regularization_.get("cgm-em", np.nan), reg_naive=est.regularization_["naive-mle"],
+        reg_cgm=float(np.mean(est.regularization_.get("cgm-em", np.nan))), reg_naive=est.regularization_["naive-mle"],
         loglik_first=est.log_likelihood_[0] if est.log_likelihood_ else np.nan,
         loglik_last=est.log_likelihood_[-1] if est.log_likelihood_ else np.nan,
     )

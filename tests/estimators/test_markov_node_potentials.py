@@ -1,4 +1,5 @@
-"""A potential for every measured attribute set inside a model clique (``measured_subcliques``).
+"""A potential for every measured attribute set inside a model clique (``measured_subcliques``), and
+CGM-EM's prior weight set per clique (``per_clique_weights``).
 
 Without one, a measured 1-way margin lives only inside the edge potentials, where the L2 prior
 prices its log-odds once per state of the partner: a 30-state leaf's skewed margin is pulled
@@ -13,7 +14,8 @@ from pgmpy.models import DiscreteMarkovNetwork
 import pgmpy_dp
 import pgmpy_dp.estimators.markov as markov_module
 from pgmpy_dp import PrivateMarkovEstimator
-from pgmpy_dp.estimators.measurements import measured_subcliques
+from pgmpy_dp.estimators.markov import UNRESOLVED_PRIOR_PRECISION, auto_regularization, floored_regularization
+from pgmpy_dp.estimators.measurements import clique_measurements, measured_subcliques
 from pgmpy_dp.tables import release_marginals
 
 K, N, EPSILON = 30, 2000, 4.0
@@ -45,6 +47,7 @@ def test_a_measured_margin_is_not_shrunk_toward_uniform(method, seed, monkeypatc
     assert new.cliques_ == [("a", "b"), ("a",)]
     assert len(new.model_.get_factors()) == 2
     monkeypatch.setattr(markov_module, "measured_subcliques", lambda releases, cliques: [])
+    monkeypatch.setattr(markov_module, "per_clique_weights", lambda rule, cliques, tables, ms, tied, pooled: pooled)
     old = PrivateMarkovEstimator(method=method, show_progress=False).fit(model, release)
     assert old.cliques_ == [("a", "b")]
     err_new, err_old = _margin_l1(new, empirical), _margin_l1(old, empirical)
@@ -88,3 +91,20 @@ def test_node_potentials_keep_tied_groups_and_refits_working():
     np.testing.assert_array_equal(refit.log_potentials_[1], refit.log_potentials_[3])
     interval = pgmpy_dp.query_interval(refit, ["x3"], n_samples=8, random_state=0, show_progress=False)
     assert np.all(interval.lower <= interval.estimate) and np.all(interval.estimate <= interval.upper)
+
+
+def test_cgm_weights_are_set_per_clique_from_its_own_tables():
+    """A 1-way table of 30 cells and a 2-way one of 900 at the same noise scale ask for different weights."""
+    df, domain = _skewed_pair(0)
+    release = release_marginals(df, [("a", "b"), ("a",)], 0.5, domain=domain, random_state=0, show_progress=False)
+    est = PrivateMarkovEstimator(show_progress=False).fit(DiscreteMarkovNetwork([("a", "b")]), release)
+    weights = est.regularization_["cgm-em"]
+    _, per_clique = clique_measurements([release], est.cliques_)
+    scales = [[t.scale] for t in release.tables]
+    expected = [floored_regularization(auto_regularization(ts, est.n_records_), s) for ts, s in zip(per_clique, scales)]
+    np.testing.assert_allclose(weights, expected, rtol=1e-12)
+    assert weights[0] > weights[1] == pytest.approx(UNRESOLVED_PRIOR_PRECISION)
+    pooled = floored_regularization(
+        auto_regularization([t for ts in per_clique for t in ts], est.n_records_), [t.scale for t in release.tables]
+    )
+    assert weights[1] < pooled <= weights[0]  # the mean over both tables gives the 1-way the 2-way's weight
