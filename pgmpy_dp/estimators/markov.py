@@ -198,13 +198,9 @@ class PrivateMarkovEstimator(BaseObject):
         A release made by ``fit`` is stored as soon as it exists, so a fit that
         fails after it still leaves what the budget paid for here.
     cliques_ : list of tuple of str
-        Cliques whose potentials were fitted, in factor order: the model's cliques, then
-        every attribute set a release measured on its own inside a model clique without
-        being one (a measured 1-way table of an attribute of an edge, say), which gets a
-        potential of its own
-        ([`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques]):
-        the L2 prior then shrinks each clique potential toward independence of its measured
-        margins instead of toward a uniform table. ``model_`` has one factor per entry.
+        Cliques whose potentials were fitted, one factor of ``model_`` each: the model's
+        cliques, then every set measured on its own inside one of them (a 1-way table, say;
+        [`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques]).
     log_potentials_ : list of numpy.ndarray
         Fitted log-potentials, one per clique, axes in clique order.
     tied_ : list of list of int or None
