@@ -184,7 +184,8 @@ def main(argv=None):
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    p.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS)
+    p.add_argument("--variants", nargs="+", default=["ours", "mbi-1000", "ours-pooled-weight", "ours-none"],
+                   choices=VARIANTS)
     p.add_argument("--triples", type=int, default=8)
     p.add_argument("--pairs", type=int, default=12)
     p.add_argument("--out", default="results/current_aim_like.csv")
