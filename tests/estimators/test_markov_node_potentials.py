@@ -88,6 +88,8 @@ def test_node_potentials_keep_tied_groups_and_refits_working():
     )
     assert refit.cliques_ == [("x1",)] + edges + [("x3",)]
     assert refit.tied_ == [[1, 2, 3]]
+    weights = refit.regularization_["cgm-em"]  # the refits below take one weight per clique
+    assert np.ndim(weights) == 1 and weights[1] == weights[2] == weights[3] != weights[4]
     np.testing.assert_array_equal(refit.log_potentials_[1], refit.log_potentials_[3])
     interval = pgmpy_dp.query_interval(refit, ["x3"], n_samples=8, random_state=0, show_progress=False)
     assert np.all(interval.lower <= interval.estimate) and np.all(interval.estimate <= interval.upper)
