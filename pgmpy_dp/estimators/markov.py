@@ -39,7 +39,7 @@ from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 # the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
 from .fitted import remember_fit
-from .measurements import clique_measurements, warm_start_targets
+from .measurements import clique_measurements, measured_subcliques, per_clique_weights, warm_start_targets
 
 __all__ = [
     "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
@@ -176,7 +176,9 @@ class PrivateMarkovEstimator(BaseObject):
         [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for the
         naive MLE and
         [`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]
-        for CGM-EM's M-step. A number is used by every stage.
+        for CGM-EM's M-step, applied per clique to the tables over exactly that clique
+        (tied cliques and cliques measured only inside larger tables: to all tables).
+        A number is used by every stage and clique.
     inference : {"auto", "junction-tree", "loopy"}
         Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
         unless the largest tree clique exceeds a million cells.
@@ -196,7 +198,9 @@ class PrivateMarkovEstimator(BaseObject):
         A release made by ``fit`` is stored as soon as it exists, so a fit that
         fails after it still leaves what the budget paid for here.
     cliques_ : list of tuple of str
-        Cliques whose potentials were fitted, in factor order.
+        Cliques whose potentials were fitted, one factor of ``model_`` each: the model's
+        cliques, then every set measured on its own inside one of them (a 1-way table, say;
+        [`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques]).
     log_potentials_ : list of numpy.ndarray
         Fitted log-potentials, one per clique, axes in clique order.
     tied_ : list of list of int or None
@@ -212,7 +216,8 @@ class PrivateMarkovEstimator(BaseObject):
         None for ``"naive-mle"``.
     regularization_ : dict
         The L2 weights used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
-        ``"cgm-em"`` also ``"warm-start"`` and ``"cgm-em"``.
+        ``"cgm-em"`` also ``"warm-start"`` and ``"cgm-em"`` (a float, or an array of one
+        weight per entry of ``cliques_`` when the cliques' weights differ).
     n_iter_, converged_, tolerance_ : int, bool, float
         Iterations of the chosen ``method``'s own loop, whether its ``tol`` was
         reached, and its last change (EM iterations and relative change of the EM
@@ -436,6 +441,8 @@ class PrivateMarkovEstimator(BaseObject):
         tied_idx = _tied_indices(model_cliques, tied)
         _check_tied_states(model_domain, model_cliques, tied_idx)
 
+        # appended, so the indices of tied groups still point at the model's cliques
+        model_cliques = model_cliques + measured_subcliques(releases, model_cliques)
         measurements, clique_tables = clique_measurements(releases, model_cliques, tied_idx)
         n_records = pooled_n_records(releases)
         engine = make_inference(model_domain, model_cliques, self.inference)
@@ -447,6 +454,10 @@ class PrivateMarkovEstimator(BaseObject):
         if self.regularization == "auto":
             lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
             lam_cgm = floored_regularization(lam_naive, [m.scale for m in measurements])
+            lam_cgm = per_clique_weights(
+                lambda tables, scales: floored_regularization(auto_regularization(tables, n_records), scales),
+                model_cliques, clique_tables, measurements, tied_idx, lam_cgm,
+            )
         else:
             lam_naive = lam_cgm = float(self.regularization)
         self.regularization_ = {"naive-mle": lam_naive}

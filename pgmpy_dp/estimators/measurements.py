@@ -4,6 +4,10 @@ Every table of every release over attributes inside a model clique becomes one
 [`Measurement`][pgmpy_dp.engine.cgm.Measurement] (a pooled table of tied cliques becomes one
 pooled measurement); the tables over exactly a clique also give the targets of the naive fit
 that starts CGM-EM, made consistent first by [`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables].
+[`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques] names the measured
+attribute sets that get a potential of their own besides the model's cliques, and
+[`per_clique_weights`][pgmpy_dp.estimators.measurements.per_clique_weights] applies a prior rule to
+each clique's own tables.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from ..engine import Measurement, project_simplex, reconcile_tables
 from ..privacy.domain import DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 
-__all__ = ["clique_measurements", "warm_start_targets"]
+__all__ = ["clique_measurements", "measured_subcliques", "per_clique_weights", "warm_start_targets"]
 
 
 def _member_factor(release, table) -> float:
@@ -35,6 +39,75 @@ def _per_member_table(release, table):
     """For a pooled table, an ordinary table estimating ONE member's table (noise scaled alike)."""
     f = _member_factor(release, table)
     return dataclasses.replace(table, values=table.values / f, scale=table.scale / f, members=None)
+
+
+def measured_subcliques(releases, cliques) -> list[tuple[str, ...]]:
+    """Attribute sets measured on their own inside a model clique without being one: each gets a potential.
+
+    The L2 prior on log-potentials prices a clique's sub-margin once per cell of the rest of the
+    clique: a margin held only inside edge potentials is shrunk toward uniform with the prior's
+    precision times its partners' state counts, which flattens the margins of large-domain
+    attributes. A potential of its own over every measured sub-set prices it once, as the
+    measurement does, and leaves the clique's potential to the interaction (see docs/markov.md).
+    Pooled tables and tables in no clique add nothing; an added set keeps the attribute order
+    of the first clique holding it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pgmpy_dp
+    >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25, "c": [1, 0] * 50})
+    >>> d = {v: [0, 1] for v in "abc"}
+    >>> rel = df.dp.release([("b", "a"), ("b", "c"), ("b",), ("a",)], epsilon=1.0, domain=d, random_state=0)
+    >>> measured_subcliques([rel], [("a", "b"), ("b", "c")])
+    [('b',), ('a',)]
+    """
+    sets = [frozenset(c) for c in cliques]
+    seen = set(sets)
+    out = []
+    for r in releases:
+        for t in r.tables:
+            s = frozenset(t.attrs)
+            if getattr(t, "members", None) or s in seen:
+                continue
+            host = next((c for c, fs in zip(cliques, sets) if s < fs), None)
+            if host is not None:
+                seen.add(s)
+                out.append(tuple(a for a in host if a in s))
+    return out
+
+
+def per_clique_weights(rule, cliques, clique_tables, measurements, tied_idx, pooled: float):
+    """One prior weight per clique: ``rule(tables, scales)`` on the tables over exactly that clique.
+
+    A rule that trades a table's cells against its noise scale, applied once to the mean over
+    all tables, prices a 1-way table of 16 cells like a 2-way one of 8,500; per clique, a
+    well-resolved table gets the weight it asks for and so does a large sparse one. Cliques of a
+    tied group, and cliques no table measures on its own, keep the ``pooled`` weight. Returns one
+    float when every weight agrees, else an array in clique order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pgmpy_dp
+    >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
+    >>> d = {"a": [0, 1], "b": [0, 1]}
+    >>> rel = df.dp.release([("a", "b"), ("a",)], epsilon=1.0, domain=d, random_state=0)
+    >>> cliques = [("a", "b"), ("a",)]
+    >>> ms, per = clique_measurements([rel], cliques)
+    >>> per_clique_weights(lambda tables, scales: float(tables[0].values.size), cliques, per, ms, None, 1.0)
+    array([4., 2.])
+    """
+    scales: dict = {}
+    for m in measurements:
+        if m.members is None:
+            scales.setdefault(frozenset(m.attrs), []).append(m.scale)
+    tied = {i for g in tied_idx or [] if len(g) > 1 for i in g}
+    out = [
+        pooled if i in tied or frozenset(c) not in scales else rule(tables, scales[frozenset(c)])
+        for i, (c, tables) in enumerate(zip(cliques, clique_tables))
+    ]
+    return pooled if len(set(out)) == 1 else np.array(out)
 
 
 class _CliqueEstimate(NamedTuple):

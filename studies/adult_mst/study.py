@@ -8,7 +8,7 @@ model is scored by the average L1 over all 91 2-way and 364 3-way normalised mar
 Run from the worktree root, e.g.::
 
     OMP_NUM_THREADS=1 nice -n 10 /work/venv/bin/python -m studies.adult_mst.study \
-        --seeds 0 1 2 --configs cgm-em cgm-em-reg0 mbi-1000 --out results/main.csv
+        --seeds 0 1 2 3 4 --out results/current_mst.csv
 
 Writes one row per fit to ``--out`` (relative to this folder) and the per-marginal
 errors to ``<out>_marginals.csv.gz``.
@@ -28,7 +28,6 @@ from pgmpy.models import DiscreteMarkovNetwork
 
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import JunctionTree
-from pgmpy_dp.estimators import markov as markov_module
 from pgmpy_dp.estimators.evidence import pooled_n_records
 from pgmpy_dp.privacy.domain import Domain
 
@@ -39,67 +38,37 @@ os.environ.setdefault("JAX_ENABLE_COMPILATION_CACHE", "false")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 
-def _ours(reg="auto", max_iter=None, method="cgm-em", declared_n=False, rule=None, warm=None, nodes=False, **kw):
-    return dict(kind="ours", reg=reg, max_iter=max_iter, method=method, declared_n=declared_n, rule=rule,
-                warm=warm, nodes=nodes, kw=kw)
+def _ours(reg="auto", max_iter=None, method="cgm-em", declared_n=False, rules=None, **kw):
+    return dict(kind="ours", reg=reg, max_iter=max_iter, method=method, declared_n=declared_n, rules=rules or {}, kw=kw)
 
 
-def _fixed(weight):
-    """A CGM weight rule (``_cgm_weight``'s signature) returning ``weight`` whatever the tables."""
-    return lambda prior, naive, scales: weight
+#: one CGM-EM weight for every clique, from the mean over all tables (the rule before)
+POOLED_WEIGHT = dict(per_clique_weights=lambda rule, cliques, tables, measurements, tied, pooled: pooled)
+#: the fit before: the tree's edges only (no potential for the measured 1-ways), one weight
+NO_NODES = dict(measured_subcliques=lambda releases, cliques: [], **POOLED_WEIGHT)
 
-
-def _fixed_naive(weight):
-    """An ``auto_regularization`` replacement returning ``weight`` (the warm start's / naive MLE's weight)."""
-    return lambda tables, n_records: weight
-
-
-def _edge_weights(tables, n_records):
-    """``auto_regularization`` over the 2-way tables only: the weight the fit without node potentials uses."""
-    return _AUTO(
-        [t for t in tables if t.values.ndim >= 2], n_records
-    )
-
-
-_AUTO = markov_module.auto_regularization
-
-#: name -> how to fit. ``rule``: a callable (est, tables, n, scales) -> weight replacing the
-#: "auto" CGM weight for that fit only (a candidate default; see ``proposed_weight``).
+#: name -> how to fit. ``rules``: module-level names of ``pgmpy_dp.estimators.markov`` replaced for that fit only.
+#: The library's default now gives every measured attribute its own potential (``cgm-em``); ``-edges`` is the old fit.
 CONFIGS = {
     "cgm-em": _ours(),
     "cgm-em-it100": _ours(max_iter=100),
-    "cgm-em-it500": _ours(max_iter=500),
-    "cgm-em-it2000": _ours(max_iter=2000),
-    "cgm-em-reg1e-2": _ours(reg=1e-2),
-    "cgm-em-reg1e-4": _ours(reg=1e-4),
+    "cgm-em-pooled-weight": _ours(rules=POOLED_WEIGHT),
+    "cgm-em-edges": _ours(rules=NO_NODES),
+    "cgm-em-edges-trueN": _ours(rules=NO_NODES, declared_n=True),
+    "cgm-em-edges-reg0": _ours(rules=NO_NODES, reg=0.0),
+    "cgm-em-reg1e-1": _ours(reg=0.1),
     "cgm-em-reg0": _ours(reg=0.0),
-    "cgm-em-reg1e-4-it500": _ours(reg=1e-4, max_iter=500),
-    "cgm-em-reg0-it500": _ours(reg=0.0, max_iter=500),
-    "cgm-em-reg0-it2000": _ours(reg=0.0, max_iter=2000),
-    "cgm-em-trueN": _ours(declared_n=True),
-    "cgm-em-noisy": _ours(warm_start="noisy"),
     "naive-mle": _ours(method="naive-mle"),
-    "naive-mle-reg0": _ours(method="naive-mle", reg=0.0),
-    # the two "auto" weights apart: naive warm start (auto_regularization) and CGM M-step (_cgm_weight)
-    "cgm-em-warm0-cgmauto": _ours(warm=_fixed_naive(1e-4)),
-    "cgm-em-warmauto-cgm0": _ours(rule=_fixed(1e-4)),
-    "cgm-em-warmauto-cgm0-it500": _ours(rule=_fixed(1e-4), max_iter=500),
-    # node potentials: cliques = tree edges + every attribute, so the L2 prior on an edge's
-    # log-potential shrinks it toward independence instead of toward a uniform table
-    "cgm-em-nodes": _ours(nodes=True),
-    "cgm-em-nodes-it100": _ours(nodes=True, max_iter=100),
-    "cgm-em-nodes-reg1e-1": _ours(nodes=True, reg=0.1),
-    "cgm-em-nodes-reg1e-2": _ours(nodes=True, reg=1e-2),
-    "cgm-em-nodes-reg0": _ours(nodes=True, reg=0.0),
-    "cgm-em-nodes-warm0": _ours(nodes=True, warm=_fixed_naive(1e-4)),
-    "naive-mle-nodes": _ours(method="naive-mle", nodes=True),
-    # node potentials with the current default's weights (computed from the edge tables only)
-    "cgm-em-nodes-sameweights": _ours(nodes=True, warm=_edge_weights),
-    "cgm-em-nodes-it500": _ours(nodes=True, max_iter=500),
+    "naive-mle-edges": _ours(method="naive-mle", rules=NO_NODES),
     "mbi-1000": dict(kind="mbi", iters=1000),
     "mbi-5000": dict(kind="mbi", iters=5000),
     "mbi-1000-ourN": dict(kind="mbi", iters=1000, our_n=True),
 }
+
+
+#: the configurations behind results/current_mst.csv
+DEFAULT_CONFIGS = ["cgm-em", "cgm-em-pooled-weight", "mbi-1000", "cgm-em-edges", "naive-mle", "naive-mle-edges",
+                   "cgm-em-it100"]
 
 
 def fit_ours(releases, edges, sizes, cfg):
@@ -111,14 +80,14 @@ def fit_ours(releases, edges, sizes, cfg):
         method=cfg["method"], regularization=cfg["reg"], max_iter=cfg["max_iter"], show_progress=False, **cfg["kw"]
     )
     model = DiscreteMarkovNetwork(edges)
-    cliques = list(edges) + [(a,) for a in sizes] if cfg["nodes"] else None
-    cpu = timed_fit(est, model, releases, cliques, _cgm_weight=cfg["rule"], auto_regularization=cfg["warm"])
+    cpu = timed_fit(est, model, releases, None, **cfg["rules"])
     domain = Domain(public_states({a: sizes[a] for a in sizes}))
     marg, _ = JunctionTree(domain, est.cliques_).marginals(est.log_potentials_)
     pairs = {tuple(c): m for c, m in zip(est.cliques_, marg) if len(c) == 2}
     info = dict(
         cpu_seconds=cpu, n_records=est.n_records_, n_iter=est.n_iter_, converged=est.converged_,
-        reg_cgm=est.regularization_.get("cgm-em", np.nan), reg_naive=est.regularization_["naive-mle"],
+        cliques=len(est.cliques_),
+        reg_cgm=float(np.mean(est.regularization_.get("cgm-em", np.nan))), reg_naive=est.regularization_["naive-mle"],
         loglik_first=est.log_likelihood_[0] if est.log_likelihood_ else np.nan,
         loglik_last=est.log_likelihood_[-1] if est.log_likelihood_ else np.nan,
     )
@@ -189,14 +158,29 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def paired(df: pd.DataFrame, base: str = "mbi-1000") -> pd.DataFrame:
+    """Per-seed differences ``config - base`` in 2- and 3-way L1: mean and standard error over seeds."""
+    rows = []
+    for name, g in df.groupby("config", sort=False):
+        if name == base:
+            continue
+        d = g.set_index("seed")[["l1_3way", "l1_2way"]] - df[df.config == base].set_index("seed")[["l1_3way", "l1_2way"]]
+        d = d.dropna()
+        rows.append(dict(config=name, vs=base, seeds=len(d), d3=d.l1_3way.mean(), se3=d.l1_3way.sem(),
+                         d2=d.l1_2way.mean(), se2=d.l1_2way.sem()))
+    return pd.DataFrame(rows)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
-    p.add_argument("--out", default="results/main.csv")
+    p.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, choices=list(CONFIGS))
+    p.add_argument("--out", default="results/current_mst.csv")
     args = p.parse_args(argv)
     df = run(args.seeds, args.configs, HERE / args.out)
     print(summarise(df).to_string(float_format=lambda x: f"{x:.4f}"))
+    if (df.config == "mbi-1000").any():
+        print(paired(df).to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
 
 
 if __name__ == "__main__":
