@@ -119,8 +119,8 @@ def project_consistent(
     constraint.
 
     By default the problem is solved through its dual: one multiplier per cell
-    of a shared marginal (a few hundred to a few thousand, however many cells
-    the tables have), maximised by a semismooth Newton method with a line
+    of a shared marginal (672 for the 547,158 cells of mildew's family tables,
+    11,221 for diabetes' 461,069), maximised by a semismooth Newton method with a line
     search. Given the multipliers every cell has a closed form (its noisy count
     moved by its table's share of the marginal corrections, clipped at zero),
     and each Newton step is one sparse factorisation of a matrix over the
