@@ -191,7 +191,9 @@ def markdown_table(table: pd.DataFrame) -> str:
             return f"{value:{fmt}} ± {v['joint_kl_se']:.1g} (s)"
         return f"{value:{fmt}}"
 
-    for name, n in dict.fromkeys(zip(table["network"], table["records"])):
+    rank = {name: i for i, name in enumerate(NETWORKS)}
+    cells = sorted(dict.fromkeys(zip(table["network"], table["records"])), key=lambda c: (-c[1], rank.get(c[0], 99)))
+    for name, n in cells:
         mle = (name, n, "pgmpy DiscreteMLE")
         facts = s.loc[mle] if mle in s.index else table[(table.network == name)].iloc[0]
         lines.append(
