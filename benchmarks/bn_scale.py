@@ -1,7 +1,7 @@
 """Wide networks: fit time against pgmpy's DiscreteMLE, and accuracy of the default against the projection.
 
 For each bnlearn network (pigs, link, munin1, barley, mildew, diabetes, andes, hailfinder, water,
-win95pts: hundreds of nodes or CPDs of up to 10^5 cells) and record count N, one process fits, on the
+win95pts: hundreds of nodes or up to 547,158 CPD cells) and record count N, one process fits, on the
 same sample and in the same run,
 
 * ``pgmpy DiscreteMLE``: the non-private fit, the time reference (``ratio`` = CPU seconds / its CPU
@@ -25,7 +25,7 @@ The private fits share their noise seed. Accuracy against the TRUE network:
 Rows are appended to ``results/<out>_runs.csv`` as they finish (a later run replaces a row with the same
 network, N and method); ``results/<out>.csv`` and ``results/<out>.md`` hold the latest row of each.
 
-Run (the tracked results; the issue's six networks first):
+Run (the full grid: N = 1e5 for every network, then 1e4):
     python benchmarks/bn_scale.py
     python benchmarks/bn_scale.py --networks pigs mildew --records 100000 --methods default
 Quick (win95pts at N = 1e4, every method):
