@@ -28,9 +28,76 @@ import os
 import numpy as np
 import pandas as pd
 
+from pgmpy_dp.engine import JunctionTree
+from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.privacy.selection import exponential_mechanism
 
 os.environ.setdefault("JAX_ENABLE_COMPILATION_CACHE", "false")
+
+
+class Marginals:
+    """Any marginal of a model given as log-potentials over cliques, from one calibration of our junction tree.
+
+    A set of attributes inside one tree clique is summed from its belief; otherwise the tree cliques that
+    join the attributes (the tree pruned of leaves holding none of them) are contracted as
+    ``prod P(C) / prod P(separator)``.
+    """
+
+    def __init__(self, sizes: dict[str, int], cliques, log_potentials) -> None:
+        self.attrs = list(sizes)
+        jt = JunctionTree(Domain({a: list(range(k)) for a, k in sizes.items()}), [tuple(c) for c in cliques])
+        cal = jt.calibrate([np.asarray(t, dtype=float) for t in log_potentials])
+        self.nodes = [tuple(n) for n in jt.nodes]
+        self.belief = [np.exp(b) for b in cal.log_beliefs]
+        self.adj: dict[int, set] = {i: set() for i in range(len(self.nodes))}
+        self.sep: dict[tuple[int, int], tuple[tuple[str, ...], np.ndarray]] = {}
+        for v, p in jt.parent.items():
+            if p is None:
+                continue
+            self.adj[v].add(p)
+            self.adj[p].add(v)
+            s = tuple(a for a in self.nodes[v] if a in self.nodes[p])
+            m = self._sum(v, s)
+            inv = np.divide(1.0, m, out=np.zeros_like(m), where=m > 0)
+            self.sep[v, p] = self.sep[p, v] = (s, inv)
+        self.letters = {a: chr(ord("a") + i) if i < 26 else chr(ord("A") + i - 26) for i, a in enumerate(self.attrs)}
+
+    def _sum(self, v: int, attrs) -> np.ndarray:
+        node = self.nodes[v]
+        b = self.belief[v].sum(axis=tuple(i for i, a in enumerate(node) if a not in attrs))
+        kept = [a for a in node if a in attrs]
+        return np.transpose(b, [kept.index(a) for a in attrs]) if kept else b
+
+    def __call__(self, attrs) -> np.ndarray:
+        attrs = tuple(attrs)
+        hosts = [i for i, n in enumerate(self.nodes) if set(attrs) <= set(n)]
+        if hosts:
+            return self._sum(min(hosts, key=lambda i: self.belief[i].size), attrs)
+        keep = set(range(len(self.nodes)))
+        adj = {v: set(self.adj[v]) for v in keep}
+        pruned = True
+        while pruned:
+            pruned = False
+            for v in list(keep):
+                if len(adj[v]) == 1:
+                    (p,) = adj[v]
+                    if not (set(self.nodes[v]) - set(self.sep[v, p][0])) & set(attrs):
+                        keep.discard(v)
+                        adj[p].discard(v)
+                        del adj[v]
+                        pruned = True
+        ops, subs = [], []
+        for v in keep:
+            ops.append(self.belief[v])
+            subs.append("".join(self.letters[a] for a in self.nodes[v]))
+        for v in keep:
+            for p in adj[v]:
+                if v < p:
+                    s, inv = self.sep[v, p]
+                    ops.append(inv)
+                    subs.append("".join(self.letters[a] for a in s))
+        out = np.einsum(",".join(subs) + "->" + "".join(self.letters[a] for a in attrs), *ops, optimize="greedy")
+        return out / out.sum()
 
 
 def _mbi():
@@ -196,6 +263,18 @@ def aim_candidates(workload) -> dict[tuple, float]:
     return {cl: sum(wt * len(set(cl) & set(w)) for w, wt in work) for cl in _downward_closure([w for w, _ in work])}
 
 
+def _projector(model, sizes):
+    """The fitted mbi model's marginal counts (flattened like ``datavector``), computed by ``Marginals``.
+
+    The same numbers as mbi's ``project``, which runs a JAX variable elimination per candidate; with a
+    few hundred candidates per round that did not finish the first round in 12 minutes on the shared
+    machine. This makes AIM-on-mbi faster than it is, never slower."""
+    pots = model.potentials
+    m = Marginals(sizes, [tuple(c) for c in pots.cliques], [np.asarray(pots[c].values, dtype=float) for c in pots.cliques])
+    total = float(model.total)
+    return lambda cl: total * m(cl).ravel()
+
+
 def aim(data: pd.DataFrame, sizes: dict[str, int], rho: float, rng: np.random.Generator, workload,
         max_model_size: float = 80.0, rounds: int | None = None, iters: int = 1000, log=print) -> MbiResult:
     """AIM on mbi. ``max_model_size`` in megabytes of junction-tree cells (8 bytes each), as in the paper;
@@ -237,16 +316,17 @@ def aim(data: pd.DataFrame, sizes: dict[str, int], rho: float, rng: np.random.Ge
                  if cl in free or junction_tree.hypothetical_model_size(dom, list(model.cliques) + [cl]) <= limit}
         names = list(small)
         scores, sens = [], max(abs(small[c]) for c in names)
+        project = _projector(model, sizes)
         for cl in names:
             bias = np.sqrt(2 / np.pi) * sigma * dom.size(cl)
-            est = np.asarray(model.project(cl).datavector(), dtype=float)
+            est = project(cl)
             scores.append(small[cl] * (np.abs(answer(cl) - est).sum() - bias))
         cl = names[exponential_mechanism(np.array(scores), eps, sens, rng=rng)]
         selected.append(cl)
-        before = np.asarray(model.project(cl).datavector(), dtype=float)
+        before = project(cl)
         measurements += _measure(mbi, ds, [cl], sigma, rng)
         model = md.estimate(dom, measurements, iters=iters, warm_start=model)
-        after = np.asarray(model.project(cl).datavector(), dtype=float)
+        after = _projector(model, sizes)(cl)
         log(f"  aim-mbi round {t}: {cl} sigma={sigma:.1f} used {rho_used / rho:.3f}")
         if np.abs(after - before).sum() <= sigma * np.sqrt(2 / np.pi) * dom.size(cl):
             sigma /= 2

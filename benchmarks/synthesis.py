@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 import harness
+from peers_synthesis import Marginals
 
 HERE = Path(__file__).resolve().parent
 DATA = Path(os.environ.get("PGMPY_DP_ADULT", "/work/shared/data"))
@@ -98,75 +99,7 @@ def queries_for(name: str, net) -> list[tuple[str, tuple[str, ...]]]:
     return out[:2]
 
 
-# -- exact marginals of a fitted model --------------------------------------------------------------
-
-
-class Marginals:
-    """Any marginal of a model given as log-potentials over cliques, from one calibration of our junction tree.
-
-    A set of attributes inside one tree clique is summed from its belief; otherwise the tree cliques that
-    join the attributes (the tree pruned of leaves holding none of them) are contracted as
-    ``prod P(C) / prod P(separator)``.
-    """
-
-    def __init__(self, sizes: dict[str, int], cliques, log_potentials) -> None:
-        from pgmpy_dp.engine import JunctionTree
-        from pgmpy_dp.privacy.domain import Domain
-
-        self.attrs = list(sizes)
-        jt = JunctionTree(Domain({a: list(range(k)) for a, k in sizes.items()}), [tuple(c) for c in cliques])
-        cal = jt.calibrate([np.asarray(t, dtype=float) for t in log_potentials])
-        self.nodes = [tuple(n) for n in jt.nodes]
-        self.belief = [np.exp(b) for b in cal.log_beliefs]
-        self.adj: dict[int, set] = {i: set() for i in range(len(self.nodes))}
-        self.sep: dict[tuple[int, int], tuple[tuple[str, ...], np.ndarray]] = {}
-        for v, p in jt.parent.items():
-            if p is None:
-                continue
-            self.adj[v].add(p)
-            self.adj[p].add(v)
-            s = tuple(a for a in self.nodes[v] if a in self.nodes[p])
-            m = self._sum(v, s)
-            inv = np.divide(1.0, m, out=np.zeros_like(m), where=m > 0)
-            self.sep[v, p] = self.sep[p, v] = (s, inv)
-        self.letters = {a: chr(ord("a") + i) if i < 26 else chr(ord("A") + i - 26) for i, a in enumerate(self.attrs)}
-
-    def _sum(self, v: int, attrs) -> np.ndarray:
-        node = self.nodes[v]
-        b = self.belief[v].sum(axis=tuple(i for i, a in enumerate(node) if a not in attrs))
-        kept = [a for a in node if a in attrs]
-        return np.transpose(b, [kept.index(a) for a in attrs]) if kept else b
-
-    def __call__(self, attrs) -> np.ndarray:
-        attrs = tuple(attrs)
-        hosts = [i for i, n in enumerate(self.nodes) if set(attrs) <= set(n)]
-        if hosts:
-            return self._sum(min(hosts, key=lambda i: self.belief[i].size), attrs)
-        keep = set(range(len(self.nodes)))
-        adj = {v: set(self.adj[v]) for v in keep}
-        pruned = True
-        while pruned:
-            pruned = False
-            for v in list(keep):
-                if len(adj[v]) == 1:
-                    (p,) = adj[v]
-                    if not (set(self.nodes[v]) - set(self.sep[v, p][0])) & set(attrs):
-                        keep.discard(v)
-                        adj[p].discard(v)
-                        del adj[v]
-                        pruned = True
-        ops, subs = [], []
-        for v in keep:
-            ops.append(self.belief[v])
-            subs.append("".join(self.letters[a] for a in self.nodes[v]))
-        for v in keep:
-            for p in adj[v]:
-                if v < p:
-                    s, inv = self.sep[v, p]
-                    ops.append(inv)
-                    subs.append("".join(self.letters[a] for a in s))
-        out = np.einsum(",".join(subs) + "->" + "".join(self.letters[a] for a in attrs), *ops, optimize="greedy")
-        return out / out.sum()
+# -- exact marginals of a fitted model (peers_synthesis.Marginals) ------------------------------------
 
 
 def factors_of(model, states: dict[str, list]):
@@ -285,7 +218,7 @@ def worker(task: dict, args) -> dict:
     seed = [args.seed, trial, int(round(eps * 1000)), METHODS.index(method)]
     rng = np.random.default_rng(seed)
     n = len(codes)
-    row = {**task, "rho": rho, "delta": DELTA, "rows": n}
+    row = {**task, "rho": rho, "delta": DELTA, "rows": n, "code": os.environ.get("SYNTHESIS_CODE_VERSION", "")}
     if method.startswith("mbi-"):
         import peers_synthesis as peers
 
@@ -347,11 +280,13 @@ def run_dpmm(method, codes, sizes, eps, seed, args):
 
 
 def tasks(args) -> list[dict]:
+    """The grid, trial by trial (every cell gets its first trial before any gets a second)."""
     out = []
-    for name in args.data:
-        epss = args.eps if name == "adult" else args.net_eps
-        trials = args.trials if name == "adult" else args.net_trials
-        for trial in range(trials):
+    for trial in range(max(args.trials, args.net_trials)):
+        for name in args.data:
+            epss = args.eps if name == "adult" else args.net_eps
+            if trial >= (args.trials if name == "adult" else args.net_trials):
+                continue
             for eps in epss:
                 for method in args.methods:
                     if method.startswith("dpmm-") and (not args.dpmm_python or trial >= args.dpmm_trials):
@@ -493,7 +428,7 @@ def main(argv=None):
     ap.add_argument("--mst-iters", type=int, default=1000,
                     help="mirror-descent iterations of MST's fit on mbi (its default; the reference script uses 10000)")
     ap.add_argument("--dpmm-python", default="", help="interpreter of an environment with dpmm installed")
-    ap.add_argument("--dpmm-trials", type=int, default=2, help="trials per cell for dpmm (slow)")
+    ap.add_argument("--dpmm-trials", type=int, default=1, help="trials per cell for dpmm (slow)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds before a fit is abandoned")
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "pgmpy_dp_synthesis"))
     ap.add_argument("--worker", default=None, help=argparse_hidden())
