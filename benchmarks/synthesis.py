@@ -378,7 +378,7 @@ def report(runs: pd.DataFrame, summary: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def plot(summary: pd.DataFrame, out: str) -> None:
+def plot(summary: pd.DataFrame, out: str, docs: bool) -> None:
     plt = harness.pyplot()
     adult = summary[summary["data"] == "adult"]
     if plt is None or adult.empty:
@@ -399,9 +399,11 @@ def plot(summary: pd.DataFrame, out: str) -> None:
     axes[0].set_ylabel("average L1 over 364 3-way marginals")
     axes[1].legend(fontsize=7)
     fig.tight_layout()
+    path = harness.save_figure(fig, f"{out}_adult")
+    if not docs:
+        return
     img = HERE.parent / "docs" / "img"
     img.mkdir(parents=True, exist_ok=True)
-    path = harness.save_figure(fig, f"{out}_adult")
     target = img / path.name
     target.write_bytes(path.read_bytes())
     path.unlink()
@@ -444,7 +446,7 @@ def main(argv=None):
         return
     summary = summarise(runs)
     harness.write_csv(summary, f"{args.out}_summary")
-    plot(summary, args.out)
+    plot(summary, args.out, docs=not args.quick)
     print(report(runs, summary))
 
 
