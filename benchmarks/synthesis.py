@@ -215,28 +215,35 @@ def worker(task: dict, args) -> dict:
     from pgmpy_dp.privacy.parameters import epsilon_delta_to_rho
 
     rho = epsilon_delta_to_rho(eps, DELTA)
-    seed = [args.seed, trial, int(round(eps * 1000)), METHODS.index(method)]
+    base, _, tag = method.partition("@")  # "aim@2d": AIM with T = 2 d rounds, on either side
+    per_attr = int(tag[:-1]) if tag else None
+    seed = [args.seed, trial, int(round(eps * 1000)), METHODS.index(base)]
     rng = np.random.default_rng(seed)
     n = len(codes)
     row = {**task, "rho": rho, "delta": DELTA, "rows": n, "code": os.environ.get("SYNTHESIS_CODE_VERSION", "")}
-    if method.startswith("mbi-"):
+    if base.startswith("mbi-"):
         import peers_synthesis as peers
 
         peers._mbi()  # import JAX before the memory baseline: the import is not the fit
         t0, c0, m0 = time.perf_counter(), time.process_time(), peak_kb()
-        if method == "mbi-mst":
+        if base == "mbi-mst":
             res = peers.mst(codes, sizes, rho, rng, iters=args.mst_iters)
         else:
             res = peers.aim(codes, sizes, rho, rng, workload3(sizes, args.workload_cells),
-                            max_model_size=args.aim_model_mb, rounds=args.aim_rounds, iters=args.aim_iters,
+                            max_model_size=args.aim_model_mb, iters=args.aim_iters,
+                            rounds=per_attr * len(sizes) if per_attr else args.aim_rounds,
                             log=lambda s: print(s, file=sys.stderr, flush=True))
         secs, cpu, mem = time.perf_counter() - t0, time.process_time() - c0, (peak_kb() - m0) / 1024
         cliques, theta = res.factors()
         sample = res.sample(n, rng)
         info = {k: v for k, v in res.info.items() if k != "selected"}
         info["selected"] = [list(s) for s in res.info["selected"]]
-    elif method.startswith("ours-"):
-        synth, (secs, cpu, mem), info = fit_ours(method[5:], df, sizes, states, rho, seed, args)
+    elif base.startswith("ours-"):
+        if per_attr:
+            from pgmpy_dp.structure import aim as ours_aim
+
+            ours_aim.ROUNDS_PER_ATTRIBUTE = per_attr  # read at each call: T = per_attr * d
+        synth, (secs, cpu, mem), info = fit_ours(base[5:], df, sizes, states, rho, seed, args)
         cliques, theta = factors_of(synth.model_, states)
         sample = synth.sample(n, random_state=np.random.default_rng([*seed, 1]))
         sample = pd.DataFrame({a: pd.Categorical(sample[a], categories=states[a]).codes.astype(np.int64)
@@ -244,7 +251,7 @@ def worker(task: dict, args) -> dict:
         if (sample < 0).any().any():
             raise RuntimeError(f"{method}: the sample has states outside the public domain")
     else:
-        sample, (secs, cpu, mem), info = run_dpmm(method[5:], codes, sizes, eps, seed, args)
+        sample, (secs, cpu, mem), info = run_dpmm(base[5:], codes, sizes, eps, seed, args)
         cliques = theta = None
     model = Marginals(sizes, cliques, theta) if cliques is not None else None
     truth = None
@@ -370,9 +377,11 @@ def report(runs: pd.DataFrame, summary: pd.DataFrame) -> str:
         lines.append(f"| {r.data} | {r.epsilon:g} | {r.method} | {r.trials} | " + " | ".join(cells) + " |")
     lines += ["", "| data | eps | difference | metric | mean | s.e. | trials lower | verdict |",
               "|---|---:|---|---|---:|---:|---:|---|"]
-    for m, b, metric in [("ours-aim", "mbi-aim", "l1_3"), ("ours-aim", "mbi-mst", "l1_3"),
-                         ("ours-mst", "mbi-mst", "l1_3"), ("ours-privbayes", "dpmm-privbayes", "l1_3_sample"),
-                         ("ours-aim", "mbi-aim", "fit_seconds")]:
+    pairs = [("ours-aim", "mbi-aim", "l1_3"), ("ours-aim", "mbi-mst", "l1_3"), ("ours-mst", "mbi-mst", "l1_3"),
+             ("ours-privbayes", "dpmm-privbayes", "l1_3_sample"), ("ours-aim", "mbi-aim", "fit_seconds")]
+    tags = sorted({m.partition("@")[2] for m in runs["method"] if "@" in m})
+    pairs += [(f"ours-aim@{t}", f"mbi-aim@{t}", metric) for t in tags for metric in ("l1_3", "fit_seconds")]
+    for m, b, metric in pairs:
         if {m, b} <= set(runs["method"]):
             lines += paired_table(runs, m, b, metric)
     return "\n".join(lines)
@@ -385,7 +394,7 @@ def plot(summary: pd.DataFrame, out: str, docs: bool) -> None:
         return
     fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4), sharey=False)
     for ax, metric, title in [(axes[0], "l1_3", "model's exact marginals"), (axes[1], "l1_3_sample", "synthetic sample")]:
-        for method in METHODS:
+        for method in sorted(adult["method"].unique(), key=lambda m: (m.partition("@")[0] not in METHODS, m)):
             s = adult[adult["method"] == method].sort_values("epsilon")
             if s.empty or metric not in s or s[metric].isna().all():
                 continue
@@ -418,7 +427,8 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--net-trials", type=int, default=3)
     ap.add_argument("--rows", type=int, default=100_000, help="rows sampled from each network")
-    ap.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
+    ap.add_argument("--methods", nargs="+", default=METHODS,
+                    help=f"of {METHODS}; a suffix @<k>d on an AIM runs it with T = k d rounds (default 16 d)")
     ap.add_argument("--aim-model-mb", type=float, default=8.0,
                     help="AIM's model-size cap in MB of junction-tree cells (8 bytes each), both sides")
     ap.add_argument("--max-model-size", type=float, default=None,
@@ -436,6 +446,9 @@ def main(argv=None):
     ap.add_argument("--worker", default=None, help=argparse_hidden())
     ap.add_argument("--report-only", action="store_true", help="summarise the cached rows without fitting")
     args = harness.parse(ap, argv, data=["adult"], eps=[1.0], trials=1, methods=["mbi-mst", "ours-mst"])
+    unknown = [m for m in args.methods if m.partition("@")[0] not in METHODS]
+    if unknown:
+        ap.error(f"unknown methods {unknown}; choose from {METHODS}")
     if args.worker:
         with harness.quiet():
             row = worker(json.loads(args.worker), args)
