@@ -345,7 +345,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     metrics = [c for c in runs.columns if c.startswith(("l1_", "q_", "fit_"))]
     g = runs.groupby(["data", "epsilon", "method"], sort=True)[metrics]
     mean, se = g.mean(), g.sem()
-    out = mean.join(se, rsuffix="_se")
+    out = mean.join(se.add_suffix("_se"))
     out["trials"] = g.size()
     return out.reset_index()
 
@@ -354,7 +354,10 @@ def paired_table(runs: pd.DataFrame, method: str, baseline: str, metric: str) ->
     p = harness.paired(runs, method, baseline, metric, cell=("data", "epsilon"), run="trial")
     lines = []
     for r in p.itertuples():
-        verdict = "better" if r.diff < -r.se else "worse" if r.diff > r.se else "within 1 s.e."
+        if not r.runs > 1:
+            verdict = "one trial: no s.e."
+        else:
+            verdict = "lower" if r.diff < -r.se else "higher" if r.diff > r.se else "within 1 s.e."
         lines.append(f"| {r.data} | {r.epsilon:g} | {method} - {baseline} | {metric} | {r.diff:+.4f} | {r.se:.4f} | "
                      f"{r.wins}/{r.runs} | {verdict} |")
     return lines
@@ -367,14 +370,19 @@ def report(runs: pd.DataFrame, summary: pd.DataFrame) -> str:
     cols = [(c, h) for c, h in cols if c in summary]
     lines = ["| data | eps | method | trials | " + " | ".join(h for _, h in cols) + " |",
              "|---|---:|---|---:|" + "---:|" * len(cols)]
-    for r in summary.itertuples(index=False):
-        d = r._asdict()
+    for d in summary.to_dict("records"):
         cells = []
         for c, _ in cols:
             v, s = d.get(c), d.get(f"{c}_se")
             cells.append("" if v is None or pd.isna(v) else f"{v:.4f} ± {s:.4f}" if c.startswith("l1") and pd.notna(s)
                          else f"{v:.4g}")
-        lines.append(f"| {r.data} | {r.epsilon:g} | {r.method} | {r.trials} | " + " | ".join(cells) + " |")
+        lines.append(f"| {d['data']} | {d['epsilon']:g} | {d['method']} | {d['trials']} | " + " | ".join(cells) + " |")
+    qs = [c for c in summary.columns if c.startswith("q_") and not c.endswith("_se") and "_sample" not in c
+          and "_truth" not in c]
+    lines += ["", "| data | eps | method | " + " | ".join(q[2:] for q in qs) + " |", "|---|---:|---|" + "---:|" * len(qs)]
+    for d in summary.to_dict("records"):
+        lines.append(f"| {d['data']} | {d['epsilon']:g} | {d['method']} | "
+                     + " | ".join("" if pd.isna(d[q]) else f"{d[q]:.4f}" for q in qs) + " |")
     lines += ["", "| data | eps | difference | metric | mean | s.e. | trials lower | verdict |",
               "|---|---:|---|---|---:|---:|---:|---|"]
     pairs = [("ours-aim", "mbi-aim", "l1_3"), ("ours-aim", "mbi-mst", "l1_3"), ("ours-mst", "mbi-mst", "l1_3"),
