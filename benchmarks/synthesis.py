@@ -304,10 +304,11 @@ def tasks(args) -> list[dict]:
 
 def run(args) -> pd.DataFrame:
     path = harness.result_path(f"{args.out}_runs")
+    timeouts = harness.result_path(f"{args.out}_timeouts")  # fits abandoned: not retried either
     done = set()
-    if path.exists():
-        old = pd.read_csv(path)
-        done = {(r.data, float(r.epsilon), int(r.trial), r.method) for r in old.itertuples()}
+    for p in (path, timeouts):
+        if p.exists():
+            done |= {(r.data, float(r.epsilon), int(r.trial), r.method) for r in pd.read_csv(p).itertuples()}
     todo = [t for t in tasks(args) if (t["data"], float(t["epsilon"]), t["trial"], t["method"]) not in done]
     print(f"{len(todo)} fits to run ({len(done)} cached in {path})", flush=True)
     for i, t in enumerate(todo):
@@ -326,7 +327,7 @@ def run(args) -> pd.DataFrame:
                                  timeout=args.timeout, check=False)
         except subprocess.TimeoutExpired:
             print(f"[{i + 1}/{len(todo)}] {t}: timed out after {args.timeout} s", flush=True)
-            harness.append_rows([{**t, "error": f"timeout {args.timeout} s"}], path)
+            harness.append_rows([{**t, "timeout_seconds": args.timeout}], timeouts)
             continue
         if res.returncode:
             print(f"[{i + 1}/{len(todo)}] {t}: FAILED\n{res.stderr[-1500:]}", flush=True)
@@ -341,7 +342,6 @@ def run(args) -> pd.DataFrame:
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
-    runs = runs[runs.get("error", pd.Series(index=runs.index, dtype=object)).isna()] if "error" in runs else runs
     metrics = [c for c in runs.columns if c.startswith(("l1_", "q_", "fit_"))]
     g = runs.groupby(["data", "epsilon", "method"], sort=True)[metrics]
     mean, se = g.mean(), g.sem()
@@ -409,6 +409,7 @@ def plot(summary: pd.DataFrame, out: str, docs: bool) -> None:
             ax.errorbar(s["epsilon"], s[metric], yerr=s[f"{metric}_se"], marker="o", capsize=3, label=method,
                         linestyle="-" if method.startswith("ours") else "--")
         ax.set_xscale("log")
+        ax.minorticks_off()
         ax.set_xticks(sorted(adult["epsilon"].unique()))
         ax.set_xticklabels([f"{e:g}" for e in sorted(adult["epsilon"].unique())])
         ax.set_xlabel("epsilon (delta = 1e-9)")
