@@ -6,7 +6,7 @@ true distribution is known: those cells are also scored against the network's ex
 
 Privacy: every method gets the same (epsilon, delta = 1e-9), converted to zCDP once by
 ``pgmpy_dp.privacy.parameters.epsilon_delta_to_rho`` (the tight conversion of Canonne, Kamath and
-Steinke; private-pgm's mechanisms use the same one): rho = 0.0016 / 0.0150 / 0.1054 at epsilon 0.3 / 1 / 3.
+Steinke; private-pgm's mechanisms use the same one): rho = 0.00148 / 0.01497 / 0.1206 at epsilon 0.3 / 1 / 3.
 dpmm's pipelines take (epsilon, delta) and convert internally.
 
 Methods (each fit runs in a fresh subprocess, so its time, CPU and peak memory are its own):
