@@ -38,13 +38,47 @@ __all__ = ["LOCAL_MAX_ITER", "fit_families_locally"]
 LOCAL_MAX_ITER, NEWTON_STEP = 50, 2.0
 
 
+def _summed(m: Measurement, attrs) -> Measurement:
+    """``m`` summed down to ``attrs`` (axes in that order), as a Gaussian measurement of the summed variance.
+
+    A sum of many Laplace draws is nearly Gaussian; its variance is (cells summed) times the per-cell one.
+    """
+    extra = tuple(i for i, a in enumerate(m.attrs) if a not in attrs)
+    summed = m.values.sum(axis=extra)
+    kept = tuple(a for a in m.attrs if a in attrs)
+    var = m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) * (m.values.size // summed.size)
+    return _transposed(Measurement(kept, summed, math.sqrt(var), noise="gaussian"), attrs)
+
+
+def _marginal_measurements(families, measurements):
+    """Per family, Gaussian measurements of its marginals: every other table over part of it, summed down.
+
+    A parent's or a sibling's family table measures the family's column totals; a child's that
+    lacks some parents measures the node's joint with the others. Tables over one attribute set
+    are pooled by inverse variance, so each family gets one measurement per marginal.
+    """
+    out = []
+    for fam in families:
+        pooled: dict[tuple, list] = {}
+        for m in measurements:
+            part = tuple(a for a in fam if a in m.attrs)
+            if not part or len(part) == len(fam) or m.members is not None or m.mask is not None:
+                continue
+            pooled.setdefault(part, []).append(_summed(m, part))
+        combined = []
+        for part, ms in pooled.items():
+            precision = sum(1.0 / m.scale**2 for m in ms)
+            values = sum(m.values / m.scale**2 for m in ms) / precision
+            combined.append(Measurement(part, values, 1.0 / math.sqrt(precision), noise="gaussian"))
+        out.append(combined)
+    return out
+
+
 def _family_measurements(families, measurements):
     """Per family, every measurement of its attributes: the tables over exactly them, and every table over more, summed down.
 
-    A table summed over its extra attributes has noise of (cells summed) times the per-cell
-    variance; it enters as a Gaussian measurement of that variance (a sum of many Laplace draws
-    is nearly Gaussian). A child's family table, summed over the child, is such a second
-    measurement of its parent's family whenever it holds all of it.
+    A child's family table, summed over the child, is a second measurement of its parent's family
+    whenever it holds all of it.
     """
     out = []
     for fam in families:
@@ -55,13 +89,7 @@ def _family_measurements(families, measurements):
                 f"family {tuple(fam)} lies inside no released table: the per-family fit needs a table over the node "
                 "and its parents; release one, or fit a model whose families the releases cover"
             )
-        for m in wider:
-            extra = tuple(i for i, a in enumerate(m.attrs) if a not in fam)
-            summed = m.values.sum(axis=extra)
-            kept = tuple(a for a in m.attrs if a in fam)
-            var = m.scale**2 * (2.0 if m.noise == "laplace" else 1.0) * (m.values.size // summed.size)
-            exact.append(_transposed(Measurement(kept, summed, math.sqrt(var), noise="gaussian"), fam))
-        out.append(exact)
+        out.append(exact + [_summed(m, fam) for m in wider])
     return out
 
 
@@ -79,7 +107,7 @@ class _FlatFamilies:
     value to its cell, so several tables over one family simply add their gradients.
     """
 
-    def __init__(self, domain: Domain, families, per_family):
+    def __init__(self, domain: Domain, families, per_family, per_marginal):
         sizes, cols, ks = [], [], []
         for fam in families:
             k = domain.size(fam[0])
@@ -113,6 +141,26 @@ class _FlatFamilies:
         self.laplace = np.concatenate(laplace)
         # the common case, one unmasked table per family in family order, needs no scatter
         self.direct = len(self.obs_cell) == self.n_cells and bool(np.all(self.obs_cell == np.arange(self.n_cells)))
+        # Gaussian measurements of marginals: which cell adds into which measured total (a cell once per
+        # marginal), the totals' values, precisions and cells summed
+        cells_at, groups, ys, precision, summed = [], [], [], [], []
+        n_groups = 0
+        for off, fam, ms in zip(self.offsets[:-1], families, per_marginal):
+            shape = domain.shape(fam)
+            for m in ms:
+                axes = [fam.index(a) for a in m.attrs]
+                index = np.indices(shape)[axes]  # each cell's position in the marginal
+                group = np.ravel_multi_index(tuple(index), m.values.shape).ravel()
+                cells_at.append(off + np.arange(group.size, dtype=np.intp))
+                groups.append(n_groups + group)
+                ys.append(m.values.ravel())
+                precision.append(np.full(m.values.size, 1.0 / m.scale**2))
+                summed.append(np.full(m.values.size, group.size // m.values.size, dtype=np.float64))
+                n_groups += m.values.size
+        self.n_groups = n_groups
+        join = (lambda xs, dtype=np.float64: np.concatenate(xs) if xs else np.zeros(0, dtype))  # noqa: E731
+        self.m_cell, self.m_group = join(cells_at, np.intp), join(groups, np.intp)
+        self.m_y, self.m_precision, self.m_summed = join(ys), join(precision), join(summed)
 
     def per_col(self, x):
         return np.bincount(self.col, weights=x, minlength=self.n_cols)
@@ -133,10 +181,17 @@ class _FlatFamilies:
         inv = np.where(self.laplace, 1.0 / (self.obs_scale * np.sqrt(r * r + self.obs_scale**2)),
                        1.0 / self.obs_scale**2)
         g = r * inv
-        if self.direct:
-            return g, inv
-        return (np.bincount(self.obs_cell, weights=g, minlength=self.n_cells),
-                np.bincount(self.obs_cell, weights=inv, minlength=self.n_cells))
+        if not self.direct:
+            g = np.bincount(self.obs_cell, weights=g, minlength=self.n_cells)
+            inv = np.bincount(self.obs_cell, weights=inv, minlength=self.n_cells)
+        if self.m_cell.size:
+            # a total's term reaches each of its cells; (cells summed) times its precision bounds its curvature
+            totals = np.bincount(self.m_group, weights=n[self.m_cell], minlength=self.n_groups)
+            term = ((self.m_y - totals) * self.m_precision)[self.m_group]
+            g = g + np.bincount(self.m_cell, weights=term, minlength=self.n_cells)
+            bound = (self.m_precision * self.m_summed)[self.m_group]
+            inv = inv + np.bincount(self.m_cell, weights=bound, minlength=self.n_cells)
+        return g, inv
 
     def tables(self, x, domain: Domain, families):
         return [x[a:b].reshape(domain.shape(f)) for a, b, f in zip(self.offsets[:-1], self.offsets[1:], families)]
@@ -199,7 +254,7 @@ def fit_families_locally(
     if not (math.isfinite(pseudo_count) and pseudo_count >= 0):
         raise ValueError(f"pseudo_count must be a non-negative number, got {pseudo_count!r}")
     per_family = _family_measurements(families, measurements)
-    flat = _FlatFamilies(domain, families, per_family)
+    flat = _FlatFamilies(domain, families, per_family, _marginal_measurements(families, measurements))
     cell_scale = np.repeat([min(m.scale for m in ms) for ms in per_family], flat.sizes)
     a, N = float(pseudo_count), n_records
 
