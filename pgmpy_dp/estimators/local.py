@@ -50,47 +50,53 @@ def _summed(m: Measurement, attrs) -> Measurement:
     return _transposed(Measurement(kept, summed, math.sqrt(var), noise="gaussian"), attrs)
 
 
-def _marginal_measurements(families, measurements):
-    """Per family, Gaussian measurements of its marginals: every other table over part of it, summed down.
+def _evidence(families, measurements):
+    """Per family, its cell-level measurements and the Gaussian measurements of its marginals.
 
-    A parent's or a sibling's family table measures the family's column totals; a child's that
-    lacks some parents measures the node's joint with the others. Tables over one attribute set
-    are pooled by inverse variance, so each family gets one measurement per marginal.
+    Cell level: the tables over exactly the family's attributes, then every table over more,
+    summed down (a child's family table, summed over the child, measures its parent's family
+    again whenever it holds all of it). Marginals: every other table over part of the family,
+    summed down (a parent's or a sibling's family table measures the column totals, a child's
+    that lacks some parents the node's joint with the others), pooled by inverse variance into
+    one measurement per marginal.
     """
-    out = []
+    by_attr: dict[str, list[int]] = {}
+    for i, m in enumerate(measurements):
+        if m.members is None:
+            for a in m.attrs:
+                by_attr.setdefault(a, []).append(i)
+    cells, marginals = [], []
     for fam in families:
-        pooled: dict[tuple, list] = {}
-        for m in measurements:
-            part = tuple(a for a in fam if a in m.attrs)
-            if not part or len(part) == len(fam) or m.members is not None or m.mask is not None:
-                continue
-            pooled.setdefault(part, []).append(_summed(m, part))
-        combined = []
-        for part, ms in pooled.items():
-            precision = sum(1.0 / m.scale**2 for m in ms)
-            values = sum(m.values / m.scale**2 for m in ms) / precision
-            combined.append(Measurement(part, values, 1.0 / math.sqrt(precision), noise="gaussian"))
-        out.append(combined)
-    return out
-
-
-def _family_measurements(families, measurements):
-    """Per family, every measurement of its attributes: the tables over exactly them, and every table over more, summed down.
-
-    A child's family table, summed over the child, is a second measurement of its parent's family
-    whenever it holds all of it.
-    """
-    out = []
-    for fam in families:
-        exact = [_transposed(m, fam) for m in measurements if set(m.attrs) == set(fam) and m.members is None]
-        wider = [m for m in measurements if set(fam) < set(m.attrs) and m.members is None and m.mask is None]
+        near = [measurements[i] for i in sorted(set().union(*(by_attr.get(a, ()) for a in fam)))]
+        exact = [_transposed(m, fam) for m in near if set(m.attrs) == set(fam)]
+        wider = [_summed(m, fam) for m in near if set(fam) < set(m.attrs) and m.mask is None]
         if not exact and not wider:
             raise ValueError(
                 f"family {tuple(fam)} lies inside no released table: the per-family fit needs a table over the node "
                 "and its parents; release one, or fit a model whose families the releases cover"
             )
-        out.append(exact + [_summed(m, fam) for m in wider])
-    return out
+        cells.append(exact + wider)
+        pooled: dict[tuple, list] = {}
+        for m in near:
+            part = tuple(a for a in fam if a in m.attrs)
+            if len(part) < len(fam) and m.mask is None:
+                pooled.setdefault(part, []).append(_summed(m, part))
+        combined = []
+        for part, ms in pooled.items():
+            precision = sum(1.0 / m.scale**2 for m in ms)
+            values = sum(m.values / m.scale**2 for m in ms) / precision
+            combined.append(Measurement(part, values, 1.0 / math.sqrt(precision), noise="gaussian"))
+        marginals.append(combined)
+    return cells, marginals
+
+
+def _precision(r, scale, laplace):
+    """Per residual, the reweighted-least-squares precision of its noise term (see ``_FlatFamilies.gradient``)."""
+    gauss = 1.0 / scale**2
+    if not laplace.any():
+        return gauss
+    lap = 1.0 / (scale * np.sqrt(r * r + scale * scale))
+    return lap if laplace.all() else np.where(laplace, lap, gauss)
 
 
 def _transposed(m: Measurement, fam) -> Measurement:
@@ -99,12 +105,18 @@ def _transposed(m: Measurement, fam) -> Measurement:
     return Measurement(tuple(fam), np.transpose(m.values, perm), m.scale, noise=m.noise, mask=mask)
 
 
+#: Families of at least this many cells sum their marginals by reshaping (one numpy call each); smaller
+#: ones all together by ``bincount`` (one call for all), which costs a gather per cell and marginal.
+RESHAPE_CELLS = 4096
+
+
 class _FlatFamilies:
     """The cells of every family side by side (each family's table flattened with the node's axis first).
 
     ``col`` numbers every (family, parent configuration) column, ``fam`` every family; ``k`` is the
-    node's state count of each cell. The observations are flat too: ``obs_cell`` maps each noisy
-    value to its cell, so several tables over one family simply add their gradients.
+    node's state count of each cell. Each family's first table over exactly its attributes is its
+    primary measurement, stored cell by cell; any further cell-level measurement maps each noisy
+    value to its cell (``obs_cell``), so several tables over one family simply add their gradients.
     """
 
     def __init__(self, domain: Domain, families, per_family, per_marginal):
@@ -125,40 +137,51 @@ class _FlatFamilies:
         )
         self.fam = np.repeat(np.arange(len(families), dtype=np.intp), sizes)
         self.k = np.repeat(np.asarray(ks, dtype=np.float64), sizes)
-        obs_cell, obs_y, obs_scale, laplace, observed = [], [], [], [], []
-        for off, ms in zip(self.offsets[:-1], per_family):
-            for m in ms:
+        # primary measurements: y, scale and noise per cell (scale inf: no primary, no likelihood)
+        self.y, self.scale = np.zeros(self.n_cells), np.full(self.n_cells, np.inf)
+        self.laplace = np.zeros(self.n_cells, bool)
+        obs_cell, obs_y, obs_scale, laplace = [], [], [], []
+        for off, size, ms in zip(self.offsets[:-1], sizes, per_family):
+            rest = ms
+            if ms[0].mask is None:
+                first, rest = ms[0], ms[1:]
+                self.y[off:off + size] = first.values.ravel()
+                self.scale[off:off + size] = first.scale
+                self.laplace[off:off + size] = first.noise == "laplace"
+            for m in rest:
                 cells = off + np.arange(m.values.size, dtype=np.intp)
                 keep = np.ones(m.values.size, bool) if m.mask is None else m.mask.ravel()
                 obs_cell.append(cells[keep])
                 obs_y.append(m.values.ravel()[keep])
                 obs_scale.append(np.full(int(keep.sum()), m.scale))
                 laplace.append(np.full(int(keep.sum()), m.noise == "laplace"))
-                observed.append(keep)
-        self.obs_cell = np.concatenate(obs_cell)
-        self.obs_y = np.concatenate(obs_y)
-        self.obs_scale = np.concatenate(obs_scale)
-        self.laplace = np.concatenate(laplace)
-        # the common case, one unmasked table per family in family order, needs no scatter
-        self.direct = len(self.obs_cell) == self.n_cells and bool(np.all(self.obs_cell == np.arange(self.n_cells)))
-        # Gaussian measurements of marginals: which cell adds into which measured total (a cell once per
-        # marginal), the totals' values, precisions and cells summed
+        join = (lambda xs, dtype=np.float64: np.concatenate(xs) if xs else np.zeros(0, dtype))  # noqa: E731
+        self.obs_cell, self.obs_y, self.obs_scale = join(obs_cell, np.intp), join(obs_y), join(obs_scale)
+        self.obs_laplace = join(laplace, bool)
+        # Gaussian measurements of marginals. Large families: per marginal, the axes to sum, the measured
+        # values (broadcastable) and the precision. Small ones: which cell adds into which measured total
+        # (a cell once per marginal), the totals' values, precisions and cells summed.
+        self.reshaped = []
         cells_at, groups, ys, precision, summed = [], [], [], [], []
         n_groups = 0
-        for off, fam, ms in zip(self.offsets[:-1], families, per_marginal):
+        for off, size, fam, ms in zip(self.offsets[:-1], sizes, families, per_marginal):
             shape = domain.shape(fam)
             for m in ms:
                 axes = [fam.index(a) for a in m.attrs]
-                index = np.indices(shape)[axes]  # each cell's position in the marginal
-                group = np.ravel_multi_index(tuple(index), m.values.shape).ravel()
-                cells_at.append(off + np.arange(group.size, dtype=np.intp))
+                if size >= RESHAPE_CELLS:
+                    kept = [domain.size(a) if a in m.attrs else 1 for a in fam]
+                    other = tuple(i for i in range(len(fam)) if i not in axes)
+                    self.reshaped.append((off, size, shape, other, m.values.reshape(kept), 1.0 / m.scale**2,
+                                          size // m.values.size))
+                    continue
+                group = np.ravel_multi_index(tuple(np.indices(shape)[axes]), m.values.shape).ravel()
+                cells_at.append(off + np.arange(size, dtype=np.intp))
                 groups.append(n_groups + group)
                 ys.append(m.values.ravel())
                 precision.append(np.full(m.values.size, 1.0 / m.scale**2))
-                summed.append(np.full(m.values.size, group.size // m.values.size, dtype=np.float64))
+                summed.append(np.full(m.values.size, size // m.values.size, dtype=np.float64))
                 n_groups += m.values.size
         self.n_groups = n_groups
-        join = (lambda xs, dtype=np.float64: np.concatenate(xs) if xs else np.zeros(0, dtype))  # noqa: E731
         self.m_cell, self.m_group = join(cells_at, np.intp), join(groups, np.intp)
         self.m_y, self.m_precision, self.m_summed = join(ys), join(precision), join(summed)
 
@@ -166,31 +189,35 @@ class _FlatFamilies:
         return np.bincount(self.col, weights=x, minlength=self.n_cols)
 
     def per_fam(self, x):
-        return np.bincount(self.fam, weights=x, minlength=len(self.sizes))
+        return np.add.reduceat(x, self.offsets[:-1])
 
     def gradient(self, n):
-        """Gradient of the log-likelihood of every observation in the counts ``n``, and a curvature that bounds it.
+        """Gradient of the log-likelihood of every measurement in the counts ``n``, and a curvature that bounds it.
 
         The curvature is ``gradient / residual``: the reweighted-least-squares majoriser of the
         smoothed Laplace term (``1 / (b s)`` with ``s = sqrt(r^2 + b^2)``, never below the
         term's own), ``1 / sigma^2`` for Gaussian noise. A Newton step with the Laplace term's
         own curvature, which vanishes in its tails, overshoots and cycles.
         """
-        at = n if self.direct else n[self.obs_cell]
-        r = self.obs_y - at
-        inv = np.where(self.laplace, 1.0 / (self.obs_scale * np.sqrt(r * r + self.obs_scale**2)),
-                       1.0 / self.obs_scale**2)
+        r = self.y - n
+        inv = _precision(r, self.scale, self.laplace)
         g = r * inv
-        if not self.direct:
-            g = np.bincount(self.obs_cell, weights=g, minlength=self.n_cells)
-            inv = np.bincount(self.obs_cell, weights=inv, minlength=self.n_cells)
+        if self.obs_cell.size:
+            r = self.obs_y - n[self.obs_cell]
+            w = _precision(r, self.obs_scale, self.obs_laplace)
+            g = g + np.bincount(self.obs_cell, weights=r * w, minlength=self.n_cells)
+            inv = inv + np.bincount(self.obs_cell, weights=w, minlength=self.n_cells)
+        # a marginal's term reaches each of its cells; (cells summed) times its precision bounds its curvature
         if self.m_cell.size:
-            # a total's term reaches each of its cells; (cells summed) times its precision bounds its curvature
             totals = np.bincount(self.m_group, weights=n[self.m_cell], minlength=self.n_groups)
             term = ((self.m_y - totals) * self.m_precision)[self.m_group]
             g = g + np.bincount(self.m_cell, weights=term, minlength=self.n_cells)
             bound = (self.m_precision * self.m_summed)[self.m_group]
             inv = inv + np.bincount(self.m_cell, weights=bound, minlength=self.n_cells)
+        for off, size, shape, other, y, precision, summed in self.reshaped:
+            view = n[off:off + size].reshape(shape)
+            g[off:off + size].reshape(shape)[...] += (y - view.sum(axis=other, keepdims=True)) * precision
+            inv[off:off + size] += precision * summed
         return g, inv
 
     def tables(self, x, domain: Domain, families):
@@ -253,8 +280,8 @@ def fit_families_locally(
         raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
     if not (math.isfinite(pseudo_count) and pseudo_count >= 0):
         raise ValueError(f"pseudo_count must be a non-negative number, got {pseudo_count!r}")
-    per_family = _family_measurements(families, measurements)
-    flat = _FlatFamilies(domain, families, per_family, _marginal_measurements(families, measurements))
+    per_family, per_marginal = _evidence(families, measurements)
+    flat = _FlatFamilies(domain, families, per_family, per_marginal)
     cell_scale = np.repeat([min(m.scale for m in ms) for ms in per_family], flat.sizes)
     a, N = float(pseudo_count), n_records
 
@@ -262,9 +289,9 @@ def fit_families_locally(
         return n * (N / flat.per_fam(n))[flat.fam]
 
     # start: the noisy tables with their negative cells lifted to a fraction of a noise scale
-    y0 = np.zeros(flat.n_cells)
-    np.add.at(y0, flat.obs_cell, flat.obs_y)
-    seen = np.bincount(flat.obs_cell, minlength=flat.n_cells)
+    primary = np.isfinite(flat.scale)
+    y0 = np.where(primary, flat.y, 0.0) + np.bincount(flat.obs_cell, weights=flat.obs_y, minlength=flat.n_cells)
+    seen = primary + np.bincount(flat.obs_cell, minlength=flat.n_cells)
     n = normalise(np.maximum(y0 / np.maximum(seen, 1), 0.0) + 0.5 * np.minimum(cell_scale, 1.0) + 1e-300)
     z = np.log(n)
     n_iter, converged = 0, False
