@@ -60,7 +60,7 @@ from .likelihood import (
     model_cliques,
     noise_regularization,
 )
-from .local import fit_families_locally
+from .local import LOCAL_MAX_ITER, fit_families_locally
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -103,7 +103,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     budget : PrivacyBudget, optional
         Charged once before any noise is drawn; refunded if the fit fails before that.
     max_iter : int, optional
-        CGM-EM iterations: ``None`` runs a fixed 50 silently; a number warns if not converged.
+        CGM-EM iterations: ``None`` runs a fixed 50 silently (20 Newton sweeps of the per-family
+        fit on wide networks); a number warns if CGM-EM has not converged.
     show_progress : bool
         Progress bars over counting and CGM-EM when they take more than a couple of seconds.
     rho : float, optional, keyword only
@@ -423,7 +424,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         strength = float(self.prior_strength)
         weight = strength * noise_regularization(tables, n_records, cap=BN_WEIGHT_CAP) / n_records
         if getattr(self, "consistency_", "likelihood") == "local-likelihood":
-            return self._local_tables(domain, families, tables, n_records, weight, max_iter)
+            local_iter = LOCAL_MAX_ITER if self.max_iter is None else int(self.max_iter)
+            return self._local_tables(domain, families, tables, n_records, weight, local_iter)
         naive = _noise_excess(tables, n_records) / n_records
         prior, runs = dict(prior="gaussian"), 1
         # The Dirichlet prior's closed-form M-step needs the fitted model to be the network itself; a fit
