@@ -60,7 +60,7 @@ from .likelihood import (
     model_cliques,
     noise_regularization,
 )
-from .local import LOCAL_MAX_ITER, fit_families_locally
+from .local import LOCAL_MAX_ITER, MAX_LOCAL_CELLS, fit_families_locally
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -410,6 +410,13 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         cells = exact_clique_cells(domain, cliques)
         if cells <= likelihood.MAX_CLIQUE_CELLS:
             return "likelihood"
+        total = sum(domain.cells(c) for c in cliques)
+        if total > MAX_LOCAL_CELLS:
+            raise ValueError(
+                f"the model's tables hold {total:,} cells in all, above the {MAX_LOCAL_CELLS:,} the per-family fit of a "
+                f"network this wide (junction-tree clique of {cells:,} cells) keeps in memory; declare fewer states "
+                "(coarser bins) or fewer parents per node"
+            )
         warnings.warn(
             f"the exact likelihood fit of this network needs a junction-tree clique of {cells:,} cells (limit "
             f"likelihood.MAX_CLIQUE_CELLS = {likelihood.MAX_CLIQUE_CELLS:,}); fitting each CPD to its own noisy "

@@ -32,7 +32,7 @@ from ..engine import Measurement
 from ..privacy.domain import Domain
 from .likelihood import FamilyFit
 
-__all__ = ["LOCAL_MAX_ITER", "fit_families_locally"]
+__all__ = ["LOCAL_MAX_ITER", "MAX_LOCAL_CELLS", "fit_families_locally"]
 
 #: Newton sweeps of the per-family fit by default (docs/bayesian.md: on hailfinder 20 sweeps reach joint KL
 #: within 1% of 50), and the largest change of a log-count in one sweep.
@@ -105,6 +105,11 @@ def _transposed(m: Measurement, fam) -> Measurement:
     mask = None if m.mask is None else np.transpose(m.mask, perm)
     return Measurement(tuple(fam), np.transpose(m.values, perm), m.scale, noise=m.noise, mask=mask)
 
+
+#: Most CPD cells, summed over the families, the per-family fit takes: it keeps about 30 float64 arrays of
+#: that length (5 GB at the limit), a need ``DiscretePrivateMLE`` checks from the declared states before
+#: anything is charged.
+MAX_LOCAL_CELLS = 20_000_000
 
 #: Families of at least this many cells sum their marginals by reshaping (one numpy call each); smaller
 #: ones all together by ``bincount`` (one call for all), which costs a gather per cell and marginal.

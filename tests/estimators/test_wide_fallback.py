@@ -170,3 +170,13 @@ def test_markov_auto_inference_falls_back_to_loopy_and_says_so(monkeypatch):
         warnings.simplefilter("error")
         monkeypatch.undo()
         assert pgmpy_dp.PrivateMarkovEstimator().fit(DiscreteMarkovNetwork(cycle), release).inference_ == "junction-tree"
+
+
+def test_a_fallback_too_large_for_memory_is_refused_before_anything_is_charged(low_limit, monkeypatch):
+    import pgmpy_dp.estimators.bayesian as bayesian
+
+    budget = pgmpy_dp.PrivacyBudget(epsilon=1.0)
+    monkeypatch.setattr(bayesian, "MAX_LOCAL_CELLS", 20)  # the four families hold 3 + 6 + 18 + 6 = 33 cells
+    with pytest.raises(ValueError, match="33 cells in all"):
+        _fit(_data(500, 0), budget=budget)
+    assert budget.remaining == pytest.approx(1.0)
