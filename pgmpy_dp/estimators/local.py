@@ -3,18 +3,24 @@
 [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits one model to all noisy
 tables, with exact inference on the junction tree of the moral graph. On wide networks (link,
 munin1, barley, mildew) that tree has cliques of millions of cells. A CPD ``theta(x | u)``,
-however, is measured almost only by its own family table: the other tables speak about it
-through the parents' marginal ``p(u)``, which weights its columns but does not move them. So
+however, is measured almost only by the tables that overlap its family: the rest of the network
+speaks about it through the parents' marginal ``p(u)``, which weighs its columns but does not
+move them. So
 [`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally] fits each family on its
 own, as the same collective graphical model restricted to one table:
 
-* the family's true counts ``n(x, u)`` are latent; the noisy table observes ``y = n + noise``
-  under its own noise model and scale (several tables over one family are all evidence);
+* the family's true counts ``n(x, u)`` (summing to ``N``) are latent; its noisy table observes
+  ``y = n + noise`` under its own noise model and scale, and every other table that overlaps the
+  family, summed down, is a Gaussian measurement of one of its marginals;
 * the model is ``q(x, u) = p(u) theta(x | u)`` with a free parent marginal and the same
   symmetric Dirichlet(``a``) prior on every CPD column as the exact fit;
-* EM alternates the E-step, the posterior mode of the counts given ``q`` (a concave problem per
-  family: ``log p(y | n) - N KL(n / N || q)``, solved by per-cell Newton steps in ``log n`` and
-  renormalisation), and the M-step, ``theta = (n + a) / (n(u) + K a)``, ``p(u) = n(u) / N``.
+* the fit maximises the collective-graphical-model objective (Bernstein et al. 2017)
+  ``log p(y | n) - N KL(n / N || q) + a sum log theta`` over ``n`` and ``q`` jointly. For given
+  counts the best ``q`` is in closed form, ``p(u) = n(u) / N`` and
+  ``theta = (n + a) / (n(u) + K a)``, which leaves an objective ``G(n)`` of the counts alone,
+  maximised by Newton steps in ``log n``, cell by cell, with a reweighted-least-squares
+  curvature that keeps them from overshooting (the fixed point of CGM-EM on this model, reached
+  without EM's slow steps in the Laplace tails).
 
 Every family runs at once: the cells of all families lie side by side in one flat array, and the
 per-column and per-family sums are ``bincount`` calls, so the cost is a few passes over the CPD
@@ -245,7 +251,7 @@ def fit_families_locally(
     count_tol: float = 1e-3,
     callback: Callable[[int, float, float], None] | None = None,
 ) -> FamilyFit:
-    """Family count tables, each fitted to its own noisy table(s) by EM under a Dirichlet prior on its CPD columns.
+    """Family count tables, each fitted to the noisy tables over it under a Dirichlet prior on its CPD columns.
 
     Parameters
     ----------
@@ -254,20 +260,20 @@ def fit_families_locally(
     families : sequence of tuple of str
         Each node followed by its parents (the tables to return).
     measurements : sequence of Measurement
-        Noisy tables; each family reads the tables over exactly its attributes, or else the
-        smallest table over a superset, summed down.
+        Noisy tables; each family reads the tables over exactly its attributes, every table over
+        more of them summed down, and every table over part of them as a measurement of that marginal.
     n_records : float
         Record count every fitted family table sums to.
     pseudo_count : float
         Dirichlet pseudo-records ``a`` per CPD cell
         ([`dirichlet_pseudo_count`][pgmpy_dp.estimators.likelihood.dirichlet_pseudo_count]).
     max_iter : int
-        EM iterations at most.
+        Newton sweeps at most.
     count_tol : float
-        EM stops once no fitted count moved by more than ``count_tol`` noise scales of its table.
+        The sweeps stop once no fitted count moved by more than ``count_tol`` noise scales of its table.
     callback : callable, optional
-        ``callback(iteration, objective, change)`` after every EM iteration (``objective`` is NaN:
-        only the largest count change, in noise scales, is tracked).
+        ``callback(iteration, objective, change)`` after every sweep (``objective`` is NaN: only
+        the largest count change, in noise scales, is tracked).
 
     Returns
     -------
