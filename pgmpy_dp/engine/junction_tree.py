@@ -93,21 +93,28 @@ def triangulate(domain: Domain, cliques: Sequence[Sequence[str]]) -> list[tuple[
     adj = {v: set(g[v]) for v in g}
     log_card = {v: math.log(domain.size(v)) for v in g}
     found: list[frozenset] = []
-    order = list(domain.attrs)  # deterministic tie-breaking
-    while adj:
-        def cost(v):
-            nb = adj[v]
-            fill = sum(1 for x in nb for y in nb if x < y and y not in adj[x])
-            return fill, log_card[v] + sum(log_card[u] for u in nb), order.index(v)
+    position = {a: i for i, a in enumerate(domain.attrs)}  # deterministic tie-breaking
 
-        v = min(adj, key=cost)
+    def cost(v):
+        nb = adj[v]
+        fill = sum(1 for x in nb for y in nb if x < y and y not in adj[x])
+        return fill, log_card[v] + sum(log_card[u] for u in nb), position[v]
+
+    # Eliminating v changes the cost of its neighbours (their adjacency) and of their neighbours
+    # (edges added among v's neighbours); every other cost stays, so only those are recomputed.
+    costs = {v: cost(v) for v in adj}
+    while adj:
+        v = min(costs, key=costs.__getitem__)
         clique = frozenset(adj[v] | {v})
         if not any(clique <= f for f in found):
             found = [f for f in found if not f <= clique] + [clique]
         nb = adj.pop(v)
+        del costs[v]
         for x in nb:
             adj[x] |= nb - {x}
             adj[x].discard(v)
+        for w in set(nb).union(*(adj[x] for x in nb)):
+            costs[w] = cost(w)
     rank = {a: i for i, a in enumerate(domain.attrs)}
     return [tuple(sorted(c, key=rank.__getitem__)) for c in found]
 

@@ -43,18 +43,24 @@ from .allocation import (
     parameter_sensitivity,
 )
 from .conditionals import cpd_values
+from . import likelihood
 from .consistency import project_consistent
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 from .likelihood import (
     BN_DIRICHLET_SPREAD,
     BN_WEIGHT_CAP,
     DEFAULT_MAX_ITER,
+    WideNetworkWarning,
     _noise_excess,
+    dirichlet_pseudo_count,
+    exact_clique_cells,
     fit_family_tables,
     is_network_model,
     measurement_for,
+    model_cliques,
     noise_regularization,
 )
+from .local import LOCAL_MAX_ITER, MAX_LOCAL_CELLS, fit_families_locally
 
 __all__ = ["DiscretePrivateMLE"]
 
@@ -84,7 +90,12 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         CGM-EM over the network with a Dirichlet prior that grows with the noise
         ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]), or the
         weighted least-squares projection onto consistent non-negative tables
-        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]).
+        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]). When the
+        junction tree of the moral graph would have a clique above
+        ``likelihood.MAX_CLIQUE_CELLS`` cells (decided from the graph and the declared states),
+        ``"likelihood"`` fits each CPD to its own family table under the same prior instead
+        ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]) and warns
+        (``WideNetworkWarning``).
     domain : dict or Domain, optional
         Public states of the columns that are not categorical. States are never read from the data.
     random_state : int or numpy.random.Generator, optional
@@ -92,7 +103,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     budget : PrivacyBudget, optional
         Charged once before any noise is drawn; refunded if the fit fails before that.
     max_iter : int, optional
-        CGM-EM iterations: ``None`` runs a fixed 50 silently; a number warns if not converged.
+        CGM-EM iterations: ``None`` runs a fixed 50 silently (20 Newton sweeps of the per-family
+        fit on wide networks); a number warns if CGM-EM has not converged.
     show_progress : bool
         Progress bars over counting and CGM-EM when they take more than a couple of seconds.
     rho : float, optional, keyword only
@@ -122,7 +134,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     stage1_epsilon_, stage1_release_ : float, MarginalRelease or None
         The data-dependent allocation's stage-I spend and noisy tables (0 and None otherwise).
     n_iter_, converged_ : int or None, bool or None
-        CGM-EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
+        EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
+    consistency_ : str
+        What the fit used: ``"likelihood"`` (exact junction tree), ``"local-likelihood"`` (family
+        by family, on networks too wide for the junction tree) or ``"projection"``.
 
     Examples
     --------
@@ -277,6 +292,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         domain = Domain.from_dataframe(data, nodes, self.domain)
         for fam in families:
             domain.check_table(fam)
+        self.consistency_ = self._route(domain, families)  # public facts only, before anything is charged
         codes = domain.encode(data, nodes)
         rng = check_random_state(self.random_state)
 
@@ -375,6 +391,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         families = [(n, *parents[n]) for n in nodes]
         for fam in families:
             domain.check_table(fam)
+        self.consistency_ = self._route(domain, model_cliques(families, [t.attrs for t in tables]))
         n_records = pooled_n_records(releases)  # the declared count, else the pooled noisy totals (>= 1)
         self._tables = self._likelihood_tables(domain, families, tables, n_records)
         self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
@@ -386,10 +403,36 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         remember_fit(model, self, self.parameters_)
         return self
 
+    def _route(self, domain: Domain, cliques) -> str:
+        """``consistency_``: the projection, the exact likelihood fit, or the per-family one when its junction tree is too large."""
+        if self.consistency == "projection":
+            return "projection"
+        cells = exact_clique_cells(domain, cliques)
+        if cells <= likelihood.MAX_CLIQUE_CELLS:
+            return "likelihood"
+        total = sum(domain.cells(c) for c in cliques)
+        if total > MAX_LOCAL_CELLS:
+            raise ValueError(
+                f"the model's tables hold {total:,} cells in all, above the {MAX_LOCAL_CELLS:,} the per-family fit of a "
+                f"network this wide (junction-tree clique of {cells:,} cells) keeps in memory; declare fewer states "
+                "(coarser bins) or fewer parents per node"
+            )
+        warnings.warn(
+            f"the exact likelihood fit of this network needs a junction-tree clique of {cells:,} cells (limit "
+            f"likelihood.MAX_CLIQUE_CELLS = {likelihood.MAX_CLIQUE_CELLS:,}); fitting each CPD to its own noisy "
+            "family table under the same prior instead (consistency_ = 'local-likelihood'); see docs/bayesian.md",
+            WideNetworkWarning,
+            stacklevel=3,
+        )
+        return "local-likelihood"
+
     def _likelihood_tables(self, domain, families, tables, n_records):
         max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
         strength = float(self.prior_strength)
         weight = strength * noise_regularization(tables, n_records, cap=BN_WEIGHT_CAP) / n_records
+        if getattr(self, "consistency_", "likelihood") == "local-likelihood":
+            local_iter = LOCAL_MAX_ITER if self.max_iter is None else int(self.max_iter)
+            return self._local_tables(domain, families, tables, n_records, weight, local_iter)
         naive = _noise_excess(tables, n_records) / n_records
         prior, runs = dict(prior="gaussian"), 1
         # The Dirichlet prior's closed-form M-step needs the fitted model to be the network itself; a fit
@@ -418,6 +461,18 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        return fit.tables
+
+    def _local_tables(self, domain, families, tables, n_records, weight, max_iter):
+        """The per-family likelihood fit, with the pseudo-count the exact fit's Dirichlet prior would use."""
+        pseudo_count = dirichlet_pseudo_count(weight * n_records / BN_DIRICHLET_SPREAD**2)
+        bar = ProgressCallback(self.show_progress, max_iter, "EM (BN families, one by one)")
+        try:
+            fit = fit_families_locally(domain, families, [measurement_for(t) for t in tables], n_records,
+                                       pseudo_count, max_iter=max_iter, callback=bar.callback)
+        finally:
+            bar.close()
+        self.n_iter_, self.converged_ = fit.n_iter, fit.converged
         return fit.tables
 
     def _check_model(self, model, data):

@@ -39,18 +39,20 @@ from scipy import optimize, special
 
 from .._blas import single_threaded_blas
 from ..engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_log_potentials, marginal
+from ..engine.junction_tree import triangulate
 from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
 from .markov import UNRESOLVED_PRIOR_PRECISION
 
 __all__ = [
-    "BN_DIRICHLET_SPREAD", "BN_WEIGHT_CAP", "DEFAULT_MAX_ITER", "DirichletCPDStep", "FamilyFit",
-    "dirichlet_pseudo_count", "fit_family_tables", "is_network_model", "measurement_for", "model_cliques",
-    "noise_regularization",
+    "BN_DIRICHLET_SPREAD", "BN_WEIGHT_CAP", "DEFAULT_MAX_ITER", "DirichletCPDStep", "FamilyFit", "MAX_CLIQUE_CELLS",
+    "WideNetworkWarning", "dirichlet_pseudo_count", "exact_clique_cells", "fit_family_tables", "is_network_model",
+    "measurement_for", "model_cliques", "noise_regularization",
 ]
 
-#: Largest junction-tree clique (cells) the likelihood fit accepts; beyond it use the projection.
+#: Largest junction-tree clique (cells) the exact likelihood fit accepts; ``DiscretePrivateMLE`` fits wider
+#: networks family by family ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]).
 MAX_CLIQUE_CELLS = 2_000_000
 START_ITER = 100  # L-BFGS iterations of the warm start (see _initial_log_potentials)
 #: The cap ``DiscretePrivateMLE`` puts on its prior weight: the uniform Dirichlet(1)'s ``1 / trigamma(1) =
@@ -61,6 +63,26 @@ BN_WEIGHT_CAP = UNRESOLVED_PRIOR_PRECISION
 #: log-probabilities is: ``trigamma(a) = spread**2 / w``, so ``a ~ sqrt(w) / 2`` as the noise vanishes and
 #: ``a = 0.45`` at the cap (docs/bayesian.md).
 BN_DIRICHLET_SPREAD = 2.0
+
+
+class WideNetworkWarning(UserWarning):
+    """The exact likelihood fit's junction tree is too large: CPDs are fitted family by family instead."""
+
+
+def exact_clique_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> int:
+    """Cells of the largest clique of the junction tree the exact likelihood fit would build over ``cliques``.
+
+    Read off the graph and the declared state counts alone (public), without allocating anything.
+
+    Examples
+    --------
+    >>> d = Domain({v: range(3) for v in "abcd"})
+    >>> exact_clique_cells(d, [("a", "b"), ("b", "c"), ("c", "d")])
+    9
+    >>> exact_clique_cells(d, [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])   # a cycle: triangulated
+    27
+    """
+    return max(math.prod(domain.shape(c)) for c in triangulate(domain, cliques))
 
 
 @dataclass
@@ -495,7 +517,7 @@ def fit_family_tables(
     if jt.max_cells > MAX_CLIQUE_CELLS:
         raise ValueError(
             f"the triangulated moral graph has a clique of {jt.max_cells:,} cells (limit {MAX_CLIQUE_CELLS:,}); "
-            "use consistency='projection' for this network"
+            "DiscretePrivateMLE fits such networks family by family (estimators.local.fit_families_locally)"
         )
     with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
         targets = _naive_targets(cliques, measurements)

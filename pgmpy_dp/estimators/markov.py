@@ -447,6 +447,9 @@ class PrivateMarkovEstimator(BaseObject):
         n_records = pooled_n_records(releases)
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
+        if self.inference == "auto" and self.inference_ == "loopy":  # decided from the graph and declared states
+            warnings.warn("this model's junction tree has a clique above engine.DEFAULT_MAX_JT_CELLS cells: fitting "
+                          "with loopy belief propagation (approximate; inference_ = 'loopy')", UserWarning, stacklevel=2)
 
         self.warm_start_ = _warm_start_used(self.method, tied_idx)
         self.max_iter_ = budget = EM_BUDGET if self.max_iter is None else int(self.max_iter)
