@@ -27,7 +27,7 @@ seconds (``time.process_time``, the release included). One row per fit is append
 ``results/<out>_runs.csv.gz`` as soon as it is done, keyed by (p, k, rho, n, model, route, seed and, for the
 two learner routes, the library commit): a rerun skips finished fits. ``--summarise`` prints the markdown
 tables (recovery per n, n50 / n90 by log-linear interpolation, error where recovered, CPU) and writes
-``results/<out>_summary.md`` and ``results/<out>_recovery.png``.
+``results/<out>_tables.md`` and ``results/<out>_recovery.png``.
 
 Grid (in priority order; the whole grid does not fit in a few hours on 2 shared cores):
 p = 10, 20 at k = 2; p = 50; p = 10 at k = 3; p = 100 (5 models): rho in {0.1, 1, 10},
@@ -44,6 +44,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import math
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -258,6 +259,18 @@ class Cache:
         self.done.add(tuple(str(row[c]) for c in KEY))
 
 
+def compact(path: Path) -> pd.DataFrame:
+    """Rewrite the cache as one gzip stream (appending adds one small stream per fit) and return its rows.
+
+    The file is replaced atomically; a fit appended by a concurrent run between the read and the
+    replacement is lost from the cache and simply rerun next time."""
+    runs = pd.read_csv(path, dtype={"lib": str}).drop_duplicates(KEY, keep="last")
+    tmp = path.with_name(path.name + ".tmp")
+    runs.to_csv(tmp, index=False, compression={"method": "gzip", "mtime": 0})
+    os.replace(tmp, path)
+    return runs
+
+
 def run_cell(p, k, n, model, routes, seed, lib, cache, log):
     W, theta = random_pairwise_model(p, k=k, max_degree=MAX_DEGREE, eta=ETA, seed=seed_of(seed, p, k, model))
     cols = [f"x{i}" for i in range(p)]
@@ -338,11 +351,47 @@ def markdown(frame: pd.DataFrame, index: bool = True) -> str:
     return "\n".join(lines)
 
 
-def summarise(runs: pd.DataFrame) -> str:
-    """Markdown: per (p, k) the n50 / n90 table, recovery per n, error where recovered, CPU."""
+def label_libraries(runs: pd.DataFrame) -> pd.DataFrame:
+    """Float rho; learner routes measured on several library commits get the commit in their label."""
     runs = runs.copy()
     runs["rho"] = runs["rho"].astype(float)
-    out = []
+    runs["lib"] = runs["lib"].astype(str)
+    for route in LEARNER_ROUTES:
+        mine = runs.route == route
+        if runs.loc[mine, "lib"].nunique() > 1:
+            runs.loc[mine, "route"] = route + "@" + runs.loc[mine, "lib"]
+    return runs
+
+
+def headline(runs: pd.DataFrame, n_time: int = 10000) -> pd.DataFrame:
+    """One row per (p, k, rho): n50 of every route, then its mean CPU seconds at ``n_time`` rows."""
+    private = runs[~np.isinf(runs.rho)]
+    routes = [r for r in runs.route.unique()]
+    order = sorted(routes, key=lambda r: (ROUTES.index(r.split("@")[0]), r))
+    rows = []
+    for (k, p, rho), block in private.groupby(["k", "p", "rho"]):
+        row = {"p": p, "k": k, "rho": f"{rho:g}"}
+        for route in order:
+            g = block[block.route == route] if route != "sklearn" else runs[
+                (runs.p == p) & (runs.k == k) & (runs.route == "sklearn")]
+            cell = g.groupby("n")["exact"].agg(["mean", "size"])
+            row[f"n50 {route}"] = interpolate_n(cell.index, cell["mean"], 0.5) if len(cell) else ""
+        for route in order:
+            g = block[block.route == route] if route != "sklearn" else runs[
+                (runs.p == p) & (runs.k == k) & (runs.route == "sklearn")]
+            t = g[g.n == n_time].cpu
+            row[f"CPU {route}"] = f"{t.mean():.2f}" if len(t) else ""
+        models = block.groupby(["route", "n"]).size()
+        row["models"] = f"{models.min()}-{models.max()}" if models.nunique() > 1 else str(models.iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def summarise(runs: pd.DataFrame) -> str:
+    """Markdown: per (p, k) the n50 / n90 table, recovery per n, error where recovered, CPU."""
+    runs = label_libraries(runs)
+    out = ["## Headline: rows for 50% exact recovery (n50) and CPU seconds per fit at n = 10,000\n",
+           markdown(headline(runs), index=False) + "\n"]
     for (p, k), block in runs.groupby(["p", "k"]):
         out.append(f"## p = {p}, k = {k}\n")
         rows = []
@@ -423,7 +472,7 @@ def main(argv=None):
             for n in args.ns or ns:
                 for model in range(args.models or models):
                     run_cell(p, k, n, model, args.routes, args.seed, lib, cache, log)
-    runs = pd.read_csv(path, dtype={"lib": str})
+    runs = compact(path)
     text = summarise(runs)
     print(text)
     (harness.RESULTS / f"{args.out}_tables.md").write_text(text)
