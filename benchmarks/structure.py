@@ -30,7 +30,7 @@ tables (recovery per n, n50 / n90 by log-linear interpolation, error where recov
 ``results/<out>_tables.md`` and ``results/<out>_recovery.png``.
 
 Grid (in priority order; the whole grid does not fit in a few hours on 2 shared cores):
-p = 10, 20 at k = 2; p = 50; p = 10 at k = 3; p = 100 (5 models): rho in {0.1, 1, 10},
+p = 10, 20 at k = 2; p = 50 (5 models); p = 10 at k = 3; p = 100 (5 models): rho in {0.1, 1, 10},
 n in {1e3, 2e3, 5e3, 1e4, 3e4, 1e5} (also 500 at p = 10), 10 models per cell. ``--cells`` picks blocks.
 
 Run:  python benchmarks/structure.py                      # the grid above, resumable
@@ -70,7 +70,7 @@ NS = [1000, 2000, 5000, 10000, 30000, 100000]
 GRID = [
     (10, 2, [500, *NS], 10),
     (20, 2, NS, 10),
-    (50, 2, NS, 10),
+    (50, 2, NS, 5),
     (10, 3, NS, 10),
     (100, 2, NS, 5),
 ]
@@ -87,7 +87,7 @@ def library_commit() -> str:
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "pgmpy_dp"], capture_output=True,
                                text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return str(root)
+        return root.name  # an exported snapshot: its folder names the commit
     return head + ("+" if dirty else "")
 
 
@@ -217,7 +217,7 @@ def learner(route: str, k: int, width: float, seed):
         return cls(random_state=seed)
     est = cls(width=width, eta=ETA, random_state=seed)
     if "route" in est.get_params():
-        est.set_params(route="fw")
+        est.set_params(route="frank-wolfe")
     return est
 
 
