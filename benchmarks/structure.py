@@ -15,6 +15,8 @@ Routes (an edge where the doubly centred ``max |W_ij|`` exceeds ``eta / 2 = 0.25
   of their mean, ``W_ij`` from the doubly centred ``-inverse covariance`` block (a mean-field edge score).
 * ``tables-refit``: the icov edges, then ``naive-mle`` on that sparse graph from the same release; edges are
   the refit's (a subset of the icov ones), its parameters the MLE's. The two-stage tables route for large p.
+  When the icov graph is too dense for an exact refit (a junction-tree clique above ``2**16`` cells) the icov
+  answer stands (``used = icov``).
 * ``sklearn``: non-private l1 logistic regressions (scikit-learn liblinear, penalty ``sqrt(log p / n) / 4``
   per row; for k > 2 one regression per pair of states, as the learners reduce them), symmetrised.
 * ``fw-oracle``: ``PrivateIsingEstimator`` / ``PrivatePairwiseEstimator`` with the true ``width`` and ``eta``
@@ -147,6 +149,17 @@ def icov_weights(release, cols, k: int) -> dict:
         block[1:, 1:] = -prec[i * d:(i + 1) * d, j * d:(j + 1) * d]
         out[i, j] = doubly_centred(block)
     return out
+
+
+def tree_cells(p: int, k: int, edges) -> int:
+    """Cells of the largest clique of a (min-fill) junction tree of the graph ``edges`` on ``p`` nodes."""
+    import networkx as nx
+    from networkx.algorithms.approximation import treewidth_min_fill_in
+
+    g = nx.Graph(list(edges))
+    if g.number_of_edges() == 0:
+        return k
+    return k ** (treewidth_min_fill_in(g)[0] + 1)
 
 
 def mle_weights(release, cols, edges) -> dict:
@@ -310,8 +323,11 @@ def run_cell(p, k, n, model, routes, seed, lib, cache, log):
                     edges = _edges(weights)
                     if route == "tables-refit":
                         extra["candidates"] = len(edges)
-                        weights = mle_weights(release, cols, sorted(edges))
-                        edges = _edges(weights)
+                        if tree_cells(p, k, edges) <= MLE_CELLS:
+                            weights = mle_weights(release, cols, sorted(edges))
+                            edges = _edges(weights)
+                        else:  # too dense to refit exactly: the icov answer stands (and is wrong)
+                            extra["used"] = "icov"
             elif route == "sklearn":
                 codes = np.column_stack([df[c].cat.codes.to_numpy() for c in cols]).astype(np.intp)
                 weights = sklearn_weights(codes, k)
