@@ -488,7 +488,8 @@ def main(argv=None):
             for n in args.ns or ns:
                 for model in range(args.models or models):
                     run_cell(p, k, n, model, args.routes, args.seed, lib, cache, log)
-    runs = compact(path)
+    # only the process that appended compacts: a --summarise beside a running grid must not replace its file
+    runs = pd.read_csv(path, dtype={"lib": str}).drop_duplicates(KEY, keep="last") if args.summarise else compact(path)
     text = summarise(runs)
     print(text)
     (harness.RESULTS / f"{args.out}_tables.md").write_text(text)
