@@ -438,6 +438,11 @@ def plot(runs: pd.DataFrame, name: str) -> None:
     plt = harness.pyplot()
     if plt is None:
         return
+    import matplotlib.ticker
+
+    runs = label_libraries(runs)
+    # a learner measured on several library commits: its latest (last appended) solid, the older dashed
+    latest = {r.split("@")[0]: r for r in runs.route}
     blocks = sorted(map(tuple, runs[["p", "k"]].drop_duplicates().values.tolist()), key=lambda b: (b[1], b[0]))
     fig, axes = plt.subplots(len(blocks), len(RHOS), figsize=(3.6 * len(RHOS), 2.8 * len(blocks)), squeeze=False)
     colours = dict(zip(ROUTES, ["C3", "C1", "C4", "C0", "C2", "k"]))
@@ -446,9 +451,12 @@ def plot(runs: pd.DataFrame, name: str) -> None:
             sub = runs[(runs.p == p) & (runs.k == k) & ((runs.rho == rho) | np.isinf(runs.rho))]
             for route, g in sub.groupby("route"):
                 r = g.groupby("n")["exact"].mean()
-                ax.plot(r.index, r.values, marker=".", color=colours.get(route), label=route,
-                        ls=":" if route == "sklearn" else "-")
+                family = route.split("@")[0]
+                old = latest[family] != route
+                ax.plot(r.index, r.values, marker=".", color=colours.get(family), label=route,
+                        ls=":" if family == "sklearn" else "--" if old else "-", alpha=0.45 if old else 1.0)
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_ylim(-0.05, 1.05)
             ax.set_title(f"p={p}, k={k}, rho={rho:g}", fontsize=8)
             ax.tick_params(labelsize=7)
