@@ -30,8 +30,9 @@ __all__ = [
 ROUTES = ("auto", "tables", "frank-wolfe")
 
 #: Most columns for which ``route="auto"`` releases every two-way table: the tables route needed
-#: fewer rows than Frank-Wolfe in every measured cell up to 20 binary columns.
-TABLES_MAX_COLUMNS = 20
+#: as few rows as Frank-Wolfe or fewer for exact recovery in every measured cell up to 50 binary columns
+#: (at 100 columns Frank-Wolfe needed fewer at rho >= 1; docs/benchmarks.md, "Structure learning").
+TABLES_MAX_COLUMNS = 50
 
 #: Share of ``rho`` spent on the two-way tables that estimate the width when ``width=None``.
 WIDTH_SHARE = 0.1
@@ -61,7 +62,7 @@ def choose_route(route: str, n_columns: int, max_states: int, rho: float, frank_
 
     Examples
     --------
-    >>> choose_route("auto", 10, 2, 0.1), choose_route("auto", 50, 2, 0.1), choose_route("tables", 50, 2, 1.0)
+    >>> choose_route("auto", 10, 2, 0.1), choose_route("auto", 100, 2, 0.1), choose_route("tables", 100, 2, 1.0)
     ('tables', 'frank-wolfe', 'tables')
     >>> choose_route("auto", 10, 2, 0.1, frank_wolfe_settings=True)
     'frank-wolfe'
