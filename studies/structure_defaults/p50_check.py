@@ -3,10 +3,15 @@
 Run from the repository root: PYTHONPATH=. python studies/structure_defaults/p50_check.py
 Result (main after the structure benchmark merge): tables 3/3 exact, Frank-Wolfe 1/3 (5 and 8 false edges).
 """
-import time, numpy as np, pandas as pd, warnings
-warnings.simplefilter("ignore")
-from pgmpy_dp.structure.sampling import random_pairwise_model, sample_pairwise_model, model_edges
+import time
+import warnings
+
+import pandas as pd
+
 import pgmpy_dp
+from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+
+warnings.simplefilter("ignore")
 res=[]
 for seed in range(3):
     W, theta = random_pairwise_model(50, k=2, seed=seed)
