@@ -37,6 +37,10 @@ SELECTION_SHARE = 0.1
 #: EM maps per refit between rounds: each starts from the previous fit, which already fits every
 #: earlier measurement, so a few maps absorb the new one (the published model gets a full fit).
 ROUND_EM_MAPS = 10
+#: L-BFGS iterations per M-step of those refits. Each iteration calibrates the whole tree, so on a
+#: grown model the engine's long M-steps (20) made refits the bulk of the run; a round's fit only
+#: ranks the next candidates (see docs/synthesis.md).
+ROUND_M_STEPS = 5
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,7 @@ def run_aim(
     oneway_rho = len(attrs) * 0.5 / sigma**2
     releases.append(measure(codes, domain, [(a,) for a in attrs], oneway_rho, rng, "AIM: 1-way marginals"))
     used = oneway_rho
-    fit = MarkovFit(domain, max_iter=ROUND_EM_MAPS).fit(releases)
+    fit = MarkovFit(domain, max_iter=ROUND_EM_MAPS, m_step_iter=ROUND_M_STEPS).fit(releases)
     exact: dict[tuple[str, ...], np.ndarray] = {}
     selected: list[tuple[str, ...]] = []
     bar = progress(itertools.count(), show_progress, "AIM rounds")
