@@ -38,8 +38,8 @@ SELECTION_SHARE = 0.1
 #: earlier measurement, so a few maps absorb the new one (the published model gets a full fit).
 ROUND_EM_MAPS = 10
 #: L-BFGS iterations per M-step of those refits. Each iteration calibrates the whole tree, so on a
-#: grown model the engine's long M-steps (20) made refits the bulk of the run; a round's fit only
-#: ranks the next candidates (see docs/synthesis.md).
+#: grown model the engine's long M-steps (20) made refits the bulk of the run, while a round's fit
+#: only ranks the next candidates; the published model still gets the full fit.
 ROUND_M_STEPS = 5
 
 
