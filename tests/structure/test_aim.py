@@ -128,7 +128,9 @@ def test_short_m_step_refits_still_recover_a_measured_pair():
     codes = {"a": a, "b": b, "c": c}
     dom = Domain({"a": range(4), "b": range(4), "c": range(3)})
     rels = [marginals.measure(codes, dom, [("a",), ("b",), ("c",)], 5.0, rng, "1-way")]
-    fit = marginals.MarkovFit(dom, max_iter=aim.ROUND_EM_MAPS, m_step_iter=aim.ROUND_M_STEPS).fit(rels)
+    fit = marginals.MarkovFit(
+        dom, max_iter=aim.ROUND_EM_MAPS, m_step_iter=aim.ROUND_M_STEPS, e_step_iter=aim.ROUND_E_STEPS
+    ).fit(rels)
     rels.append(marginals.measure(codes, dom, [("a", "b")], 5.0, rng, "pair"))
     fit = fit.fit(rels)
     exact = np.zeros((4, 4))
