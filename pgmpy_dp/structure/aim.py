@@ -37,12 +37,14 @@ SELECTION_SHARE = 0.1
 #: EM maps per refit between rounds: each starts from the previous fit, which already fits every
 #: earlier measurement, so a few maps absorb the new one (the published model gets a full fit).
 ROUND_EM_MAPS = 10
-#: L-BFGS iterations per M-step of those refits. Each iteration calibrates the whole tree, so on a
-#: grown model the engine's long M-steps (20) made refits the bulk of the run, while a round's fit
-#: only ranks the next candidates; the published model still gets the full fit.
+#: Once the model passes this many megabytes, its round refits are shortened: each L-BFGS iteration
+#: and each belief-propagation sweep calibrates the whole tree, so on a grown model refits were the
+#: bulk of the run, while a round's fit only ranks the next candidates (the published model still
+#: gets the full fit). Smaller models keep the engine's full refits, which are cheap there.
+SHORT_REFIT_MB = 1.0
+#: L-BFGS iterations per M-step of a shortened refit.
 ROUND_M_STEPS = 5
-#: Belief-propagation sweeps per E-step of those refits (a partial E-step keeps EM monotone); the
-#: E-step's sweeps were the other half of a refit's time on a grown model.
+#: Belief-propagation sweeps per E-step of a shortened refit (a partial E-step keeps EM monotone).
 ROUND_E_STEPS = 3
 
 
@@ -194,9 +196,7 @@ def run_aim(
     oneway_rho = len(attrs) * 0.5 / sigma**2
     releases.append(measure(codes, domain, [(a,) for a in attrs], oneway_rho, rng, "AIM: 1-way marginals"))
     used = oneway_rho
-    fit = MarkovFit(
-        domain, max_iter=ROUND_EM_MAPS, m_step_iter=ROUND_M_STEPS, e_step_iter=ROUND_E_STEPS
-    ).fit(releases)
+    fit = MarkovFit(domain, max_iter=ROUND_EM_MAPS).fit(releases)
     exact: dict[tuple[str, ...], np.ndarray] = {}
     selected: list[tuple[str, ...]] = []
     bar = progress(itertools.count(), show_progress, "AIM rounds")
@@ -226,6 +226,8 @@ def run_aim(
         selected.append(chosen)
         before = fit.n_records * fit.marginal(chosen)
         releases.append(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {len(selected)}"))
+        if model_megabytes(domain, fit.cliques + [chosen]) > SHORT_REFIT_MB:
+            fit.m_step_iter, fit.e_step_iter = ROUND_M_STEPS, ROUND_E_STEPS
         fit = fit.fit(releases)
         after = fit.n_records * fit.marginal(chosen)
         if last:
