@@ -140,3 +140,23 @@ def test_short_m_step_refits_still_recover_a_measured_pair():
     # the independent model of the 1-way tables alone is far off on this pair
     independent = np.outer(exact.sum(1), exact.sum(0)) / n
     assert np.abs(independent - exact).max() > 10 * (4 * sigma + 0.01 * n)
+
+
+@pytest.mark.parametrize("threshold, short", [(0.0, True), (1e9, False)])
+def test_round_refits_shorten_only_past_the_model_size_threshold(monkeypatch, threshold, short):
+    monkeypatch.setattr(aim, "SHORT_REFIT_MB", threshold)
+    settings = []
+    real = marginals.MarkovFit.fit
+    monkeypatch.setattr(
+        marginals.MarkovFit, "fit", lambda self, r: settings.append((self.m_step_iter, self.e_step_iter)) or real(self, r)
+    )
+    rng = np.random.default_rng(1)
+    n = 3000
+    a = rng.integers(0, 2, n)
+    codes = {"a": a, "b": np.where(rng.random(n) < 0.9, a, 1 - a), "c": rng.integers(0, 3, n)}
+    dom = Domain({"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+    aim.run_aim(codes, dom, rho=0.5, workload=[("a", "b"), ("b", "c")], rng=rng)
+    full = (None, 10)
+    assert settings[0] == full  # the opening fit is always a full one
+    expected = (aim.ROUND_M_STEPS, aim.ROUND_E_STEPS) if short else full
+    assert len(settings) > 1 and all(s == expected for s in settings[1:])
