@@ -37,6 +37,15 @@ SELECTION_SHARE = 0.1
 #: EM maps per refit between rounds: each starts from the previous fit, which already fits every
 #: earlier measurement, so a few maps absorb the new one (the published model gets a full fit).
 ROUND_EM_MAPS = 10
+#: Once the model passes this many megabytes, its round refits are shortened: each L-BFGS iteration
+#: and each belief-propagation sweep calibrates the whole tree, so on a grown model refits were the
+#: bulk of the run, while a round's fit only ranks the next candidates (the published model still
+#: gets the full fit). Smaller models keep the engine's full refits, which are cheap there.
+SHORT_REFIT_MB = 1.0
+#: L-BFGS iterations per M-step of a shortened refit.
+ROUND_M_STEPS = 5
+#: Belief-propagation sweeps per E-step of a shortened refit (a partial E-step keeps EM monotone).
+ROUND_E_STEPS = 3
 
 
 @dataclass(frozen=True)
@@ -217,6 +226,8 @@ def run_aim(
         selected.append(chosen)
         before = fit.n_records * fit.marginal(chosen)
         releases.append(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {len(selected)}"))
+        if model_megabytes(domain, fit.cliques + [chosen]) > SHORT_REFIT_MB:
+            fit.m_step_iter, fit.e_step_iter = ROUND_M_STEPS, ROUND_E_STEPS
         fit = fit.fit(releases)
         after = fit.n_records * fit.marginal(chosen)
         if last:

@@ -90,11 +90,21 @@ class MarkovFit:
         The public domain of every attribute of the model.
     max_iter : int
         EM maps per refit.
+    m_step_iter : int, optional
+        L-BFGS iterations per M-step (default: the engine's choice from the noise, see
+        [`m_step_length`][pgmpy_dp.engine.cgm.m_step_length]).
+    e_step_iter : int
+        Largest number of belief-propagation sweeps per E-step (``nlbp_iter`` of
+        [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]).
     """
 
-    def __init__(self, domain: Domain, max_iter: int = EM_BUDGET) -> None:
+    def __init__(
+        self, domain: Domain, max_iter: int = EM_BUDGET, m_step_iter: int | None = None, e_step_iter: int = 10
+    ) -> None:
         self.domain = domain
         self.max_iter = max_iter
+        self.m_step_iter = m_step_iter
+        self.e_step_iter = e_step_iter
         self.cliques: list[tuple[str, ...]] = []
         self.theta: list[np.ndarray] = []
         self.jt: JunctionTree | None = None
@@ -132,7 +142,8 @@ class MarkovFit:
             targets = warm_start_targets("reconciled", cliques, clique_tables, n)
             tol = max(1e-8, min(m.scale for m in measurements) / n)
             init = fit_log_potentials(jt, targets, lam_naive / n, max_iter=1000, tol=tol, warn=False).log_potentials
-        result = cgm_em(jt, measurements, n, lam / n, init=init, max_iter=self.max_iter, warn=False)
+        result = cgm_em(jt, measurements, n, lam / n, init=init, max_iter=self.max_iter,
+                        m_step_iter=self.m_step_iter, nlbp_iter=self.e_step_iter, warn=False)
         self.cliques, self.theta, self.jt, self.n_records = cliques, list(result.log_potentials), jt, n
         self._calibration = jt.calibrate(self.theta)
         return self

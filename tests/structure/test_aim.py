@@ -115,3 +115,48 @@ def test_run_aim_spends_exactly_rho_and_anneals(monkeypatch):
     # annealing: later rounds measure with less noise than the opening rounds
     scales = [r.tables[0].scale for r in releases[1:]]
     assert min(scales) < releases[0].tables[0].scale
+
+
+def test_short_m_step_refits_still_recover_a_measured_pair():
+    # Warm-started refits with the rounds' short M-steps over a growing list of releases must
+    # still answer the measured pair to within a few noise scales per cell.
+    rng = np.random.default_rng(3)
+    n = 20_000
+    a = rng.integers(0, 4, n)
+    b = (a + (rng.random(n) < 0.2)) % 4
+    c = rng.integers(0, 3, n)
+    codes = {"a": a, "b": b, "c": c}
+    dom = Domain({"a": range(4), "b": range(4), "c": range(3)})
+    rels = [marginals.measure(codes, dom, [("a",), ("b",), ("c",)], 5.0, rng, "1-way")]
+    fit = marginals.MarkovFit(
+        dom, max_iter=aim.ROUND_EM_MAPS, m_step_iter=aim.ROUND_M_STEPS, e_step_iter=aim.ROUND_E_STEPS
+    ).fit(rels)
+    rels.append(marginals.measure(codes, dom, [("a", "b")], 5.0, rng, "pair"))
+    fit = fit.fit(rels)
+    exact = np.zeros((4, 4))
+    np.add.at(exact, (a, b), 1)
+    sigma = rels[-1][("a", "b")].scale
+    assert np.abs(fit.n_records * fit.marginal(("a", "b")) - exact).max() < 4 * sigma + 0.01 * n
+    # the independent model of the 1-way tables alone is far off on this pair
+    independent = np.outer(exact.sum(1), exact.sum(0)) / n
+    assert np.abs(independent - exact).max() > 10 * (4 * sigma + 0.01 * n)
+
+
+@pytest.mark.parametrize("threshold, short", [(0.0, True), (1e9, False)])
+def test_round_refits_shorten_only_past_the_model_size_threshold(monkeypatch, threshold, short):
+    monkeypatch.setattr(aim, "SHORT_REFIT_MB", threshold)
+    settings = []
+    real = marginals.MarkovFit.fit
+    monkeypatch.setattr(
+        marginals.MarkovFit, "fit", lambda self, r: settings.append((self.m_step_iter, self.e_step_iter)) or real(self, r)
+    )
+    rng = np.random.default_rng(1)
+    n = 3000
+    a = rng.integers(0, 2, n)
+    codes = {"a": a, "b": np.where(rng.random(n) < 0.9, a, 1 - a), "c": rng.integers(0, 3, n)}
+    dom = Domain({"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+    aim.run_aim(codes, dom, rho=0.5, workload=[("a", "b"), ("b", "c")], rng=rng)
+    full = (None, 10)
+    assert settings[0] == full  # the opening fit is always a full one
+    expected = (aim.ROUND_M_STEPS, aim.ROUND_E_STEPS) if short else full
+    assert len(settings) > 1 and all(s == expected for s in settings[1:])
