@@ -4,11 +4,13 @@ The Markov network is a tree over the Adult columns (``PGMPY_DP_ADULT``, default
 adult.csv and adult-domain.json; without it, 48,842 rows of the bnlearn network ``insurance`` stand in),
 the edges those of the maximum spanning tree of the pairwise mutual information (chosen on the data, not
 privately: only sampling is measured here), its potentials fitted by ``PrivateMarkovEstimator`` (naive MLE)
-from one epsilon = 1 release of the edge tables. The Bayesian network is bnlearn's ``alarm``, sampled by
+from one epsilon = 1 release of the edge tables. The second Markov network is the one ``PrivateSynthesizer(method="aim")`` fits at epsilon 1 (delta 1e-9),
+whose cliques are AIM's selected marginals (up to three columns each). The Bayesian network is bnlearn's ``alarm``, sampled by
 ``pgmpy_dp.sample`` and by pgmpy's ``BayesianModelSampling.forward_sample`` in the same run. Each row of the
 result also gives the largest gap between the sample's one-way marginals and the model's exact ones.
 
-Full run (1e6 rows, about a minute and a half on one core, most of it pgmpy's sampler):
+Seconds are wall-clock, CPU seconds the process's own (run with OMP_NUM_THREADS=1 for one core; on a
+shared machine the CPU column is the one to read). Full run (1e6 rows, about a minute and a half on one core, most of it pgmpy's sampler):
 ``python benchmarks/sampling.py``; ``--quick`` samples 1e5 rows.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import networkx as nx
@@ -74,14 +77,21 @@ def main(argv=None) -> None:
     rows = []
 
     def record(model_name, model, sampler, run):
+        cpu0 = time.process_time()
         sample, seconds = timed(run)
         rows.append({"model": model_name, "variables": len(sample.columns), "sampler": sampler, "rows": args.rows,
-                     "seconds": round(seconds, 2), "rows_per_second": round(args.rows / seconds),
+                     "seconds": round(seconds, 2), "cpu_seconds": round(time.process_time() - cpu0, 2), "rows_per_second": round(args.rows / seconds),
                      "max_1way_gap": round(max_marginal_gap(model, sample), 4)})
         print(rows[-1])
 
     record(f"{name} tree MN", estimator.model_, "pgmpy_dp.sample",
            lambda: pgmpy_dp.sample(estimator, args.rows, random_state=args.seed))
+    synth = pgmpy_dp.PrivateSynthesizer(epsilon=1.0, delta=1e-9, method="aim", random_state=args.seed,
+                                        show_progress=False)
+    with quiet():
+        synth.fit(df, domain=pgmpy_dp.Domain(domain))
+    record(f"{name} AIM MN (epsilon 1)", synth.model_, "pgmpy_dp.sample",
+           lambda: pgmpy_dp.sample(synth.model_, args.rows, random_state=args.seed))
     record("alarm BN", alarm, "pgmpy_dp.sample", lambda: pgmpy_dp.sample(alarm, args.rows, random_state=args.seed))
     record("alarm BN", alarm, "pgmpy forward_sample",
            lambda: sample_network(alarm, args.rows, seed=args.seed))
