@@ -62,9 +62,18 @@ def write_csv(frame: pd.DataFrame, name: str, **kwargs) -> Path:
 
 def append_rows(rows: list[dict], path: Path) -> None:
     """Append ``rows`` to the CSV at ``path`` (header only when the file is new): a run stopped early keeps
-    every row it finished."""
-    if rows:
-        pd.DataFrame(rows).to_csv(path, mode="a", header=not path.exists(), index=False)
+    every row it finished. Values go under their own column names, whatever the rows' key order; a row
+    with a column the file lacks rewrites the file with the union of the columns."""
+    if not rows:
+        return
+    new = pd.DataFrame(rows)
+    if path.exists():
+        header = list(pd.read_csv(path, nrows=0).columns)
+        if set(new.columns) - set(header):  # a new column: rewrite the file with the union of columns
+            pd.concat([pd.read_csv(path), new], ignore_index=True).to_csv(path, index=False)
+            return
+        new = new.reindex(columns=header)  # missing columns stay empty, every value under its own name
+    new.to_csv(path, mode="a", header=not path.exists(), index=False)
 
 
 def save_figure(fig, name: str, dpi: int = 100) -> Path | None:
