@@ -8,7 +8,8 @@ exponential mechanism among the pairs that join two components; a pair's score i
 between its true 2-way table over the merged states and the independence estimate from the noisy
 1-way tables (a record moves it by at most 1). The last third measures the tree's 2-way marginals
 over the merged states. The model is our CGM-EM fit of all those measurements on the merged
-states, expanded back to the declared states (a merged state's probability shared equally).
+states, expanded back to the declared states (a merged state's probability shared in proportion to
+the noisy 1-way counts of its states, see docs/synthesis.md).
 """
 
 from __future__ import annotations
