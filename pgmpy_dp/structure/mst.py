@@ -1,12 +1,15 @@
 """MST (McKenna, Miklau and Sheldon 2021): 1-way marginals, a private maximum spanning tree, its 2-way marginals.
 
 The zCDP budget ``rho`` is split in three equal parts. A third measures every 1-way marginal
-with Gaussian noise. A third selects a spanning tree by Kruskal's algorithm, each edge drawn by the
+with Gaussian noise. Per attribute, the states whose noisy count is below three noise scales
+then merge into one (MST's compression, [`Compression`][pgmpy_dp.structure.compression.Compression];
+post-processing). A third selects a spanning tree by Kruskal's algorithm, each edge drawn by the
 exponential mechanism among the pairs that join two components; a pair's score is the L1 distance
-between its true 2-way table and the independence estimate from the noisy 1-way tables (a record
-moves it by at most 1). The last third measures the tree's 2-way marginals. The model is our
-CGM-EM fit of all those measurements. MST's optional compression of rare states is not done:
-every table is over the declared domain.
+between its true 2-way table over the merged states and the independence estimate from the noisy
+1-way tables (a record moves it by at most 1). The last third measures the tree's 2-way marginals
+over the merged states. The model is our CGM-EM fit of all those measurements on the merged
+states, expanded back to the declared states (a merged state's probability shared in proportion to
+the noisy 1-way counts of its states, see docs/synthesis.md).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..estimators.evidence import pooled_n_records
 from ..privacy.domain import Domain, DomainError
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
+from .compression import THRESHOLD, Compression
 from .marginals import check_noise_scale, fit_final_model, measure
 
 __all__ = ["check_mst", "pair_scores", "run_mst", "select_tree"]
@@ -40,7 +44,10 @@ def check_mst(domain: Domain, rho: float) -> None:
     check_noise_scale((d / (2.0 * rho / 3.0)) ** 0.5, "MST's 1-way marginals")
 
 
-def run_mst(codes, domain: Domain, *, rho: float, rng=None, show_progress: bool = False, releases: list | None = None):
+def run_mst(
+    codes, domain: Domain, *, rho: float, rng=None, show_progress: bool = False, releases: list | None = None,
+    threshold: float | None = THRESHOLD,
+):
     """Run MST on encoded data; return ``(model, releases, selected)``.
 
     Parameters
@@ -59,13 +66,17 @@ def run_mst(codes, domain: Domain, *, rho: float, rng=None, show_progress: bool 
     releases : list, optional
         A list each release is appended to as soon as its noise is drawn (what a failure
         afterwards leaves paid for).
+    threshold : float or None
+        States whose noisy 1-way count is below ``threshold`` noise scales merge before the 2-way
+        measurements (two or more per attribute; ``None`` merges nothing).
 
     Returns
     -------
     model : pgmpy.models.DiscreteMarkovNetwork
-        The fitted tree-structured network (with one potential per attribute).
+        The fitted tree-structured network over the declared states (with one potential per attribute).
     releases : list of MarginalRelease
-        The 1-way release, then the tree's 2-way release.
+        The 1-way release, then the tree's 2-way release (over the merged states: a merged
+        state is the tuple of the declared states it holds).
     selected : list of tuple of str
         The tree's edges, in the order they were selected.
 
@@ -86,12 +97,20 @@ def run_mst(codes, domain: Domain, *, rho: float, rng=None, show_progress: bool 
     oneway = measure(codes, domain, [(a,) for a in attrs], third, rng, "MST: 1-way marginals")
     releases.append(oneway)
     n = pooled_n_records([oneway])
-    scores = pair_scores(codes, domain, {a: project_simplex(oneway[(a,)].values / n) for a in attrs}, n)
+    compression = None if threshold is None else Compression.from_release(oneway, threshold)
+    if compression is not None and compression.merged:
+        codes, domain = compression.codes(codes), compression.merged_domain
+        fitted_oneway = compression.merge_release(oneway)
+    else:
+        compression, fitted_oneway = None, oneway
+    scores = pair_scores(codes, domain, {a: project_simplex(fitted_oneway[(a,)].values / n) for a in attrs}, n)
     selected = select_tree(attrs, scores, third, rng, show_progress)
     twoway = measure(codes, domain, selected, rho - 2.0 * third, rng, "MST: tree 2-way marginals")
     releases.append(twoway)
-    estimator = fit_final_model(releases, domain, show_progress)
-    return estimator.model_, list(releases), selected
+    model = fit_final_model([fitted_oneway, twoway], domain, show_progress).model_
+    if compression is not None:
+        model = compression.expand(model)
+    return model, list(releases), selected
 
 
 def pair_scores(codes, domain: Domain, probs, n: float) -> dict[tuple[str, str], float]:
