@@ -36,7 +36,8 @@ class PrivateSynthesizer(BaseObject):
 
     ``fit`` spends the whole budget once: it measures noisy marginals of the data, chosen by the
     method from noisy answers only, and fits a pgmpy model to them with our estimators. The model
-    answers queries (``pgmpy_dp.query``, ``pgmpy_dp.query_interval``) and ``sample`` draws
+    answers queries (``pgmpy_dp.query``; ``pgmpy_dp.query_interval`` too, except for an MST model
+    whose rare states were merged, see docs/synthesis.md) and ``sample`` draws
     synthetic records from it; both are post-processing and spend nothing. The evidence on
     accuracy is in docs/synthesis.md and docs/benchmarks.md.
 
