@@ -167,9 +167,13 @@ def refit_on_edges(release: MarginalRelease, dom: Domain, edges) -> PrivateMarko
     if lonely:
         # an isolated node's own table: the inverse-variance mean of its margins of the pair tables
         singles = []
+        # a discrete Gaussian of tiny scale has a variance that rounds to zero; the continuous
+        # sigma of the mean over the p - 1 tables bounds it below and keeps the measurement valid
+        floor = min(t.scale for t in release.tables) / math.sqrt(max(len(dom.attrs) - 1, 1))
         for a in lonely:
             _, values, variance, _ = release._marginal_with_noise((a,))
-            singles.append(NoisyTable((a,), np.asarray(values, dtype=float), None, math.sqrt(float(variance)),
+            scale = max(math.sqrt(float(variance)), floor)
+            singles.append(NoisyTable((a,), np.asarray(values, dtype=float), None, scale,
                                       mechanism=release.tables[0].mechanism, rho=release.tables[0].rho))
         releases.append(MarginalRelease(dom, singles, release.mechanism, release.sampler, release.n_records))
     est = PrivateMarkovEstimator(method="naive-mle", show_progress=False)

@@ -264,6 +264,19 @@ def test_the_refit_test_removes_the_false_edges_of_the_inverse_covariance_screen
     assert screen_only.method == "icov" and len(set(screen_only.edges) - truth) >= 1
 
 
+def test_an_isolated_column_refits_at_a_huge_rho():
+    # at rho = 1e6 the discrete Gaussian's variance rounds to zero; the refit of an isolated node's
+    # margin still needs a positive noise scale
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2, 5_000)
+    df = pd.DataFrame({"a": a, "b": np.where(rng.random(5_000) < 0.85, a, 1 - a), "c": rng.integers(0, 2, 5_000)})
+    est = PrivateIsingEstimator(random_state=0).fit(df.astype(pd.CategoricalDtype([0, 1])), rho=1e6)
+    assert est.edges_ == [("a", "b")]
+    # the isolated column's field: the log-odds of its empirical mean (non-private level, 1 / sqrt(n))
+    share = df.c.mean()
+    assert est.intercept_[2] == pytest.approx(0.5 * math.log(share / (1 - share)), abs=0.01)
+
+
 def test_wald_scores_of_a_fit_match_its_contrasts():
     w = {("a", "b"): 0.25 * np.array([[1.0, -1.0], [-1.0, 1.0]])}
     score, crit = tables_route.wald_scores(w, {("a", "b"): np.array([[0.04]])}, alpha=0.05)
