@@ -417,11 +417,10 @@ def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | N
     if alpha is None:
         alpha = edge_alpha(n_hat)
     if is_exact(sizes):
-        est, weights, theta = _exact_weights(release, dom)
+        est, weights, _ = _exact_weights(release, dom)
         method = "exact-mle"
     else:
         weights, prec = _icov_weights(release, dom, sigma, n_hat)
-        theta = None
         method = "icov"
     strength = {e: float(np.abs(w).max()) for e, w in weights.items()}
     if threshold is not None:
@@ -449,8 +448,8 @@ def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | N
             method = "icov+refit"
         if edges != candidates:
             refit = refit_on_edges(release, dom, edges)
-    if theta is None:
-        # the approximate scores only select; the reported couplings are the refit's
-        w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
-        weights = {e: w_fit.get(e, np.zeros_like(w)) for e, w in weights.items()}
+    # the selection fit only selects; the reported couplings are the refit's (zero off the graph),
+    # the model the learner returns
+    w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
+    weights = {e: w_fit.get(e, np.zeros_like(w)) for e, w in weights.items()}
     return TablesFit(weights, theta, strength, score, crit, edges, method, release, sigma, refit)
