@@ -74,7 +74,7 @@ EXACT_MAX_FEATURE_CELLS = 2**24
 EDGE_ALPHA = 0.2
 
 #: Rows up to which the default edge rule keeps the family-wise rate ``EDGE_ALPHA``; beyond, the
-#: rate falls like ``1 / n`` ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]).
+#: rate falls like ``1 / n**2`` ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]).
 ALPHA_ROWS = 1000
 
 #: Bonferroni level of the icov screen (the expected number of no-edge pairs passing it): a loose
@@ -362,17 +362,17 @@ def release_pair_tables(codes, dom: Domain, rho: float, *, budget=None, random_s
 def edge_alpha(n_records: float) -> float:
     """Family-wise error rate of the default edge rule for a release of about ``n_records`` rows.
 
-    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * ALPHA_ROWS / n_records``: the
+    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * (ALPHA_ROWS / n_records)**2``: the
     chance of any false edge falls with the data, while the Bonferroni cut-off grows only like
-    ``sqrt(2 log n)`` and a true edge's score like ``sqrt(n)``, so selection stays consistent.
+    ``sqrt(4 log n)`` and a true edge's score like ``sqrt(n)``, so selection stays consistent.
     ``n_records`` is public (declared) or the release's noisy estimate.
 
     Examples
     --------
     >>> edge_alpha(500) == EDGE_ALPHA, round(edge_alpha(10 * ALPHA_ROWS) / EDGE_ALPHA, 3)
-    (True, 0.1)
+    (True, 0.01)
     """
-    return EDGE_ALPHA * min(1.0, ALPHA_ROWS / max(float(n_records), 1.0))
+    return EDGE_ALPHA * min(1.0, ALPHA_ROWS / max(float(n_records), 1.0)) ** 2
 
 
 def _standardise(score: dict) -> dict:

@@ -26,6 +26,8 @@ def rules():
         yield f"0.2 min(1, {n0}/n)", lambda n, m, n0=n0: 0.2 * min(1.0, n0 / n)
     for n0 in (1000, 3000):
         yield f"0.2 sqrt({n0}/n)", lambda n, m, n0=n0: 0.2 * min(1.0, math.sqrt(n0 / n))
+    for n0 in (1000, 2000):
+        yield f"0.2 min(1, {n0}/n)^2", lambda n, m, n0=n0: 0.2 * min(1.0, n0 / n) ** 2
 
 
 def n50(ns, rates, level=0.5):

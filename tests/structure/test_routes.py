@@ -167,15 +167,15 @@ def test_default_recovers_a_seeded_10_node_3_state_model_beyond_the_exact_limit(
 
 
 def test_independent_columns_give_no_edges_in_most_fits():
-    # the default rule controls the family-wise error (Bonferroni) at edge_alpha(3,000) = 6.7%: 3 or more
-    # of 10 seeds with a false edge has probability 0.03 at exactly that rate
+    # the default rule controls the family-wise error (Bonferroni) at edge_alpha(3,000) = 2.2%: 2 or more
+    # of 10 seeds with a false edge has probability 0.02 at exactly that rate
     rng = np.random.default_rng(0)
     false = 0
     for seed in range(10):
         df = pd.DataFrame(rng.integers(0, 2, (3_000, 6)), columns=list("abcdef")).astype(pd.CategoricalDtype([0, 1]))
         false += bool(PrivateIsingEstimator(random_state=seed).fit(df, rho=1.0).edges_)
-    assert tables_route.edge_alpha(3_000) == pytest.approx(0.2 / 3)
-    assert false <= 2
+    assert tables_route.edge_alpha(3_000) == pytest.approx(0.2 / 9)
+    assert false <= 1
 
 
 # -- the tables route ------------------------------------------------------------------------------
@@ -223,10 +223,10 @@ def test_edge_alpha_is_the_formula_and_its_cut_off_grows_slowly():
     for n in (1, 10, rows):
         assert tables_route.edge_alpha(n) == base
     for n in (2 * rows, 30_000, 1e7):
-        assert tables_route.edge_alpha(n) == pytest.approx(base * rows / n)
-    # the Bonferroni cut-off over 45 pairs at 1e3 and 1e5 rows: z(0.2 / 90) = 2.845, z(0.002 / 90) = 4.083
+        assert tables_route.edge_alpha(n) == pytest.approx(base * (rows / n) ** 2)
+    # the Bonferroni cut-off over 45 pairs at 1e3 and 1e5 rows: z(0.2 / 90) = 2.845, z(2e-5 / 90) = 5.049
     crit = [norm.isf(tables_route.edge_alpha(n) / 90) for n in (1e3, 1e5)]
-    assert crit == pytest.approx([2.845, 4.083], abs=1e-3)
+    assert crit == pytest.approx([2.845, 5.049], abs=1e-3)
 
 
 def test_a_fit_cuts_at_the_bonferroni_value_of_its_noisy_row_count():
