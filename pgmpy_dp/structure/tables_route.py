@@ -46,9 +46,11 @@ from ..tables.release import release_from_codes
 
 __all__ = [
     "ALPHA_ROWS",
+    "CONFIRM_DRAWS",
     "EDGE_ALPHA",
     "EXACT_MAX_CELLS",
     "EXACT_MAX_FEATURE_CELLS",
+    "SCREEN_ALPHA",
     "TablesFit",
     "edge_alpha",
     "fit_tables_route",
