@@ -246,14 +246,14 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         if route == "tables":
             release = release_pair_tables(codes, dom, rho, random_state=rng, n_records=n_records)
             self.releases_.append(release)
-            self._finish_tables(fit_tables_route(release, dom, threshold=self._user_threshold()), dom)
+            self._finish_tables(fit_tables_route(release, dom, threshold=self._user_threshold(), random_state=rng), dom)
             return
         rho_left, n_hat, width = rho, n_records, self.width
         if width is None:
             share = routing.WIDTH_SHARE * rho
             release = release_pair_tables(codes, dom, share, random_state=rng, n_records=n_records)
             self.releases_.append(release)
-            pilot = fit_tables_route(release, dom)
+            pilot = fit_tables_route(release, dom, random_state=rng)
             # a pilot that finds nothing still needs a ball with room; the boundary warning flags it
             width = max(routing.width_from_fit(pilot.weights, pilot.node_weights, pilot.edges, dom.attrs), 1e-3)
             width *= routing.WIDTH_MARGIN
@@ -433,7 +433,8 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     radius : float, optional
         l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
     route : {"auto", "tables", "frank-wolfe"}
-        ``"auto"``: the tables route up to ``TABLES_MAX_COLUMNS`` columns, Frank-Wolfe beyond
+        ``"auto"``: the tables route while all two-way tables hold at most ``TABLES_MAX_PAIR_CELLS``
+        cells (100 binary columns), Frank-Wolfe beyond
         or when ``n_iter`` or ``radius`` is set (public inputs only).
     random_state : int, optional
         Seeded numpy noise for reproducible experiments (default: OpenDP's exact samplers).
@@ -460,7 +461,9 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     rho_ : float
         zCDP spent in all.
     tables_fit_ : str
-        Tables route: ``"exact-mle"`` or ``"icov"`` (the selection fit used).
+        Tables route, the selection fit used: ``"exact-mle"``; ``"icov+refit"`` (an inverse-covariance
+        screen, then a Wald test on the screened graph's exact refit); or ``"icov"`` (the screened
+        graph too dense to refit exactly: the screen's own cut-off decides).
     width_, n_records_, n_iter_, noise_scale_, l1_fraction_ :
         Frank-Wolfe route: the width used, the record count used (declared or noisy; None if
         unused), iterations, Gumbel scale of each selection, and ``|w|_1 / radius`` per regression.

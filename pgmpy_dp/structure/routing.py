@@ -17,7 +17,7 @@ __all__ = [
     "BOUNDARY_FRACTION",
     "COUNT_SHARE",
     "ROUTES",
-    "TABLES_MAX_COLUMNS",
+    "TABLES_MAX_PAIR_CELLS",
     "WIDTH_MARGIN",
     "WIDTH_SHARE",
     "BoundaryWarning",
@@ -29,10 +29,11 @@ __all__ = [
 
 ROUTES = ("auto", "tables", "frank-wolfe")
 
-#: Most columns for which ``route="auto"`` releases every two-way table: the tables route needed
-#: as few rows as Frank-Wolfe or fewer for exact recovery in every measured cell up to 50 binary columns
-#: (at 100 columns Frank-Wolfe needed fewer at rho >= 1; docs/benchmarks.md, "Structure learning").
-TABLES_MAX_COLUMNS = 50
+#: Most cells of all two-way tables together (``p (p - 1) / 2`` pairs times the most states squared)
+#: for which ``route="auto"`` releases every two-way table: 100 binary columns (19,800 cells), the
+#: largest measured, where the tables route's default recovered graphs that Frank-Wolfe's default
+#: (no oracle width or eta) did not (docs/structure.md).
+TABLES_MAX_PAIR_CELLS = 20_000
 
 #: Share of ``rho`` spent on the two-way tables that estimate the width when ``width=None``.
 WIDTH_SHARE = 0.1
@@ -56,14 +57,17 @@ def choose_route(route: str, n_columns: int, max_states: int, rho: float, frank_
 
     Both routes' privacy errors scale like ``1 / (n sqrt(rho))``, so the rule needs neither ``n``
     nor ``rho``: the tables route spreads ``rho`` over ``p (p - 1) / 2`` tables, Frank-Wolfe over
-    ``p`` regressions, so the tables route wins while ``p`` is small (up to ``TABLES_MAX_COLUMNS``).
-    ``frank_wolfe_settings`` (the user set ``n_iter`` or ``radius``, which only Frank-Wolfe reads)
-    selects Frank-Wolfe. ``max_states`` and ``rho`` are accepted for a rule that needs them.
+    ``p`` regressions, so the tables route wins while the tables are few: up to
+    ``TABLES_MAX_PAIR_CELLS`` cells in all, counted from the column count and the most declared
+    states. ``frank_wolfe_settings`` (the user set ``n_iter`` or ``radius``, which only Frank-Wolfe
+    reads) selects Frank-Wolfe. ``rho`` is accepted for a rule that needs it.
 
     Examples
     --------
-    >>> choose_route("auto", 10, 2, 0.1), choose_route("auto", 100, 2, 0.1), choose_route("tables", 100, 2, 1.0)
+    >>> choose_route("auto", 100, 2, 0.1), choose_route("auto", 101, 2, 0.1), choose_route("auto", 60, 3, 1.0)
     ('tables', 'frank-wolfe', 'tables')
+    >>> choose_route("frank-wolfe", 10, 2, 1.0), choose_route("tables", 500, 2, 1.0)
+    ('frank-wolfe', 'tables')
     >>> choose_route("auto", 10, 2, 0.1, frank_wolfe_settings=True)
     'frank-wolfe'
     """
@@ -71,7 +75,8 @@ def choose_route(route: str, n_columns: int, max_states: int, rho: float, frank_
         return route
     if frank_wolfe_settings:
         return "frank-wolfe"
-    return "tables" if n_columns <= TABLES_MAX_COLUMNS else "frank-wolfe"
+    cells = n_columns * (n_columns - 1) // 2 * max_states**2
+    return "tables" if cells <= TABLES_MAX_PAIR_CELLS else "frank-wolfe"
 
 
 def width_from_fit(weights: dict, node_weights: dict, edges, attrs) -> float:

@@ -16,7 +16,12 @@ The "tables" route of [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.Priv
    (the inverse Fisher information of the exact fit with the release's noise added, or the
    Gaussian approximation's), divided by the scores' own spread when that is below one (most pairs
    of a sparse graph carry no edge; a regularised fit to very noisy tables shrinks every score), and
-   compared with the Bonferroni quantile over the pairs ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores]).
+   compared with the Bonferroni quantile over the pairs ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores])
+   at a family-wise rate that falls with the release's row count
+   ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]). The Gaussian approximation is
+   biased for a non-edge by an amount that does not shrink with the rows, so its test only screens
+   (at a loose level): the screened graph is refitted exactly and each of its pairs tested again
+   with the refit's Fisher information, estimated from draws of the refitted model.
 4. **Refit** the potentials on the selected graph from the same release (exact: a sparse graph has
    small cliques).
 
@@ -35,13 +40,19 @@ from scipy.stats import chi2, norm
 
 from ..estimators.markov import PrivateMarkovEstimator
 from ..privacy import Domain
+from ..privacy.random_state import check_random_state
 from ..tables.artifact import MarginalRelease, NoisyTable
 from ..tables.release import release_from_codes
 
 __all__ = [
+    "ALPHA_ROWS",
+    "CONFIRM_DRAWS",
+    "EDGE_ALPHA",
     "EXACT_MAX_CELLS",
     "EXACT_MAX_FEATURE_CELLS",
+    "SCREEN_ALPHA",
     "TablesFit",
+    "edge_alpha",
     "fit_tables_route",
     "is_exact",
     "memory_needed",
@@ -63,6 +74,17 @@ EXACT_MAX_FEATURE_CELLS = 2**24
 #: and no missed edge; the null scores of the regularised fits run below their nominal spread, so
 #: a looser rate than the usual 5% misses fewer edges at little cost (docs/structure.md).
 EDGE_ALPHA = 0.2
+
+#: Rows up to which the default edge rule keeps the family-wise rate ``EDGE_ALPHA``; beyond, the
+#: rate falls like ``1 / n**2`` ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]).
+ALPHA_ROWS = 1000
+
+#: Bonferroni level of the icov screen (the expected number of no-edge pairs passing it): a loose
+#: screen, since the pairs above it are refitted exactly and tested again (docs/structure.md).
+SCREEN_ALPHA = 4.0
+
+#: Draws of the refitted model that estimate its Fisher information for the second test.
+CONFIRM_DRAWS = 20_000
 
 
 @dataclass
@@ -147,9 +169,13 @@ def refit_on_edges(release: MarginalRelease, dom: Domain, edges) -> PrivateMarko
     if lonely:
         # an isolated node's own table: the inverse-variance mean of its margins of the pair tables
         singles = []
+        # a discrete Gaussian of tiny scale has a variance that rounds to zero; the continuous
+        # sigma of the mean over the p - 1 tables bounds it below and keeps the measurement valid
+        floor = min(t.scale for t in release.tables) / math.sqrt(max(len(dom.attrs) - 1, 1))
         for a in lonely:
             _, values, variance, _ = release._marginal_with_noise((a,))
-            singles.append(NoisyTable((a,), np.asarray(values, dtype=float), None, math.sqrt(float(variance)),
+            scale = max(math.sqrt(float(variance)), floor)
+            singles.append(NoisyTable((a,), np.asarray(values, dtype=float), None, scale,
                                       mechanism=release.tables[0].mechanism, rho=release.tables[0].rho))
         releases.append(MarginalRelease(dom, singles, release.mechanism, release.sampler, release.n_records))
     est = PrivateMarkovEstimator(method="naive-mle", show_progress=False)
@@ -220,38 +246,45 @@ def _indicator_offsets(sizes):
     return np.concatenate([[0], np.cumsum([k - 1 for k in sizes])]).astype(int)
 
 
-def _pair_blocks(dom: Domain):
-    """Column slices of every pair's ``(k_a - 1)(k_b - 1)`` indicator features, after the node features."""
-    sizes = [dom.size(a) for a in dom.attrs]
-    start = int(_indicator_offsets(sizes)[-1])
-    out = {}
-    for (i, a), (j, b) in itertools.combinations(enumerate(dom.attrs), 2):
-        r = (sizes[i] - 1) * (sizes[j] - 1)
-        out[a, b] = slice(start, start + r)
-        start += r
-    return out, start
+def _joint_grid(est: PrivateMarkovEstimator, dom: Domain):
+    """Every cell of the joint (codes per column, one column per cell) and its probability under ``est``."""
+    attrs = dom.attrs
+    grids = np.indices([dom.size(a) for a in attrs]).reshape(len(attrs), -1)
+    logp = np.zeros(grids.shape[1])
+    for clique, t in zip(est.cliques_, est.log_potentials_):
+        logp += np.asarray(t)[tuple(grids[attrs.index(a)] for a in clique)]
+    prob = np.exp(logp - logp.max())
+    return grids, prob / prob.sum()
 
 
-def _exact_covariance(est: PrivateMarkovEstimator, dom: Domain, sigma: float, n_hat: float):
-    """Covariance of the interaction contrasts of the complete-graph MLE, by its Fisher information.
+def _model_sample(est: PrivateMarkovEstimator, dom: Domain, size: int, rng):
+    """``size`` exact draws of the fitted model (codes per column, one column per draw), equal weights."""
+    from ..engine.junction_tree import JunctionTree
 
-    The log-linear features are the indicators ``1{x_a = u}`` (``u >= 1``) and ``1{x_a = u, x_b = v}``
-    (``u, v >= 1``); the MLE solves ``E_theta[phi] = mu_hat``, so ``theta_hat - theta ~ F^-1 (mu_hat - mu)``
-    with ``F = Cov_theta(phi)``. The noisy moments err by sampling (``F / n``) and by the release's noise:
+    codes = JunctionTree(est.domain_, est.cliques_).sample(est.log_potentials_, size, random_state=rng)
+    return np.vstack([codes[a] for a in dom.attrs]), np.full(size, 1.0 / size)
+
+
+def _wald_covariance(grids: np.ndarray, prob: np.ndarray, dom: Domain, edges, sigma: float, n_hat: float):
+    """Covariance of the interaction contrasts of an MLE on ``edges``, by its Fisher information.
+
+    ``grids`` holds joint states (codes per column) with weights ``prob``: every cell of the joint
+    (exact) or draws of the fitted model (Monte Carlo). The log-linear features are the indicators
+    ``1{x_a = u}`` (``u >= 1``) and, for the pairs in ``edges``, ``1{x_a = u, x_b = v}`` (``u, v >= 1``);
+    the MLE solves ``E_theta[phi] = mu_hat``, so ``theta_hat - theta ~ F^-1 (mu_hat - mu)`` with
+    ``F = Cov_theta(phi)``. The noisy moments err by sampling (``F / n``) and by the release's noise:
     a pair cell is one table's cell (``sigma**2 / n**2``), a node margin the mean of ``p - 1`` tables'
     margins (``sigma**2 k_b / ((p - 1) n**2)``, ``k_b`` the other axis' states, taken at its mean).
     """
     attrs = dom.attrs
     sizes = [dom.size(a) for a in attrs]
-    grids = np.indices(sizes).reshape(len(sizes), -1)
-    logp = np.zeros(grids.shape[1])
-    for clique, t in zip(est.cliques_, est.log_potentials_):
-        logp += np.asarray(t)[tuple(grids[attrs.index(a)] for a in clique)]
-    prob = np.exp(logp - logp.max())
-    prob /= prob.sum()
-    blocks, D = _pair_blocks(dom)
     offsets = _indicator_offsets(sizes)
-    phi = np.zeros((grids.shape[1], D))
+    blocks, start = {}, int(offsets[-1])
+    for a, b in edges:
+        r = (dom.size(a) - 1) * (dom.size(b) - 1)
+        blocks[a, b] = slice(start, start + r)
+        start += r
+    phi = np.zeros((grids.shape[1], start))
     for i, k in enumerate(sizes):
         for u in range(1, k):
             phi[:, offsets[i] + u - 1] = grids[i] == u
@@ -263,7 +296,7 @@ def _exact_covariance(est: PrivateMarkovEstimator, dom: Domain, sigma: float, n_
     mean = prob @ phi
     F = (phi * prob[:, None]).T @ phi - np.outer(mean, mean)
     Finv = np.linalg.pinv(F, hermitian=True)
-    noise = np.full(D, sigma**2 / n_hat**2)
+    noise = np.full(start, sigma**2 / n_hat**2)
     noise[: offsets[-1]] *= float(np.mean(sizes)) / max(len(sizes) - 1, 1)
     cov = Finv / n_hat + (Finv * noise) @ Finv
     return {e: cov[sl, sl] for e, sl in blocks.items()}
@@ -328,41 +361,97 @@ def release_pair_tables(codes, dom: Domain, rho: float, *, budget=None, random_s
                               n_records=n_records, label=label)
 
 
+def edge_alpha(n_records: float) -> float:
+    """Family-wise error rate of the default edge rule for a release of about ``n_records`` rows.
+
+    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * (ALPHA_ROWS / n_records)**2``: the
+    chance of any false edge falls with the data, while the Bonferroni cut-off grows only like
+    ``sqrt(4 log n)`` and a true edge's score like ``sqrt(n)``, so selection stays consistent.
+    ``n_records`` is public (declared) or the release's noisy estimate.
+
+    Examples
+    --------
+    >>> edge_alpha(500) == EDGE_ALPHA, round(edge_alpha(10 * ALPHA_ROWS) / EDGE_ALPHA, 3)
+    (True, 0.01)
+    """
+    return EDGE_ALPHA * min(1.0, ALPHA_ROWS / max(float(n_records), 1.0)) ** 2
+
+
+def _standardise(score: dict) -> dict:
+    # the regularised fit and the projection onto the simplex shrink the estimates below the
+    # delta method's spread when the noise dominates; the pairs' median score (most pairs of a
+    # sparse graph have no edge) measures that shrinkage, never above the theory's scale
+    spread = min(1.0, float(np.median(list(score.values()))) / _HALF_NORMAL_MEDIAN)
+    return {e: v / max(spread, 1e-12) for e, v in score.items()}
+
+
+def _confirm_on_refit(refit: PrivateMarkovEstimator, dom: Domain, candidates, sigma: float, n_hat: float, rng):
+    """Wald scores of the candidate edges from the sparse refit (Monte Carlo Fisher information), or None.
+
+    The icov score is a Gaussian approximation whose bias for a non-edge does not shrink with the
+    rows; the refit on a graph holding every true edge is consistent, so its non-edges' contrasts
+    shrink like ``1 / sqrt(n)`` and its Wald test keeps its level. Skipped (None) when the refit
+    needed loopy inference (its graph is too dense to sample exactly).
+    """
+    if not candidates or getattr(refit, "inference_", None) != "junction-tree":
+        return None
+    grids, prob = _model_sample(refit, dom, CONFIRM_DRAWS, rng)
+    cov = _wald_covariance(grids, prob, dom, candidates, sigma, n_hat)
+    weights, _ = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
+    score, _ = wald_scores({e: weights[e] for e in candidates}, cov)
+    return score
+
+
 def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | None = None,
-                     alpha: float = EDGE_ALPHA) -> TablesFit:
+                     alpha: float | None = None, random_state=None) -> TablesFit:
     """Couplings, edges and refitted potentials from a release of every two-way table (post-processing).
 
     ``threshold`` keeps a pair whose largest ``|W_ij|`` exceeds it; ``None`` keeps a pair whose
-    [`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores] exceeds the Bonferroni value at ``alpha``.
+    [`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores] exceeds the Bonferroni value at ``alpha``
+    (default [`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha] of the release's row count).
+    With the approximate (icov) scores that test only screens: the pairs scoring above the Bonferroni
+    value at ``SCREEN_ALPHA`` are refitted exactly and kept if the refit's own Wald score passes.
+    ``random_state`` seeds the Monte Carlo draws of that second test (post-processing: no privacy cost).
     """
     sizes = [dom.size(a) for a in dom.attrs]
     sigma = float(max(t.scale for t in release.tables))
     n_hat = max(float(release.n_records_estimate), 1.0)
+    if alpha is None:
+        alpha = edge_alpha(n_hat)
     if is_exact(sizes):
-        est, weights, theta = _exact_weights(release, dom)
+        est, weights, _ = _exact_weights(release, dom)
         method = "exact-mle"
     else:
         weights, prec = _icov_weights(release, dom, sigma, n_hat)
-        theta = None
         method = "icov"
     strength = {e: float(np.abs(w).max()) for e, w in weights.items()}
-    if threshold is None:
-        if method == "exact-mle":
-            cov = _exact_covariance(est, dom, sigma, n_hat)
-        else:
-            cov = _icov_covariance(prec, dom, sigma, n_hat)
-        score, crit = wald_scores(weights, cov, alpha)
-        # the regularised fit and the projection onto the simplex shrink the estimates below the
-        # delta method's spread when the noise dominates; the pairs' median score (most pairs of a
-        # sparse graph have no edge) measures that shrinkage, never above the theory's scale
-        spread = min(1.0, float(np.median(list(score.values()))) / _HALF_NORMAL_MEDIAN)
-        score = {e: v / max(spread, 1e-12) for e, v in score.items()}
-    else:
+    if threshold is not None:
         score, crit = strength, float(threshold)
-    edges = [e for e in _pairs(dom) if score[e] > crit]
-    refit = refit_on_edges(release, dom, edges)
-    if theta is None:
-        # the approximate scores only select; the reported couplings are the refit's
-        w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
-        weights = {e: w_fit.get(e, np.zeros_like(w)) for e, w in weights.items()}
+        edges = [e for e in _pairs(dom) if score[e] > crit]
+        refit = refit_on_edges(release, dom, edges)
+    elif method == "exact-mle":
+        grids, prob = _joint_grid(est, dom)
+        score, crit = wald_scores(weights, _wald_covariance(grids, prob, dom, _pairs(dom), sigma, n_hat), alpha)
+        score = _standardise(score)
+        edges = [e for e in _pairs(dom) if score[e] > crit]
+        refit = refit_on_edges(release, dom, edges)
+    else:
+        score, crit = wald_scores(weights, _icov_covariance(prec, dom, sigma, n_hat), alpha)
+        score = _standardise(score)
+        screen = float(norm.isf(max(alpha, SCREEN_ALPHA) / (2.0 * max(len(score), 1))))
+        candidates = [e for e in _pairs(dom) if score[e] > screen]
+        refit = refit_on_edges(release, dom, candidates)
+        second = _confirm_on_refit(refit, dom, candidates, sigma, n_hat, check_random_state(random_state))
+        if second is None:
+            edges = [e for e in candidates if score[e] > crit]
+        else:
+            score = {**score, **second}
+            edges = [e for e in candidates if second[e] > crit]
+            method = "icov+refit"
+        if edges != candidates:
+            refit = refit_on_edges(release, dom, edges)
+    # the selection fit only selects; the reported couplings are the refit's (zero off the graph),
+    # the model the learner returns
+    w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
+    weights = {e: w_fit.get(e, np.zeros_like(w)) for e, w in weights.items()}
     return TablesFit(weights, theta, strength, score, crit, edges, method, release, sigma, refit)
