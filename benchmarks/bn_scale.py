@@ -57,8 +57,8 @@ METHODS = ["pgmpy DiscreteMLE", "default", "projection"]
 _SETTINGS = {"default": {}, "projection": {"consistency": "projection"}}
 #: the largest junction-tree clique (cells) under which the joint KL and the queries are computed exactly
 EXACT_CELLS = 20_000_000
-COLUMNS = ["network", "nodes", "cpd_cells", "records", "epsilon", "seed", "method", "seconds", "cpu_seconds", "ratio", "joint_kl",
-           "joint_kl_se", "kl_kind", "query_l1", "fitted_with", "error"]
+COLUMNS = ["network", "nodes", "cpd_cells", "records", "epsilon", "method", "seconds", "cpu_seconds", "ratio", "joint_kl",
+           "joint_kl_se", "kl_kind", "query_l1", "fitted_with", "error", "seed"]
 
 
 def log_probability(model, df: pd.DataFrame) -> np.ndarray:
