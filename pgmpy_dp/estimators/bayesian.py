@@ -53,7 +53,7 @@ from .likelihood import (
     WideNetworkWarning,
     _noise_excess,
     dirichlet_pseudo_count,
-    exact_clique_cells,
+    exact_tree_cells,
     fit_family_tables,
     is_network_model,
     measurement_for,
@@ -91,9 +91,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]), or the
         weighted least-squares projection onto consistent non-negative tables
         ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]). When the
-        junction tree of the moral graph would have a clique above
-        ``likelihood.MAX_CLIQUE_CELLS`` cells (decided from the graph and the declared states),
-        ``"likelihood"`` fits each CPD to its own family table under the same prior instead
+        junction tree of the moral graph would have a clique above ``likelihood.MAX_CLIQUE_CELLS``
+        cells or more than ``likelihood.MAX_EXACT_CELLS`` cells in all (decided from the graph and
+        the declared states), ``"likelihood"`` fits each CPD to its own family table under the same prior instead
         ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]) and warns
         (``WideNetworkWarning``).
     domain : dict or Domain, optional
@@ -137,7 +137,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
     consistency_ : str
         What the fit used: ``"likelihood"`` (exact junction tree), ``"local-likelihood"`` (family
-        by family, on networks too wide for the junction tree) or ``"projection"``.
+        by family, on networks whose junction tree is too large; the ``WideNetworkWarning`` gives
+        its size and the limit it passed) or ``"projection"``.
 
     Examples
     --------
@@ -407,20 +408,25 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         """``consistency_``: the projection, the exact likelihood fit, or the per-family one when its junction tree is too large."""
         if self.consistency == "projection":
             return "projection"
-        cells = exact_clique_cells(domain, cliques)
-        if cells <= likelihood.MAX_CLIQUE_CELLS:
+        largest, total = exact_tree_cells(domain, cliques)
+        if largest <= likelihood.MAX_CLIQUE_CELLS and total <= likelihood.MAX_EXACT_CELLS:
             return "likelihood"
-        total = sum(domain.cells(c) for c in cliques)
-        if total > MAX_LOCAL_CELLS:
+        if largest > likelihood.MAX_CLIQUE_CELLS:
+            reason = (f"a junction-tree clique of {largest:,} cells (limit likelihood.MAX_CLIQUE_CELLS = "
+                      f"{likelihood.MAX_CLIQUE_CELLS:,})")
+        else:
+            reason = (f"a junction tree of {total:,} cells in all, calibrated hundreds of times (limit "
+                      f"likelihood.MAX_EXACT_CELLS = {likelihood.MAX_EXACT_CELLS:,})")
+        cpd_cells = sum(domain.cells(c) for c in cliques)
+        if cpd_cells > MAX_LOCAL_CELLS:
             raise ValueError(
-                f"the model's tables hold {total:,} cells in all, above the {MAX_LOCAL_CELLS:,} the per-family fit of a "
-                f"network this wide (junction-tree clique of {cells:,} cells) keeps in memory; declare fewer states "
-                "(coarser bins) or fewer parents per node"
+                f"the model's tables hold {cpd_cells:,} cells in all, above the {MAX_LOCAL_CELLS:,} the per-family fit "
+                f"keeps in memory, and its exact fit needs {reason}; declare fewer states (coarser bins) or fewer "
+                "parents per node"
             )
         warnings.warn(
-            f"the exact likelihood fit of this network needs a junction-tree clique of {cells:,} cells (limit "
-            f"likelihood.MAX_CLIQUE_CELLS = {likelihood.MAX_CLIQUE_CELLS:,}); fitting each CPD to its own noisy "
-            "family table under the same prior instead (consistency_ = 'local-likelihood'); see docs/bayesian.md",
+            f"the exact likelihood fit of this network needs {reason}; fitting each CPD to its own noisy family "
+            "table under the same prior instead (consistency_ = 'local-likelihood'); see docs/bayesian.md",
             WideNetworkWarning,
             stacklevel=3,
         )

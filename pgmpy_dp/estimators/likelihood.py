@@ -47,13 +47,20 @@ from .markov import UNRESOLVED_PRIOR_PRECISION
 
 __all__ = [
     "BN_DIRICHLET_SPREAD", "BN_WEIGHT_CAP", "DEFAULT_MAX_ITER", "DirichletCPDStep", "FamilyFit", "MAX_CLIQUE_CELLS",
-    "WideNetworkWarning", "dirichlet_pseudo_count", "exact_clique_cells", "fit_family_tables", "is_network_model",
+    "MAX_EXACT_CELLS", "WideNetworkWarning", "dirichlet_pseudo_count", "exact_clique_cells", "exact_tree_cells",
+    "fit_family_tables", "is_network_model",
     "measurement_for", "model_cliques", "noise_regularization",
 ]
 
 #: Largest junction-tree clique (cells) the exact likelihood fit accepts; ``DiscretePrivateMLE`` fits wider
 #: networks family by family ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]).
 MAX_CLIQUE_CELLS = 2_000_000
+#: Most cells, summed over its cliques, of the junction tree ``DiscretePrivateMLE`` fits exactly. A default
+#: fit calibrates that tree about 700 times (50 CGM-EM iterations of about 14 calibrations each), at some
+#: 30 microseconds per cell in all: 250,000 cells are about 8 CPU seconds. Larger trees (andes, pigs, water,
+#: diabetes, mildew) are fitted family by family, which costs a few passes over the CPD cells
+#: (docs/bayesian.md measures both).
+MAX_EXACT_CELLS = 250_000
 START_ITER = 100  # L-BFGS iterations of the warm start (see _initial_log_potentials)
 #: The cap ``DiscretePrivateMLE`` puts on its prior weight: the uniform Dirichlet(1)'s ``1 / trigamma(1) =
 #: 6 / pi**2``, the log-count precision of a cell the noise cannot resolve (``markov.UNRESOLVED_PRIOR_PRECISION``).
@@ -69,20 +76,37 @@ class WideNetworkWarning(UserWarning):
     """The exact likelihood fit's junction tree is too large: CPDs are fitted family by family instead."""
 
 
-def exact_clique_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> int:
-    """Cells of the largest clique of the junction tree the exact likelihood fit would build over ``cliques``.
+def exact_tree_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> tuple[int, int]:
+    """Cells of the largest clique, and of all cliques, of the junction tree the exact likelihood fit would build.
 
-    Read off the graph and the declared state counts alone (public), without allocating anything.
+    Read off the graph (``cliques``, triangulated) and the declared state counts alone (public),
+    without allocating anything. The first bounds the fit's memory, the second its time: every
+    calibration of the tree is a few passes over all its cells.
 
     Examples
     --------
     >>> d = Domain({v: range(3) for v in "abcd"})
-    >>> exact_clique_cells(d, [("a", "b"), ("b", "c"), ("c", "d")])
-    9
+    >>> exact_tree_cells(d, [("a", "b"), ("b", "c"), ("c", "d")])
+    (9, 27)
+    >>> exact_tree_cells(d, [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])   # a cycle: triangulated
+    (27, 54)
+    """
+    sizes = [math.prod(domain.shape(c)) for c in triangulate(domain, cliques)]
+    return max(sizes), sum(sizes)
+
+
+def exact_clique_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> int:
+    """Cells of the largest clique of the junction tree the exact likelihood fit would build over ``cliques``.
+
+    The first number of [`exact_tree_cells`][pgmpy_dp.estimators.likelihood.exact_tree_cells].
+
+    Examples
+    --------
+    >>> d = Domain({v: range(3) for v in "abcd"})
     >>> exact_clique_cells(d, [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])   # a cycle: triangulated
     27
     """
-    return max(math.prod(domain.shape(c)) for c in triangulate(domain, cliques))
+    return exact_tree_cells(domain, cliques)[0]
 
 
 @dataclass

@@ -178,9 +178,8 @@ class _FlatFamilies:
         n_groups = 0
         for off, size, fam, ms, own in zip(self.offsets[:-1], sizes, families, per_marginal, per_family):
             shape = domain.shape(fam)
-            # The Newton steps bound a marginal's curvature by (cells summed) times its precision; a marginal
-            # far more precise than the family's own cells would freeze them (the steps shrink with the
-            # bound), so its precision is capped where that bound reaches the family's own per-cell precision.
+            # A marginal far more precise than the family's own cells would outweigh them all: its precision
+            # is capped where (cells summed) times it reaches the family's own per-cell precision.
             cell_precision = max(1.0 / (m.scale**2 * (2.0 if m.noise == "laplace" else 1.0)) for m in own)
             for m in ms:
                 axes = [fam.index(a) for a in m.attrs]
@@ -215,6 +214,14 @@ class _FlatFamilies:
         smoothed Laplace term (``1 / (b s)`` with ``s = sqrt(r^2 + b^2)``, never below the
         term's own), ``1 / sigma^2`` for Gaussian noise. A Newton step with the Laplace term's
         own curvature, which vanishes in its tails, overshoots and cycles.
+
+        A marginal's term ``-p (y - T)^2 / 2``, with ``T`` the sum of its ``m`` cells, couples them
+        all. Any weights ``w_i > 0`` give ``(sum_i d_i)^2 <= (sum_i w_i) sum_i d_i^2 / w_i``, so
+        ``p sum(w) / w_i`` at each cell bounds it. Equal weights (``p m``) damp a large cell's move by
+        its ratio to the mean cell and stall the sweeps; weights ``n_i`` (``p T / n_i``, the
+        proportional-fitting step) freeze the small cells instead. We take ``w_i = n_i + T / m``,
+        ``2 p T / (n_i + T / m)``, within a factor 2 of the better of the two at every cell
+        (docs/decisions.md measures the three).
         """
         r = self.y - n
         inv = _precision(r, self.scale, self.laplace)
@@ -224,17 +231,18 @@ class _FlatFamilies:
             w = _precision(r, self.obs_scale, self.obs_laplace)
             g = g + np.bincount(self.obs_cell, weights=r * w, minlength=self.n_cells)
             inv = inv + np.bincount(self.obs_cell, weights=w, minlength=self.n_cells)
-        # a marginal's term reaches each of its cells; (cells summed) times its precision bounds its curvature
         if self.m_cell.size:
             totals = np.bincount(self.m_group, weights=n[self.m_cell], minlength=self.n_groups)
             term = ((self.m_y - totals) * self.m_precision)[self.m_group]
             g = g + np.bincount(self.m_cell, weights=term, minlength=self.n_cells)
-            bound = (self.m_precision * self.m_summed)[self.m_group]
+            mean = (totals / self.m_summed)[self.m_group]
+            bound = (2.0 * self.m_precision * totals)[self.m_group] / (n[self.m_cell] + mean)
             inv = inv + np.bincount(self.m_cell, weights=bound, minlength=self.n_cells)
         for off, size, shape, other, y, precision, summed in self.reshaped:
             view = n[off:off + size].reshape(shape)
-            g[off:off + size].reshape(shape)[...] += (y - view.sum(axis=other, keepdims=True)) * precision
-            inv[off:off + size] += precision * summed
+            sums = view.sum(axis=other, keepdims=True)
+            g[off:off + size].reshape(shape)[...] += (y - sums) * precision
+            inv[off:off + size].reshape(shape)[...] += 2.0 * precision * sums / (view + sums / summed)
         return g, inv
 
     def tables(self, x, domain: Domain, families):

@@ -180,3 +180,75 @@ def test_a_fallback_too_large_for_memory_is_refused_before_anything_is_charged(l
     with pytest.raises(ValueError, match="33 cells in all"):
         _fit(_data(500, 0), budget=budget)
     assert budget.remaining == pytest.approx(1.0)
+
+
+# the test network's triangulated cliques {a, b, c} and {c, d}: 18 + 6 cells in all
+TREE_CELLS = 24
+
+
+def test_the_test_network_tree_size_is_read_off_the_graph():
+    families = [("a",), ("b", "a"), ("c", "a", "b"), ("d", "c")]
+    assert likelihood.exact_tree_cells(pgmpy_dp.Domain(STATES), families) == (18, TREE_CELLS)
+
+
+@pytest.mark.parametrize("limit, route", [(TREE_CELLS - 1, "local-likelihood"), (TREE_CELLS, "likelihood")])
+def test_a_tree_above_the_total_cell_limit_takes_the_fallback_and_says_why(limit, route, monkeypatch):
+    monkeypatch.setattr(likelihood, "MAX_EXACT_CELLS", limit)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model, est = _fit(_data(2000, 0))
+    wide = [str(w.message) for w in caught if issubclass(w.category, WideNetworkWarning)]
+    assert est.consistency_ == route
+    if route == "likelihood":
+        assert wide == []
+        return
+    assert len(wide) == 1
+    assert f"junction tree of {TREE_CELLS} cells in all" in wide[0]
+    assert f"MAX_EXACT_CELLS = {limit}" in wide[0] and "local-likelihood" in wide[0]
+    assert model.check_model()
+
+
+def test_the_total_cell_rule_makes_the_same_choice_on_neighbouring_data(monkeypatch):
+    """Adding or removing one record, or replacing the data by a constant table, changes neither route nor words."""
+    monkeypatch.setattr(likelihood, "MAX_EXACT_CELLS", TREE_CELLS - 1)
+    df = _data(1500, 4)
+    one_more = pd.concat([df, pd.DataFrame({v: [max(STATES[v])] for v in STATES})], ignore_index=True)
+    constant = pd.DataFrame({v: [0] * 40 for v in STATES})
+    outcomes = []
+    for data in (df, df.iloc[1:], one_more, constant):
+        with pytest.warns(WideNetworkWarning) as record:
+            _, est = _fit(data, seed=7)
+        outcomes.append((est.consistency_, [str(w.message) for w in record if issubclass(w.category, WideNetworkWarning)]))
+    assert all(o == outcomes[0] for o in outcomes) and outcomes[0][0] == "local-likelihood"
+
+
+@pytest.mark.parametrize("network, exact", [("alarm", True), ("insurance", True), ("hailfinder", True),
+                                            ("win95pts", True), ("andes", False), ("pigs", False), ("water", False)])
+def test_which_shipped_networks_the_exact_fit_keeps(network, exact):
+    """The networks docs/bayesian.md names on either side of the limits, from their graphs alone."""
+    net = load_network(network)
+    domain = pgmpy_dp.Domain({v: list(net.states[v]) for v in net.nodes()})
+    families = [(v, *sorted(net.get_parents(v))) for v in net.nodes()]
+    largest, total = likelihood.exact_tree_cells(domain, families)
+    assert (largest <= likelihood.MAX_CLIQUE_CELLS and total <= likelihood.MAX_EXACT_CELLS) == exact
+
+
+def test_the_per_family_sweeps_settle_on_water():
+    """Water's families are measured again by many summed tables; their bound must not stall the sweeps.
+
+    The earlier per-cell bound (precision times the cells summed) still moved counts by 0.8 noise scales a
+    sweep after 100 sweeps on these tables; the weighted bound settles below a tenth of one.
+    """
+    from pgmpy_dp.estimators.likelihood import measurement_for
+
+    truth = load_network("water")
+    df = sample_network(truth, 20_000, seed=0)
+    with pytest.warns(WideNetworkWarning):
+        est = pgmpy_dp.DiscretePrivateMLE(epsilon=1.0, random_state=0)
+        DiscreteBayesianNetwork(truth.edges()).fit(df, estimator=est)
+    families = [(n, *sorted(truth.get_parents(n))) for n in est.model_.nodes()]
+    domain = pgmpy_dp.Domain(est.state_names_)
+    changes = []
+    fit_families_locally(domain, families, [measurement_for(t) for t in est.release_], 20_000.0, pseudo_count=0.5,
+                         max_iter=100, callback=lambda i, objective, change: changes.append(change))
+    assert len(changes) == 100 and max(changes[-10:]) < 0.1, changes[-10:]
