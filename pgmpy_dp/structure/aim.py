@@ -237,7 +237,7 @@ def run_aim(
             epsilon *= 2.0
     if hasattr(bar, "close"):
         bar.close()
-    estimator = fit_final_model(releases, domain, show_progress)
+    estimator = fit_final_model(releases, domain, show_progress, start=fit)
     return estimator.model_, list(releases), selected
 
 

@@ -209,11 +209,13 @@ def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.nda
     return np.einsum(*operands, [index[a] for a in attrs], optimize="greedy")
 
 
-def fit_final_model(releases, domain: Domain, show_progress: bool):
+def fit_final_model(releases, domain: Domain, show_progress: bool, start: MarkovFit | None = None):
     """The published model: a ``PrivateMarkovEstimator`` fit of every measured set, as a clique.
 
-    Returns the fitted estimator; its ``model_`` stands for it in ``pgmpy_dp.query`` and
-    ``pgmpy_dp.query_interval``.
+    ``start``, a [`MarkovFit`][pgmpy_dp.structure.marginals.MarkovFit] of the same releases, is
+    where CGM-EM starts (its ``init``) instead of the naive fit: the objective and so the optimum
+    are the estimator's own, only the way there is shorter. Returns the fitted estimator; its
+    ``model_`` stands for it in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
     """
     from pgmpy.models import DiscreteMarkovNetwork
 
@@ -222,7 +224,8 @@ def fit_final_model(releases, domain: Domain, show_progress: bool):
     network.add_nodes_from(domain.attrs)
     network.add_edges_from((c[i], c[j]) for c in cliques for i in range(len(c)) for j in range(i + 1, len(c)))
     estimator = PrivateMarkovEstimator(inference="junction-tree", show_progress=show_progress)
-    return estimator.fit(network, releases, cliques=cliques)
+    init = None if start is None else dict(zip(start.cliques, start.theta))
+    return estimator.fit(network, releases, cliques=cliques, init=init)
 
 
 def check_noise_scale(sigma: float, what: str) -> None:

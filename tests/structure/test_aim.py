@@ -160,3 +160,19 @@ def test_round_refits_shorten_only_past_the_model_size_threshold(monkeypatch, th
     assert settings[0] == full  # the opening fit is always a full one
     expected = (aim.ROUND_M_STEPS, aim.ROUND_E_STEPS) if short else full
     assert len(settings) > 1 and all(s == expected for s in settings[1:])
+
+
+def test_the_published_fit_starts_from_the_last_rounds_fit(monkeypatch):
+    starts = []
+    real = marginals.fit_final_model
+    monkeypatch.setattr(aim, "fit_final_model", lambda r, d, p, start=None: starts.append(start) or real(r, d, p, start))
+    rng = np.random.default_rng(2)
+    n = 4000
+    a = rng.integers(0, 3, n)
+    codes = {"a": a, "b": (a + (rng.random(n) < 0.2)) % 3, "c": rng.integers(0, 2, n)}
+    dom = Domain({"a": range(3), "b": range(3), "c": range(2)})
+    model, releases, _ = aim.run_aim(codes, dom, rho=0.5, workload=[("a", "b"), ("b", "c")], rng=rng)
+    (start,) = starts
+    assert isinstance(start, marginals.MarkovFit)
+    assert start.cliques == marginals.measured_cliques(releases)  # fitted to every release, the last included
+    assert sorted(map(sorted, (f.scope() for f in model.get_factors()))) == sorted(map(sorted, start.cliques))
