@@ -20,7 +20,9 @@ import numpy as np
 
 from ..engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, triangulate
 from ..estimators.evidence import pooled_n_records
-from ..estimators.markov import EM_BUDGET, PrivateMarkovEstimator, auto_regularization, cgm_regularization
+from ..estimators.markov import (
+    EM_BUDGET, PrivateMarkovEstimator, auto_regularization, cgm_regularization, floored_regularization,
+)
 from ..estimators.measurements import clique_measurements, warm_start_targets
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
@@ -84,11 +86,11 @@ class MarkovFit:
     Each measured attribute set gets its own potential (1-way tables included: node potentials
     keep the L2 prior from flattening the margins of large domains, see docs/synthesis.md). A
     refit after a new measurement starts from the previous log-potentials, the new clique's at zero.
-    The L2 weight is the scaled rule of
-    [`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization] over all tables, without
-    the Markov estimator's floor: on the overlapping, repeatedly measured sets of a selection run
-    the floor flattened the model (docs/synthesis.md has the measurements); ``regularization``
-    holds the weight of the last fit.
+    The L2 weight is the Markov estimator's floored one
+    ([`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]) over all tables;
+    ``scaled_regularization`` is the last fit's weight before the floor
+    ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization]), which AIM's published
+    model uses (see docs/synthesis.md).
 
     Parameters
     ----------
@@ -116,7 +118,7 @@ class MarkovFit:
         self.jt: JunctionTree | None = None
         self._calibration = None
         self.n_records = 0.0
-        self.regularization = 0.0
+        self.scaled_regularization = 0.0
 
     def fit(self, releases) -> MarkovFit:
         """Refit to all of ``releases``; returns self.
@@ -136,7 +138,7 @@ class MarkovFit:
         measurements, clique_tables = clique_measurements(releases, cliques)
         n = pooled_n_records(releases)
         lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n)
-        lam = cgm_regularization(lam_naive, [m.scale for m in measurements])
+        lam = floored_regularization(lam_naive, [m.scale for m in measurements])
         if previous:
             init = []
             for c in cliques:
@@ -152,7 +154,7 @@ class MarkovFit:
         result = cgm_em(jt, measurements, n, lam / n, init=init, max_iter=self.max_iter,
                         m_step_iter=self.m_step_iter, nlbp_iter=self.e_step_iter, warn=False)
         self.cliques, self.theta, self.jt, self.n_records = cliques, list(result.log_potentials), jt, n
-        self.regularization = lam
+        self.scaled_regularization = cgm_regularization(lam_naive, [m.scale for m in measurements])
         self._calibration = jt.calibrate(self.theta)
         return self
 

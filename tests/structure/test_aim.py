@@ -177,7 +177,7 @@ def test_the_published_fit_starts_from_the_last_rounds_fit(monkeypatch):
     model, releases, _ = aim.run_aim(codes, dom, rho=0.5, workload=[("a", "b"), ("b", "c")], rng=rng)
     ((start, kw),) = starts
     assert isinstance(start, marginals.MarkovFit)
-    assert kw == {"regularization": start.regularization, "max_iter": aim.FINAL_EM_MAPS}  # the rounds' own weight
-    assert 0 < start.regularization < markov.UNRESOLVED_PRIOR_PRECISION  # the unfloored rule: under the floor here
+    assert kw == {"regularization": start.scaled_regularization, "max_iter": aim.FINAL_EM_MAPS}
+    assert 0 < start.scaled_regularization < markov.UNRESOLVED_PRIOR_PRECISION  # the rule before the floor: under it here
     assert start.cliques == marginals.measured_cliques(releases)  # fitted to every release, the last included
     assert sorted(map(sorted, (f.scope() for f in model.get_factors()))) == sorted(map(sorted, start.cliques))
