@@ -42,6 +42,10 @@ ROUND_EM_MAPS = 10
 #: bulk of the run, while a round's fit only ranks the next candidates (the published model still
 #: gets the full fit). Smaller models keep the engine's full refits, which are cheap there.
 SHORT_REFIT_MB = 1.0
+#: EM maps of the published model's fit. It starts from the last round's fit but uses the L2 weight
+#: before the floor, which fitted the same measurements closer to the data (see docs/synthesis.md);
+#: the weaker prior leaves flatter directions, so EM needs more maps than the default budget.
+FINAL_EM_MAPS = 60
 #: L-BFGS iterations per M-step of a shortened refit.
 ROUND_M_STEPS = 5
 #: Belief-propagation sweeps per E-step of a shortened refit (a partial E-step keeps EM monotone).
@@ -237,7 +241,9 @@ def run_aim(
             epsilon *= 2.0
     if hasattr(bar, "close"):
         bar.close()
-    estimator = fit_final_model(releases, domain, show_progress)
+    estimator = fit_final_model(
+        releases, domain, show_progress, start=fit, regularization=fit.scaled_regularization, max_iter=FINAL_EM_MAPS
+    )
     return estimator.model_, list(releases), selected
 
 

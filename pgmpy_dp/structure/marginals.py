@@ -12,14 +12,17 @@ triangulation of the public clique list only ([`model_megabytes`][pgmpy_dp.struc
 from __future__ import annotations
 
 import math
+import warnings
 from collections import deque
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..engine import JunctionTree, cgm_em, fit_log_potentials, triangulate
+from ..engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, triangulate
 from ..estimators.evidence import pooled_n_records
-from ..estimators.markov import EM_BUDGET, PrivateMarkovEstimator, auto_regularization, floored_regularization
+from ..estimators.markov import (
+    EM_BUDGET, PrivateMarkovEstimator, auto_regularization, cgm_regularization, floored_regularization,
+)
 from ..estimators.measurements import clique_measurements, warm_start_targets
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
@@ -83,6 +86,11 @@ class MarkovFit:
     Each measured attribute set gets its own potential (1-way tables included: node potentials
     keep the L2 prior from flattening the margins of large domains, see docs/synthesis.md). A
     refit after a new measurement starts from the previous log-potentials, the new clique's at zero.
+    The L2 weight is the Markov estimator's floored one
+    ([`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]) over all tables;
+    ``scaled_regularization`` is the last fit's weight before the floor
+    ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization]), which AIM's published
+    model uses (see docs/synthesis.md).
 
     Parameters
     ----------
@@ -110,6 +118,7 @@ class MarkovFit:
         self.jt: JunctionTree | None = None
         self._calibration = None
         self.n_records = 0.0
+        self.scaled_regularization = 0.0
 
     def fit(self, releases) -> MarkovFit:
         """Refit to all of ``releases``; returns self.
@@ -145,6 +154,7 @@ class MarkovFit:
         result = cgm_em(jt, measurements, n, lam / n, init=init, max_iter=self.max_iter,
                         m_step_iter=self.m_step_iter, nlbp_iter=self.e_step_iter, warn=False)
         self.cliques, self.theta, self.jt, self.n_records = cliques, list(result.log_potentials), jt, n
+        self.scaled_regularization = cgm_regularization(lam_naive, [m.scale for m in measurements])
         self._calibration = jt.calibrate(self.theta)
         return self
 
@@ -209,11 +219,19 @@ def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.nda
     return np.einsum(*operands, [index[a] for a in attrs], optimize="greedy")
 
 
-def fit_final_model(releases, domain: Domain, show_progress: bool):
+def fit_final_model(
+    releases, domain: Domain, show_progress: bool, start: MarkovFit | None = None,
+    regularization: float | str = "auto", max_iter: int | None = None,
+):
     """The published model: a ``PrivateMarkovEstimator`` fit of every measured set, as a clique.
 
-    Returns the fitted estimator; its ``model_`` stands for it in ``pgmpy_dp.query`` and
-    ``pgmpy_dp.query_interval``.
+    ``start``, a [`MarkovFit`][pgmpy_dp.structure.marginals.MarkovFit] of the same releases, is
+    where CGM-EM starts (its ``init``) instead of the naive fit: the objective and so the optimum
+    are the estimator's own, only the way there is shorter. ``regularization`` is the estimator's
+    (a number applies to every clique); ``max_iter`` a fixed budget of EM maps like the estimator's
+    default one (EM stops earlier at its tolerance, and not converging there does not warn).
+    Returns the fitted estimator; its
+    ``model_`` stands for it in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
     """
     from pgmpy.models import DiscreteMarkovNetwork
 
@@ -221,8 +239,13 @@ def fit_final_model(releases, domain: Domain, show_progress: bool):
     network = DiscreteMarkovNetwork()
     network.add_nodes_from(domain.attrs)
     network.add_edges_from((c[i], c[j]) for c in cliques for i in range(len(c)) for j in range(i + 1, len(c)))
-    estimator = PrivateMarkovEstimator(inference="junction-tree", show_progress=show_progress)
-    return estimator.fit(network, releases, cliques=cliques)
+    estimator = PrivateMarkovEstimator(
+        inference="junction-tree", max_iter=max_iter, regularization=regularization, show_progress=show_progress
+    )
+    init = None if start is None else dict(zip(start.cliques, start.theta))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a budget, as the estimator's default
+        return estimator.fit(network, releases, cliques=cliques, init=init)
 
 
 def check_noise_scale(sigma: float, what: str) -> None:

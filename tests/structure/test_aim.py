@@ -8,6 +8,7 @@ import pytest
 
 from pgmpy_dp import Domain
 from pgmpy_dp.engine import JunctionTree
+from pgmpy_dp.estimators import markov
 from pgmpy_dp.privacy import selection
 from pgmpy_dp.privacy.domain import DomainError
 from pgmpy_dp.structure import aim, marginals
@@ -160,3 +161,23 @@ def test_round_refits_shorten_only_past_the_model_size_threshold(monkeypatch, th
     assert settings[0] == full  # the opening fit is always a full one
     expected = (aim.ROUND_M_STEPS, aim.ROUND_E_STEPS) if short else full
     assert len(settings) > 1 and all(s == expected for s in settings[1:])
+
+
+def test_the_published_fit_starts_from_the_last_rounds_fit(monkeypatch):
+    starts = []
+    real = marginals.fit_final_model
+    monkeypatch.setattr(
+        aim, "fit_final_model", lambda r, d, p, start=None, **kw: starts.append((start, kw)) or real(r, d, p, start, **kw)
+    )
+    rng = np.random.default_rng(2)
+    n = 4000
+    a = rng.integers(0, 3, n)
+    codes = {"a": a, "b": (a + (rng.random(n) < 0.2)) % 3, "c": rng.integers(0, 2, n)}
+    dom = Domain({"a": range(3), "b": range(3), "c": range(2)})
+    model, releases, _ = aim.run_aim(codes, dom, rho=0.5, workload=[("a", "b"), ("b", "c")], rng=rng)
+    ((start, kw),) = starts
+    assert isinstance(start, marginals.MarkovFit)
+    assert kw == {"regularization": start.scaled_regularization, "max_iter": aim.FINAL_EM_MAPS}
+    assert 0 < start.scaled_regularization < markov.UNRESOLVED_PRIOR_PRECISION  # the rule before the floor: under it here
+    assert start.cliques == marginals.measured_cliques(releases)  # fitted to every release, the last included
+    assert sorted(map(sorted, (f.scope() for f in model.get_factors()))) == sorted(map(sorted, start.cliques))
