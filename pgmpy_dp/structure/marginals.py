@@ -244,7 +244,8 @@ def fit_final_model(
     )
     init = None if start is None else dict(zip(start.cliques, start.theta))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # a budget, as the estimator's default
+        if max_iter is not None:
+            warnings.simplefilter("ignore", ConvergenceWarning)  # a budget, as the estimator's default
         return estimator.fit(network, releases, cliques=cliques, init=init)
 
 
