@@ -15,6 +15,7 @@ from .mechanisms import (
     discrete_laplace_variance,
     sampler_for,
 )
+from .loss import ApproxDP, PrivacyLoss, PureDP, ZCDP, privacy_loss
 from .parameters import (
     check_delta,
     check_epsilon,
@@ -27,6 +28,11 @@ from .selection import exponential_mechanism, exponential_mechanism_rho
 from .units import UserLevel
 
 __all__ = [
+    "ApproxDP",
+    "PrivacyLoss",
+    "PureDP",
+    "ZCDP",
+    "privacy_loss",
     "BudgetExceededError",
     "CellLimitError",
     "Charge",

@@ -38,6 +38,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from .ledger import LedgerEntry, _Account, _check_path, _fmt, _read_record
+from .loss import ApproxDP, PureDP, ZCDP
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho, rho_to_epsilon_delta
 
 __all__ = [
@@ -397,18 +398,45 @@ class PrivacyBudget:
         cost = _exact(epsilon) ** 2 / 2  # epsilon-DP implies (epsilon^2/2)-zCDP
         return cost, Charge(epsilon, "", rho=float(cost), amount=float(cost))
 
+    def require(self, loss) -> None:
+        """Refuse, before anything is spent, a privacy loss this budget cannot account.
+
+        A pure-epsilon budget accounts only [`PureDP`][pgmpy_dp.privacy.loss.PureDP] losses; a zCDP
+        budget accounts all three kinds (a pure or approximate loss at the rho it implies).
+
+        Examples
+        --------
+        >>> from pgmpy_dp.privacy.loss import ZCDP
+        >>> PrivacyBudget(1.0).require(ZCDP(0.5))
+        Traceback (most recent call last):
+        ...
+        ValueError: this budget accounts in pure epsilon, but the fit spends rho=0.5 (zCDP); create the budget as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)
+        """
+        if not isinstance(loss, (PureDP, ZCDP, ApproxDP)):
+            raise TypeError(f"loss must be a PureDP, ZCDP or ApproxDP value, got {type(loss).__name__}")
+        if self.accounting == "pure-dp" and not isinstance(loss, PureDP):
+            raise ValueError(
+                f"this budget accounts in pure epsilon, but the fit spends {loss} (zCDP); create the budget as "
+                "PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
+            )
+
     @contextmanager
     def charge(self, epsilon: float | None = None, label: str = "", *, rho: float | None = None):
         """Reserve a charge for the enclosed block; commit on success, refund on error.
 
         Give exactly one of ``epsilon`` (pure DP; in a zCDP budget it costs
-        ``epsilon**2 / 2``) or ``rho`` (zCDP budgets only). Yields a
+        ``epsilon**2 / 2``) or ``rho`` (zCDP budgets only), or a loss value
+        (``PureDP``, ``ZCDP``, ``ApproxDP``) as the first argument. Yields a
         [`Charge`][pgmpy_dp.privacy.budget.Charge]; once the block calls its ``commit()`` (noise has been
         drawn) an error no longer refunds: the ledger records the charge with
         the label suffixed ``(failed after noise was drawn)``. Raises
         [`BudgetExceededError`][pgmpy_dp.privacy.budget.BudgetExceededError] on entry, before the block runs, if the
         charge does not fit.
         """
+        if isinstance(epsilon, (PureDP, ZCDP, ApproxDP)) and rho is None:  # a loss value
+            self.require(epsilon)
+            kwargs = epsilon.charge_kwargs()
+            epsilon, rho = kwargs.get("epsilon"), kwargs.get("rho")
         exact, handle = self._cost(epsilon, rho)
         handle.label = label
         what = f"epsilon={epsilon:g}" if epsilon is not None else f"rho={rho:g}"
