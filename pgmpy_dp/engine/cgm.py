@@ -63,7 +63,7 @@ from scipy import sparse
 from .junction_tree import JunctionTree
 from .mle import ConvergenceWarning, WarmMLE, clique_weights, tie_groups
 
-__all__ = ["CGMResult", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
+__all__ = ["CGMResult", "CgmEM", "CgmOptions", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
 
 
 NOISE_MODELS = ("laplace", "gaussian")
@@ -109,27 +109,14 @@ class Measurement:
     def __post_init__(self) -> None:
         object.__setattr__(self, "attrs", tuple(self.attrs))
         if self.members is not None:
-            members = tuple(tuple(a) for a in self.members)
-            if not members or members[0] != self.attrs or any(len(a) != len(self.attrs) for a in members):
-                raise ValueError(
-                    f"pooled measurement over {self.attrs}: members must be a non-empty list of attribute "
-                    f"tuples of length {len(self.attrs)}, the first equal to attrs, got {self.members!r}"
-                )
-            object.__setattr__(self, "members", members)
+            object.__setattr__(self, "members", _pooled_members(self.attrs, self.members))
         object.__setattr__(self, "values", np.asarray(self.values, dtype=np.float64))
         if not (math.isfinite(self.scale) and self.scale > 0):
             raise ValueError(f"measurement over {self.attrs} needs a positive finite noise scale, got {self.scale!r}")
         if self.noise not in NOISE_MODELS:
             raise ValueError(f"measurement over {self.attrs}: noise must be one of {NOISE_MODELS}, got {self.noise!r}")
         if self.mask is not None:
-            mask = np.asarray(self.mask)
-            if mask.dtype != np.bool_ or mask.shape != self.values.shape or not mask.any():
-                raise ValueError(
-                    f"measurement over {self.attrs}: mask must be a boolean array of the table's shape "
-                    f"{self.values.shape} with at least one observed (True) cell, got dtype {mask.dtype}, "
-                    f"shape {mask.shape}"
-                )
-            object.__setattr__(self, "mask", None if mask.all() else mask)
+            object.__setattr__(self, "mask", _observed_cells(self.attrs, self.values.shape, self.mask))
 
     def log_likelihood(self, n: np.ndarray, smoothing: float = 1.0) -> tuple[float, np.ndarray, np.ndarray]:
         """Log-likelihood of the observed cells given counts ``n``, its gradient and curvature in ``n``."""
@@ -142,6 +129,28 @@ class Measurement:
         if self.mask is not None:
             k = np.where(self.mask, k, 0.0)
         return ll, g, k
+
+
+def _pooled_members(attrs: tuple[str, ...], members) -> tuple[tuple[str, ...], ...]:
+    """The members of a pooled table as tuples, checked: equal-length scopes, the first being ``attrs``."""
+    out = tuple(tuple(a) for a in members)
+    if not out or out[0] != attrs or any(len(a) != len(attrs) for a in out):
+        raise ValueError(
+            f"pooled measurement over {attrs}: members must be a non-empty list of attribute "
+            f"tuples of length {len(attrs)}, the first equal to attrs, got {members!r}"
+        )
+    return out
+
+
+def _observed_cells(attrs: tuple[str, ...], shape: tuple[int, ...], mask) -> np.ndarray | None:
+    """A table's mask checked against its shape; None when it observes every cell."""
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_ or mask.shape != shape or not mask.any():
+        raise ValueError(
+            f"measurement over {attrs}: mask must be a boolean array of the table's shape "
+            f"{shape} with at least one observed (True) cell, got dtype {mask.dtype}, shape {mask.shape}"
+        )
+    return None if mask.all() else mask
 
 
 def laplace_log_likelihood(
@@ -257,18 +266,30 @@ class _FlatTables:
     """
 
     def __init__(self, measurements, hosts, cliques, domain, smoothing: float, n_records: float):
-        shapes = [domain.shape(c) for c in cliques]
-        sizes = [math.prod(sh) for sh in shapes]
-        self.shapes, self.n = shapes, float(n_records)
-        self.clique_bounds = np.cumsum([0] + sizes)
-        bounds = np.cumsum([0] + [m.values.size for m in measurements])
-        self.table_bounds, self.table_shapes = bounds, [m.values.shape for m in measurements]
+        self.shapes, self.n = [domain.shape(c) for c in cliques], float(n_records)
+        self.clique_bounds = np.cumsum([0] + [math.prod(sh) for sh in self.shapes])
+        self.table_bounds = np.cumsum([0] + [m.values.size for m in measurements])
+        self.table_shapes = [m.values.shape for m in measurements]
+        self._incidence(measurements, hosts, cliques)
+        self.y = np.concatenate([m.values.ravel() for m in measurements])
+        # counts are integers: a noisy count below one record means "about none", half a record
+        self.log_y = np.log(np.maximum(self.y, 0.5))
+        self.observed = None
+        if any(m.mask is not None for m in measurements):
+            self.observed = np.concatenate([
+                np.ones(m.values.size, dtype=bool) if m.mask is None else m.mask.ravel() for m in measurements
+            ])
+        self._noise(measurements, smoothing)
+
+    def _incidence(self, measurements, hosts, cliques) -> None:
+        """``A`` and ``A^T``, each table cell's share of its pooled table, and the tables seeing each clique cell."""
+        bounds, sizes = self.table_bounds, np.diff(self.clique_bounds)
         rows, cols, share, n_meas = [], [], [], np.zeros(len(cliques))
         for i, (m, parts) in enumerate(zip(measurements, hosts)):
             share.append(np.full(m.values.size, 1.0 / len(parts)))
             for attrs, h in parts:
                 c = cliques[h]
-                coords = np.indices(shapes[h]).reshape(len(c), -1)  # each clique cell's coordinate per axis
+                coords = np.indices(self.shapes[h]).reshape(len(c), -1)  # each clique cell's coordinate per axis
                 rows.append(bounds[i] + np.ravel_multi_index(tuple(coords[c.index(a)] for a in attrs), m.values.shape))
                 cols.append(self.clique_bounds[h] + np.arange(sizes[h]))
                 n_meas[h] += 1
@@ -278,19 +299,13 @@ class _FlatTables:
         self.At = self.A.T.tocsr()
         self.share = np.concatenate(share)
         self.n_meas = np.repeat(np.maximum(n_meas, 1.0), sizes)  # cliques without a table: their zeros stay
-        self.y = np.concatenate([m.values.ravel() for m in measurements])
-        # counts are integers: a noisy count below one record means "about none", half a record
-        self.log_y = np.log(np.maximum(self.y, 0.5))
-        self.observed = None
-        if any(m.mask is not None for m in measurements):
-            self.observed = np.concatenate([
-                np.ones(m.values.size, dtype=bool) if m.mask is None else m.mask.ravel() for m in measurements
-            ])
-        scale = np.repeat([m.scale for m in measurements], [m.values.size for m in measurements])
-        laplace = np.repeat([m.noise == "laplace" for m in measurements], [m.values.size for m in measurements])
-        # index sets per noise model; a slice (no copies) when every table has the same one
-        self.laplace = slice(None) if laplace.all() else (None if not laplace.any() else np.flatnonzero(laplace))
-        self.gaussian = None if laplace.all() else (slice(None) if not laplace.any() else np.flatnonzero(~laplace))
+
+    def _noise(self, measurements, smoothing: float) -> None:
+        """Per noise model, the cells it scores (a slice when every table has it) and its per-cell constants."""
+        sizes = [m.values.size for m in measurements]
+        scale = np.repeat([m.scale for m in measurements], sizes)
+        laplace = np.repeat([m.noise == "laplace" for m in measurements], sizes)
+        self.laplace, self.gaussian = _cells(laplace), _cells(~laplace)
         self.smoothing = smoothing
         if self.laplace is not None:
             b = scale[self.laplace]
@@ -373,6 +388,13 @@ class _FlatTables:
         return [x[b[i]:b[i + 1]].reshape(sh) for i, sh in enumerate(self.shapes)]
 
 
+def _cells(selected: np.ndarray):
+    """Indices of the selected cells: a slice (no copies) when all are, None when none is."""
+    if selected.all():
+        return slice(None)
+    return np.flatnonzero(selected) if selected.any() else None
+
+
 def _host_cliques(cliques, measurements) -> list[list[tuple[tuple[str, ...], int]]]:
     """Per measurement, each member's attributes and the smallest clique holding them (one member if not pooled)."""
     hosts = []
@@ -390,43 +412,12 @@ def _host_cliques(cliques, measurements) -> list[list[tuple[tuple[str, ...], int
     return hosts
 
 
-def cgm_em(
-    inference,
-    measurements: Sequence[Measurement],
-    n_records: float,
-    regularization: float = 0.0,
-    tied: Sequence[Sequence[int]] | None = None,
-    init: Sequence[np.ndarray] | None = None,
-    max_iter: int = 200,
-    tol: float = 1e-6,
-    damping: float = 1.0,
-    nlbp_iter: int = 10,
-    e_tol: float = 1e-4,
-    smoothing: float = 1.0,
-    accelerate: bool = True,
-    m_step_iter: int | None = None,
-    m_tol: float = 1e-8,
-    count_tol: float = 1e-3,
-    callback: Callable[[int, float, float], None] | None = None,
-    warn: bool = True,
-    m_step=None,
-) -> CGMResult:
-    """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
+@dataclass(frozen=True)
+class CgmOptions:
+    """The tuning knobs of CGM-EM; the model, the data and the prior are [`CgmEM`][pgmpy_dp.engine.cgm.CgmEM]'s.
 
-    Parameters
+    Attributes
     ----------
-    inference : JunctionTree or LoopyBP
-        Engine for the model's cliques (exact or approximate E-step).
-    measurements : sequence of Measurement
-        Noisy tables; each must lie inside some model clique.
-    n_records : float
-        Number of records ``N`` the inferred counts sum to.
-    regularization : float or sequence of float
-        ``lambda`` of the per-record L2 penalty in the M-step, or one per clique (tied cliques share theirs).
-    tied : list of list of int, optional
-        Groups of clique indices sharing one potential.
-    init : sequence of numpy.ndarray, optional
-        Starting log-potentials (default: all zero, the uniform model).
     max_iter : int
         Largest number of EM iterations, counted as EM maps (E-step plus M-step), with or without
         ``accelerate``.
@@ -434,7 +425,7 @@ def cgm_em(
         Stop when the relative change of the EM objective ``F`` (module docstring) falls below it
         (or when the counts stop moving, see ``count_tol``).
     damping : float
-        ``alpha``: the largest NLBP step length tried (the line search only shortens it).
+        ``alpha`` in ``(0, 1]``: the largest NLBP step length tried (the line search only shortens it).
     nlbp_iter : int
         Largest number of NLBP sweeps per E-step (warm-started from the previous E-step, so
         a partial E-step still keeps EM monotone).
@@ -460,10 +451,203 @@ def cgm_em(
         Also stop when no inferred count moved by more than ``count_tol`` noise scales (of its
         table) in the last iteration: the counts are what EM estimates, and changes that small
         are far below what the noise lets the data decide. ``0`` turns this rule off.
-    callback : callable, optional
-        Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] with the achieved tolerance when ``max_iter`` is reached.
+
+    Examples
+    --------
+    >>> CgmOptions(max_iter=50).accelerate
+    True
+    >>> CgmOptions(damping=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: damping must be in (0, 1], got 1.5
+    """
+
+    max_iter: int = 200
+    tol: float = 1e-6
+    damping: float = 1.0
+    nlbp_iter: int = 10
+    e_tol: float = 1e-4
+    smoothing: float = 1.0
+    accelerate: bool = True
+    m_step_iter: int | None = None
+    m_tol: float = 1e-8
+    count_tol: float = 1e-3
+    warn: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.accelerate, (bool, np.bool_)):
+            raise TypeError(f"accelerate must be True (SQUAREM) or False (plain EM), got {self.accelerate!r}")
+        if not 0 < self.damping <= 1:
+            raise ValueError(f"damping must be in (0, 1], got {self.damping!r}")
+
+
+def _dot(a, b) -> float:
+    return sum(float(np.vdot(x, y)) for x, y in zip(a, b))
+
+
+class _NLBP:
+    """The E-step: non-linear belief propagation (Algorithm 1) with a line search per direction.
+
+    NLBP moves the natural parameters phi of the counts towards theta + grad log p(y | n);
+    that direction is the Fisher-preconditioned gradient of Problem (6) in phi. The paper
+    damps with a fixed alpha. A fixed step overshoots whenever a cell's count exceeds its
+    squared noise scale (the likelihood is then stiffer than the multinomial prior) and
+    crawls otherwise, so each sweep has three directions: the plain NLBP one, the same
+    divided cell by cell by 1 + stiffness (the Newton step of an isolated cell), and the
+    log-ratio of data to counts (an IPF step, which is what nearly noiseless tables
+    need: there the Laplace gradient is a sign). Each gets a backtracking line search on
+    Problem (6) that starts from twice its last accepted step; the sweep takes the first
+    direction that improves, trying the one that last succeeded first (one or two
+    inference calls per sweep once the step lengths have settled). Starting from the
+    previous E-step's counts (as Algorithm 1 carries n along) makes EM monotone.
+    """
+
+    def __init__(self, inference, tables: _FlatTables, n_records: float, options: CgmOptions) -> None:
+        self.inference, self.tables, self.n, self.options = inference, tables, n_records, options
+        self.step_memory = dict.fromkeys(("newton", "plain", "data"), options.damping)
+        self.order = ["newton", "plain", "data"]  # most recently successful direction first
+
+    def objective(self, theta, phi, mu_phi, lz_phi) -> float:
+        """theta.n + H(n) + log p(y | n) at n = N mu(phi), using H(n) = N (A(phi) - phi.mu)."""
+        return self.n * (_dot(theta, mu_phi) - _dot(phi, mu_phi) + lz_phi) + self.tables.value(mu_phi)
+
+    def run(self, theta, start) -> tuple:
+        """The improved (phi, mu(phi), log Z(phi)) for the model theta, from the best of the ``start`` triples."""
+        scored = [(self.objective(theta, *s_), s_) for s_ in start]
+        obj, (phi, mu_phi, lz_phi) = max(scored, key=lambda x: x[0])
+        for _ in range(self.options.nlbp_iter):
+            best = self._sweep(theta, obj, phi, mu_phi)
+            if best is None:  # no improving step: the E-step has converged
+                break
+            obj, phi, mu_phi, lz_phi, moved = best
+            if moved < self.options.e_tol:
+                break
+        return phi, mu_phi, lz_phi
+
+    def _sweep(self, theta, obj, phi, mu_phi):
+        """The first direction (last successful first) whose line search improves, or None."""
+        _, g, st, toward = self.tables.directions(mu_phi)
+        plain = [th + gr - ph for th, gr, ph in zip(theta, g, phi)]
+        for key in list(self.order):
+            if key == "newton":  # made only when tried (the first improving direction ends the sweep)
+                direction = [d / (1.0 + k) for d, k in zip(plain, st)]
+            else:
+                direction = plain if key == "plain" else toward
+            best = self._line_search(key, theta, obj, phi, direction)
+            if best is not None:
+                self.order.remove(key)
+                self.order.insert(0, key)
+                return best
+        return None
+
+    def _line_search(self, key: str, theta, obj: float, phi, direction):
+        """Backtracking from twice the direction's last accepted step: (objective, phi, mu, log Z, move) or None."""
+        eta = min(self.options.damping, 2.0 * self.step_memory[key])
+        while eta >= 1e-6:
+            cand = [ph + eta * d for ph, d in zip(phi, direction)]
+            mu_c, lz_c = self.inference.marginals(cand)
+            obj_c = self.objective(theta, cand, mu_c, lz_c)
+            if obj_c > obj:
+                self.step_memory[key] = eta
+                return obj_c, cand, mu_c, lz_c, eta * max(float(np.max(np.abs(d))) for d in direction)
+            eta *= 0.25
+        return None
+
+
+class _Squarem:
+    """SQUAREM (Varadhan and Roland 2008, scheme S3) over an EM map.
+
+    From two EM steps ``r = M(theta) - theta`` and ``v = M(M(theta)) - 2 M(theta) + theta``, jump
+    to ``theta + 2 a r + a^2 v`` with ``a = |r| / |v|`` (capped at ``step_max``, which grows 4x
+    whenever the cap is used and accepted); keep the jump if the log marginal likelihood did not
+    fall, else halve ``a`` towards 1, which is the plain double EM step ``M(M(theta))``.
+    """
+
+    def __init__(self, combine: Callable) -> None:
+        self.combine, self.step_max = combine, 1.0
+
+    def length(self, r, v) -> float:
+        rr, vv = _dot(r, r), _dot(v, v)
+        return min(self.step_max, max(1.0, math.sqrt(rr / vv))) if vv > 0 else 1.0
+
+    def step(self, em_map, theta, here: _EMStep, one: _EMStep, budget: int):
+        """From ``here = M(theta)`` and ``one = M(here.theta)``: the point, its EM step, ``a`` and the EM maps used.
+
+        When ``budget`` EM maps are spent before a jump is accepted, the plain step ``one`` is kept (``a = 0``).
+        """
+        theta1, theta2 = here.theta, one.theta
+        r = self.combine([1.0, -1.0], [theta1, theta])
+        v = self.combine([1.0, -2.0, 1.0], [theta2, theta1, theta])
+        alpha, used = self.length(r, v), 0
+        while True:
+            cand = theta2 if alpha == 1.0 else self.combine([1.0, 2.0 * alpha, alpha * alpha], [theta, r, v])
+            nxt = em_map(cand, one.state)
+            used += 1
+            if alpha == 1.0 or (math.isfinite(nxt.value) and nxt.value >= here.value):
+                break
+            if used >= budget:  # out of iterations: keep the plain EM step
+                cand, nxt, alpha = theta1, one, 0.0
+                break
+            alpha = max(1.0, (alpha + 1.0) / 2.0)
+        if alpha == self.step_max:
+            self.step_max *= 4.0
+        return cand, nxt, alpha, used
+
+
+class _Stopping:
+    """The stopping rule: the objective's relative change below ``tol``, or no count moved ``count_tol`` scales."""
+
+    def __init__(self, options: CgmOptions, scales: list[float], counts: list[np.ndarray], value: float) -> None:
+        self.tol, self.count_tol, self.scales = options.tol, options.count_tol, scales
+        self.counts, self.trace, self.change, self.converged = counts, [value], np.inf, False
+
+    def update(self, value: float, counts: list[np.ndarray]) -> bool:
+        """Record one iteration's objective and table counts; True when the fit has converged."""
+        self.change = abs(value - self.trace[-1]) / max(1.0, abs(self.trace[-1]))
+        self.trace.append(value)
+        moved = max(float(np.max(np.abs(a - b))) / s for a, b, s in zip(counts, self.counts, self.scales))
+        self.counts = counts
+        self.converged = self.change < self.tol or moved < self.count_tol
+        return self.converged
+
+
+def _checked_records(measurements: Sequence[Measurement], n_records: float, domain) -> float:
+    """``N`` as a float, after checking it and that every measured table has its scope's shape."""
+    N = float(n_records)
+    if not (math.isfinite(N) and N > 0):
+        raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
+    if len(measurements) == 0:
+        raise ValueError("CGM-EM needs at least one measurement")
+    for m in measurements:
+        for attrs in m.members or (m.attrs,):
+            if m.values.shape != domain.shape(attrs):
+                raise ValueError(f"measurement over {attrs} has shape {m.values.shape}, expected {domain.shape(attrs)}")
+    return N
+
+
+class CgmEM:
+    """EM with non-linear belief propagation fitting log-potentials to noisy marginal tables.
+
+    One EM map (`em_map`) is the E-step (`_NLBP`), then the M-step (`m_step_solution`, or the
+    closed-form ``m_step``); `fit` iterates it, accelerated by SQUAREM (`_Squarem`), until the
+    stopping rule (`_Stopping`) holds. [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em] is the one-call form.
+
+    Parameters
+    ----------
+    inference : JunctionTree or LoopyBP
+        Engine for the model's cliques (exact or approximate E-step).
+    measurements : sequence of Measurement
+        Noisy tables; each must lie inside some model clique.
+    n_records : float
+        Number of records ``N`` the inferred counts sum to.
+    regularization : float or sequence of float
+        ``lambda`` of the per-record L2 penalty in the M-step, or one per clique (tied cliques share theirs).
+    tied : list of list of int, optional
+        Groups of clique indices sharing one potential.
+    options : CgmOptions, optional
+        The tuning knobs (default: ``CgmOptions()``).
     m_step : object, optional
         A closed-form M-step replacing the penalised L-BFGS one (then ``regularization`` must be 0):
         ``m_step.step(mu)`` maps the E-step's clique marginals to the new log-potentials, the exact
@@ -471,6 +655,178 @@ def cgm_em(
         ``m_step.log_prior(theta)`` is the log prior density the EM objective ``F`` adds. E.g. a
         Bayesian network's CPDs under Dirichlet priors
         ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]).
+    callback : callable, optional
+        Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.privacy.domain import Domain
+    >>> from pgmpy_dp.engine import JunctionTree
+    >>> jt = JunctionTree(Domain({"a": [0, 1], "b": [0, 1]}), [("a", "b")])
+    >>> y = Measurement(("a", "b"), np.array([[600.0, 100.0], [100.0, 200.0]]), scale=1.0)
+    >>> em = CgmEM(jt, [y], n_records=1000, options=CgmOptions(max_iter=500))
+    >>> fit = em.fit()
+    >>> fit.converged, np.round(fit.counts[0]).tolist(), em.fit().log_likelihood == fit.log_likelihood
+    (True, [[600.0, 100.0], [100.0, 200.0]], True)
+    """
+
+    def __init__(self, inference, measurements: Sequence[Measurement], n_records: float, regularization: float = 0.0,
+                 tied: Sequence[Sequence[int]] | None = None, options: CgmOptions | None = None, m_step=None,
+                 callback: Callable[[int, float, float], None] | None = None) -> None:
+        self.options = CgmOptions() if options is None else options
+        self.inference, self.measurements, self.tied = inference, measurements, tied
+        self.n = _checked_records(measurements, n_records, inference.domain)
+        hosts = _host_cliques(inference.cliques, measurements)
+        self.groups = tie_groups(inference.cliques, tied, inference.domain)
+        self.lam = clique_weights(regularization, self.groups)  # a float, or one weight per clique
+        if m_step is not None and (any(np.atleast_1d(self.lam)) or tied is not None):
+            raise ValueError("a closed-form m_step carries its own prior: pass regularization=0 and no tied cliques")
+        # per parameter group: the weight of its first clique (a tuple keeps the float code path untouched)
+        self.group_lam = None if isinstance(self.lam, float) else [self.lam[g[0]] for g in self.groups]
+        self.m_step_iter = self.options.m_step_iter
+        if self.m_step_iter is None:
+            self.m_step_iter = m_step_length(measurements, self.n, self.options.smoothing)
+        # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
+        self.tables = _FlatTables(measurements, hosts, inference.cliques, inference.domain, self.options.smoothing, self.n)
+        self.m_step, self.callback = m_step, callback
+        # only for the junction tree: loopy BP starts each call from the previous call's messages, so a
+        # skipped call would change where the next one starts
+        self._stateless = isinstance(inference, JunctionTree)
+
+    def _begin(self) -> None:
+        """Fresh state for one fit: E-step step lengths, the M-step's L-BFGS and penalty correction."""
+        self.e_step = _NLBP(self.inference, self.tables, self.n, self.options)
+        self._solver = WarmMLE(self.inference, self.lam, self.tied) if self.m_step is None else None
+        self._offset = None  # last M-step solution minus its starting point phi
+        # the latest M-step solution (the list object em_map returned) and its marginals: SQUAREM and
+        # the plain EM loop pass that very list to the next em_map, which then skips one calibration
+        self._known: tuple = (None, None)
+
+    def penalty(self, theta, n: float = 1.0) -> float:
+        """``(lambda n / 2) ||theta||^2`` over the parameter groups (per-clique weights: each its own)."""
+        if self.group_lam is not None:
+            return 0.5 * n * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(self.group_lam, self.groups))
+        return 0.5 * self.lam * n * sum(float(np.sum(theta[g[0]] ** 2)) for g in self.groups)
+
+    def tie(self, theta: list[np.ndarray]) -> list[np.ndarray]:
+        """Each tied group's cliques set to one shared array, their mean."""
+        out: list[np.ndarray] = [None] * len(theta)  # type: ignore[list-item]
+        for g in self.groups:
+            block = np.mean([theta[i] for i in g], axis=0) if len(g) > 1 else theta[g[0]]
+            for i in g:
+                out[i] = block
+        return out
+
+    def combine(self, coefs, thetas) -> list[np.ndarray]:
+        """The tied linear combination ``sum_k coefs[k] thetas[k]``, clique by clique."""
+        return self.tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(self.inference.cliques))])
+
+    def em_map(self, theta, state) -> _EMStep:
+        """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given.
+
+        F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - penalty(theta) never decreases over
+        E- and M-steps; ``value`` is F(theta, n*) after the E-step (the approximate log marginal
+        likelihood of theta, minus its penalty).
+        """
+        if theta is self._known[0]:  # the last M-step's solution, calibrated by the M-step's solver
+            mu, log_z = self._known[1]
+        else:
+            mu, log_z = self.inference.marginals(theta)
+        starts = [(theta, mu, log_z)] + ([state] if state is not None else [])
+        phi, mu_phi, lz_phi = state = self.e_step.run(theta, starts)
+        entropy = self.n * (lz_phi - _dot(phi, mu_phi))
+        fit = self.n * (_dot(theta, mu_phi) - log_z) + entropy + self.tables.value(mu_phi)
+        if self.m_step is not None:  # the exact M-step in closed form, under its own prior
+            value = fit + self.m_step.log_prior(theta)
+            return _EMStep(self.m_step.step(mu_phi), state, value)
+        value = fit - self.penalty(theta, self.n)
+        if not any(np.atleast_1d(self.lam)) and self.tied is None:
+            return _EMStep(phi, state, value)  # phi is exactly the MLE of the counts N mu(phi): KL = 0
+        return _EMStep(self.m_step_solution(theta, log_z, phi, mu_phi), state, value)
+
+    def m_step_solution(self, theta, log_z: float, phi, mu_phi) -> list[np.ndarray]:
+        """The penalised MLE of the E-step's counts by a partial, warm-started L-BFGS (never worse than theta).
+
+        The M-step is badly conditioned (lambda is tiny against the Fisher information of the
+        big cells), so a few L-BFGS iterations from phi barely move the poorly determined cells
+        and EM crawls. The penalty's correction phi -> M-step solution changes little from one
+        EM iteration to the next: start from phi plus the last correction instead.
+        """
+        start = phi if self._offset is None else [p + o for p, o in zip(phi, self._offset)]
+        # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
+        targets = list(mu_phi)
+        fit = self._solver.solve(targets, start, max_iter=self.m_step_iter, tol=self.options.m_tol)
+        # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
+        current = -_dot(theta, targets) + log_z + self.penalty(theta)
+        theta_m = fit.log_potentials if fit.objective <= current else theta
+        if self._stateless and theta_m is fit.log_potentials and self._solver.final_marginals is not None:
+            self._known = (theta_m, self._solver.final_marginals)
+        self._offset = [a - b for a, b in zip(theta_m, phi)]
+        return theta_m
+
+    def fit(self, init: Sequence[np.ndarray] | None = None, stacklevel: int = 1) -> CGMResult:
+        """Run EM from ``init`` (default: all zero, the uniform model); ``stacklevel`` places the warning."""
+        o = self.options
+        self._begin()
+        if init is None:
+            theta = [np.zeros(self.inference.domain.shape(c)) for c in self.inference.cliques]
+        else:
+            theta = self.tie([np.array(t, dtype=np.float64) for t in init])
+        here = self.em_map(theta, None)
+        stop = _Stopping(o, [m.scale for m in self.measurements], self.tables.tables(here.state[1]), here.value)
+        squarem, t, steps = _Squarem(self.combine), 1, []
+        while t < o.max_iter:
+            one = self.em_map(here.theta, here.state)
+            t += 1
+            if not o.accelerate or t >= o.max_iter:
+                theta, here, alpha = here.theta, one, 0.0
+            else:  # per accelerated step: SQUAREM's step length (1 = two EM steps, 0 = one)
+                theta, here, alpha, used = squarem.step(self.em_map, theta, here, one, o.max_iter - t)
+                t += used
+            steps.append(alpha)
+            done = stop.update(here.value, self.tables.tables(here.state[1]))
+            if self.callback is not None:
+                self.callback(t, here.value, stop.change)
+            if done:
+                break
+        mu = self._known[1][0] if here.theta is self._known[0] else self.inference.marginals(here.theta)[0]
+        if o.warn and not stop.converged:
+            warnings.warn(
+                f"CGM-EM stopped after {t} iterations with relative change {stop.change:.2e} of the log marginal "
+                f"likelihood > tol={o.tol:g}; raise max_iter or tol",
+                ConvergenceWarning,
+                stacklevel=stacklevel + 1,
+            )
+        return CGMResult(here.theta, self.tables.tables(mu), t, stop.converged, float(stop.change), stop.trace, steps)
+
+
+def cgm_em(
+    inference,
+    measurements: Sequence[Measurement],
+    n_records: float,
+    regularization: float = 0.0,
+    tied: Sequence[Sequence[int]] | None = None,
+    init: Sequence[np.ndarray] | None = None,
+    max_iter: int = 200,
+    tol: float = 1e-6,
+    damping: float = 1.0,
+    nlbp_iter: int = 10,
+    e_tol: float = 1e-4,
+    smoothing: float = 1.0,
+    accelerate: bool = True,
+    m_step_iter: int | None = None,
+    m_tol: float = 1e-8,
+    count_tol: float = 1e-3,
+    callback: Callable[[int, float, float], None] | None = None,
+    warn: bool = True,
+    m_step=None,
+) -> CGMResult:
+    """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
+
+    ``CgmEM(inference, measurements, n_records, regularization, tied, CgmOptions(...), m_step,
+    callback).fit(init)`` in one call: the parameters are those of [`CgmEM`][pgmpy_dp.engine.cgm.CgmEM]
+    and the fields of [`CgmOptions`][pgmpy_dp.engine.cgm.CgmOptions]; ``init`` is the starting
+    log-potentials (default: all zero, the uniform model).
 
     Returns
     -------
@@ -486,227 +842,6 @@ def cgm_em(
     >>> fit = cgm_em(jt, [y], n_records=1000, max_iter=500)
     >>> fit.converged, np.round(fit.counts[0]).tolist()
     (True, [[600.0, 100.0], [100.0, 200.0]])
-
     """
-    if not isinstance(accelerate, (bool, np.bool_)):
-        raise TypeError(f"accelerate must be True (SQUAREM) or False (plain EM), got {accelerate!r}")
-    cliques = inference.cliques
-    domain = inference.domain
-    N = float(n_records)
-    if not (math.isfinite(N) and N > 0):
-        raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
-    if not 0 < damping <= 1:
-        raise ValueError(f"damping must be in (0, 1], got {damping!r}")
-    if len(measurements) == 0:
-        raise ValueError("CGM-EM needs at least one measurement")
-    for m in measurements:
-        for attrs in m.members or (m.attrs,):
-            if m.values.shape != domain.shape(attrs):
-                raise ValueError(f"measurement over {attrs} has shape {m.values.shape}, expected {domain.shape(attrs)}")
-    hosts = _host_cliques(cliques, measurements)
-    groups = tie_groups(cliques, tied, domain)
-    lam = clique_weights(regularization, groups)  # a float, or one weight per clique
-    if m_step is not None and (any(np.atleast_1d(lam)) or tied is not None):
-        raise ValueError("a closed-form m_step carries its own prior: pass regularization=0 and no tied cliques")
-    # per parameter group: the weight of its first clique (a tuple keeps the float code path untouched)
-    group_lam = None if isinstance(lam, float) else [lam[g[0]] for g in groups]
-    if m_step_iter is None:
-        m_step_iter = m_step_length(measurements, N, smoothing)
-
-    def penalty(theta) -> float:
-        if group_lam is not None:
-            return 0.5 * N * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(group_lam, groups))
-        return 0.5 * lam * N * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
-
-    # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
-    flat_tables = _FlatTables(measurements, hosts, cliques, domain, smoothing, N)
-    table_counts = flat_tables.tables
-
-    def loglik(mu: list[np.ndarray], directions: bool = False):
-        """Log-likelihood of the tables at counts N mu; with ``directions``, also per clique cell its
-        gradient, stiffness and the log-ratio that would move the counts onto the (positive part of the) data."""
-        return flat_tables.directions(mu) if directions else flat_tables.value(mu)
-
-    def tie(theta: list[np.ndarray]) -> list[np.ndarray]:
-        out: list[np.ndarray] = [None] * len(cliques)  # type: ignore[list-item]
-        for g in groups:
-            block = np.mean([theta[i] for i in g], axis=0) if len(g) > 1 else theta[g[0]]
-            for i in g:
-                out[i] = block
-        return out
-
-    def dot(a, b) -> float:
-        return sum(float(np.vdot(x, y)) for x, y in zip(a, b))
-
-    step_memory = {"newton": damping, "plain": damping, "data": damping}
-    order = ["newton", "plain", "data"]  # most recently successful direction first
-
-    def e_step(theta, start):
-        """NLBP (Algorithm 1) for the model theta from the best of the given starting points.
-
-        ``start`` lists (phi, mu(phi), log Z(phi)) triples; returns the improved triple.
-        """
-        # NLBP moves the natural parameters phi of the counts towards theta + grad log p(y | n);
-        # that direction is the Fisher-preconditioned gradient of Problem (6) in phi. The paper
-        # damps with a fixed alpha. A fixed step overshoots whenever a cell's count exceeds its
-        # squared noise scale (the likelihood is then stiffer than the multinomial prior) and
-        # crawls otherwise, so each sweep has three directions: the plain NLBP one, the same
-        # divided cell by cell by 1 + stiffness (the Newton step of an isolated cell), and the
-        # log-ratio of data to counts (an IPF step, which is what nearly noiseless tables
-        # need: there the Laplace gradient is a sign). Each gets a backtracking line search on
-        # Problem (6) that starts from twice its last accepted step; the sweep takes the first
-        # direction that improves, trying the one that last succeeded first (one or two
-        # inference calls per sweep once the step lengths have settled). Starting from the
-        # previous E-step's counts (as Algorithm 1 carries n along) makes EM monotone.
-        def objective(phi, mu_phi, lz_phi):
-            # theta.n + H(n) + log p(y | n) at n = N mu(phi), using H(n) = N (A(phi) - phi.mu)
-            return N * (dot(theta, mu_phi) - dot(phi, mu_phi) + lz_phi) + loglik(mu_phi)
-
-        scored = [(objective(*s_), s_) for s_ in start]
-        obj, (phi, mu_phi, lz_phi) = max(scored, key=lambda x: x[0])
-        for _ in range(nlbp_iter):
-            _, g, st, toward = loglik(mu_phi, directions=True)
-            plain = [th + gr - ph for th, gr, ph in zip(theta, g, phi)]
-            best = None
-            for key in list(order):
-                if key == "newton":  # made only when tried (the first improving direction ends the sweep)
-                    direction = [d / (1.0 + k) for d, k in zip(plain, st)]
-                else:
-                    direction = plain if key == "plain" else toward
-                eta = min(damping, 2.0 * step_memory[key])
-                while eta >= 1e-6:
-                    cand = [ph + eta * d for ph, d in zip(phi, direction)]
-                    mu_c, lz_c = inference.marginals(cand)
-                    obj_c = objective(cand, mu_c, lz_c)
-                    if obj_c > obj:
-                        step_memory[key] = eta
-                        moved = eta * max(float(np.max(np.abs(d))) for d in direction)
-                        best = (obj_c, cand, mu_c, lz_c, moved)
-                        order.remove(key)
-                        order.insert(0, key)
-                        break
-                    eta *= 0.25
-                if best is not None:
-                    break
-            if best is None:  # no improving step: the E-step has converged
-                break
-            obj, phi, mu_phi, lz_phi, moved = best
-            if moved < e_tol:
-                break
-        return phi, mu_phi, lz_phi
-
-    shift: dict = {"offset": None}  # last M-step solution minus its starting point phi
-    # the latest M-step solution (the list object em_map returned) and its marginals: SQUAREM and
-    # the plain EM loop pass that very list to the next em_map, which then skips one calibration
-    known: dict = {"theta": None, "marginals": None}
-    # only for the junction tree: loopy BP starts each call from the previous call's messages, so a
-    # skipped call would change where the next one starts
-    stateless = isinstance(inference, JunctionTree)
-    m_solver = WarmMLE(inference, lam, tied) if m_step is None else None  # a closed-form m_step needs no solver
-
-    def em_map(theta, state) -> _EMStep:
-        """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given.
-
-        F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - penalty(theta) never decreases over
-        E- and M-steps; ``value`` is F(theta, n*) after the E-step (the approximate log marginal
-        likelihood of theta, minus its penalty).
-        """
-        if theta is known["theta"]:  # the last M-step's solution, calibrated by the M-step's solver
-            mu, log_z = known["marginals"]
-        else:
-            mu, log_z = inference.marginals(theta)
-        starts = [(theta, mu, log_z)] + ([state] if state is not None else [])
-        phi, mu_phi, lz_phi = e_step(theta, starts)
-        ll_phi = loglik(mu_phi)
-        entropy = N * (lz_phi - dot(phi, mu_phi))
-        state = (phi, mu_phi, lz_phi)
-        if m_step is not None:  # the exact M-step in closed form, under its own prior
-            value = N * (dot(theta, mu_phi) - log_z) + entropy + ll_phi + m_step.log_prior(theta)
-            return _EMStep(m_step.step(mu_phi), state, value)
-        value = N * (dot(theta, mu_phi) - log_z) + entropy + ll_phi - penalty(theta)
-        if not any(np.atleast_1d(lam)) and tied is None:
-            # phi is exactly the MLE of the counts N mu(phi): KL = 0
-            return _EMStep(phi, state, value)
-        # The M-step is badly conditioned (lambda is tiny against the Fisher information of the
-        # big cells), so a few L-BFGS iterations from phi barely move the poorly determined cells
-        # and EM crawls. The penalty's correction phi -> M-step solution changes little from one
-        # EM iteration to the next: start from phi plus the last correction instead.
-        start = phi if shift["offset"] is None else [p + o for p, o in zip(phi, shift["offset"])]
-        # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
-        targets = list(mu_phi)
-        fit = m_solver.solve(targets, start, max_iter=m_step_iter, tol=m_tol)
-        # the M-step objective at the current theta: a partial M-step must not be worse (GEM)
-        if group_lam is None:
-            current = -dot(theta, targets) + log_z + 0.5 * lam * sum(float(np.sum(theta[g[0]] ** 2)) for g in groups)
-        else:
-            current = -dot(theta, targets) + log_z + 0.5 * sum(w * float(np.sum(theta[g[0]] ** 2)) for w, g in zip(group_lam, groups))
-        theta_m = fit.log_potentials if fit.objective <= current else theta
-        if stateless and theta_m is fit.log_potentials and m_solver.final_marginals is not None:
-            known["theta"], known["marginals"] = theta_m, m_solver.final_marginals
-        shift["offset"] = [a - b for a, b in zip(theta_m, phi)]
-        return _EMStep(theta_m, state, value)
-
-    def combine(coefs, thetas):
-        return tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(cliques))])
-
-    theta = [np.zeros(domain.shape(c)) for c in cliques] if init is None else tie([np.array(t, dtype=np.float64) for t in init])
-    here = em_map(theta, None)
-    last_counts = table_counts(here.state[1])
-    t = 1
-    trace: list[float] = [here.value]
-    steps: list[float] = []
-    change = np.inf
-    converged = False
-    step_max = 1.0
-    while t < max_iter:
-        theta1 = here.theta
-        one = em_map(theta1, here.state)
-        t += 1
-        alpha = 1.0
-        if not accelerate or t >= max_iter:
-            theta, here, alpha = theta1, one, 0.0
-        else:
-            # SQUAREM (Varadhan and Roland 2008, scheme S3): from two EM steps r = M(theta) - theta
-            # and v = M(M(theta)) - 2 M(theta) + theta, jump to theta + 2 a r + a^2 v with
-            # a = |r| / |v| (capped at step_max, which grows 4x whenever the cap is used and accepted);
-            # keep the jump if the log marginal likelihood did not fall, else halve a towards 1,
-            # which is the plain double EM step M(M(theta)).
-            theta2 = one.theta
-            r = combine([1.0, -1.0], [theta1, theta])
-            v = combine([1.0, -2.0, 1.0], [theta2, theta1, theta])
-            rr, vv = dot(r, r), dot(v, v)
-            alpha = min(step_max, max(1.0, math.sqrt(rr / vv))) if vv > 0 else 1.0
-            while True:
-                cand = theta2 if alpha == 1.0 else combine([1.0, 2.0 * alpha, alpha * alpha], [theta, r, v])
-                nxt = em_map(cand, one.state)
-                t += 1
-                if alpha == 1.0 or (math.isfinite(nxt.value) and nxt.value >= here.value):
-                    break
-                if t >= max_iter:  # out of iterations: keep the plain EM step
-                    cand, nxt, alpha = theta1, one, 0.0
-                    break
-                alpha = max(1.0, (alpha + 1.0) / 2.0)
-            if alpha == step_max:
-                step_max *= 4.0
-            theta, here = cand, nxt
-        steps.append(alpha)
-        change = abs(here.value - trace[-1]) / max(1.0, abs(trace[-1]))
-        trace.append(here.value)
-        counts = table_counts(here.state[1])
-        moved = max(float(np.max(np.abs(a - b))) / m.scale for a, b, m in zip(counts, last_counts, measurements))
-        last_counts = counts
-        if callback is not None:
-            callback(t, here.value, change)
-        if change < tol or moved < count_tol:
-            converged = True
-            break
-    theta = here.theta
-    mu = known["marginals"][0] if theta is known["theta"] else inference.marginals(theta)[0]
-    if warn and not converged:
-        warnings.warn(
-            f"CGM-EM stopped after {t} iterations with relative change {change:.2e} of the log marginal "
-            f"likelihood > tol={tol:g}; raise max_iter or tol",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return CGMResult(theta, table_counts(mu), t, converged, float(change), trace, steps)
+    options = CgmOptions(max_iter, tol, damping, nlbp_iter, e_tol, smoothing, accelerate, m_step_iter, m_tol, count_tol, warn)
+    return CgmEM(inference, measurements, n_records, regularization, tied, options, m_step, callback).fit(init, stacklevel=2)
