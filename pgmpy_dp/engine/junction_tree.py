@@ -10,6 +10,7 @@ which is what makes thousands of calibrations per fit affordable.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,11 +37,30 @@ __all__ = [
 ]
 
 
+# the ufuncs' reduce, called directly: a calibration of a small model is a hundred or so reductions on
+# tiny arrays, where np.sum's Python wrapper costs as much as the arithmetic
+_add, _maximum, _minimum = np.add.reduce, np.maximum.reduce, np.minimum.reduce
+
+
+def _exp_each(psi: list[np.ndarray]) -> tuple[list[np.ndarray], float] | None:
+    """Each clique's potential shifted by its maximum and exponentiated, and the sum of the maxima; None when a
+    clique has -inf cells or spans more than `_EXP_RANGE`."""
+    log_z, prob = 0.0, []
+    for x in psi:
+        top = float(_maximum(x, axis=None))
+        if not math.isfinite(top) or top - float(_minimum(x, axis=None)) > _EXP_RANGE:
+            return None
+        e = np.subtract(x, top)
+        prob.append(np.exp(e, out=e))
+        log_z += top
+    return prob, log_z
+
+
 def _scaled_message(belief: np.ndarray, axes: tuple, shape: tuple) -> tuple[np.ndarray, float] | None:
     """The message a belief sends (summed over ``axes``, reshaped to ``shape``) divided by its largest entry, and that
     entry; None if the entry is not a positive finite number (the caller falls back to log space)."""
-    m = np.add.reduce(belief, axis=axes).reshape(shape) if axes else belief.reshape(shape)
-    scale = float(np.maximum.reduce(m, axis=None))
+    m = _add(belief, axis=axes).reshape(shape) if axes else belief.reshape(shape)
+    scale = float(_maximum(m, axis=None))
     if not (scale > 0 and math.isfinite(scale)):
         return None
     return (np.divide(m, scale, out=m) if axes else m / scale), scale
@@ -77,6 +97,32 @@ def interaction_graph(domain: Domain, cliques: Sequence[Sequence[str]]) -> nx.Gr
     return g
 
 
+def _elimination_cost(v, adj: dict, log_card: dict, position: dict) -> tuple:
+    """Min-fill cost of eliminating ``v``: fill-in edges, then the log size of its table, then its position."""
+    nb = adj[v]
+    fill = sum(1 for x in nb for y in nb if x < y and y not in adj[x])
+    return fill, log_card[v] + sum(log_card[u] for u in nb), position[v]
+
+
+def _elimination_cliques(domain: Domain, adj: dict):
+    """The clique each vertex forms when eliminated, in greedy min-fill order (``adj`` is consumed)."""
+    log_card = {v: math.log(domain.size(v)) for v in adj}
+    position = {a: i for i, a in enumerate(domain.attrs)}  # deterministic tie-breaking
+    # Eliminating v changes the cost of its neighbours (their adjacency) and of their neighbours
+    # (edges added among v's neighbours); every other cost stays, so only those are recomputed.
+    costs = {v: _elimination_cost(v, adj, log_card, position) for v in adj}
+    while adj:
+        v = min(costs, key=costs.__getitem__)
+        yield frozenset(adj[v] | {v})
+        nb = adj.pop(v)
+        del costs[v]
+        for x in nb:
+            adj[x] |= nb - {x}
+            adj[x].discard(v)
+        for w in set(nb).union(*(adj[x] for x in nb)):
+            costs[w] = _elimination_cost(w, adj, log_card, position)
+
+
 def triangulate(domain: Domain, cliques: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     """Maximal cliques of a chordal completion, by greedy min-fill elimination.
 
@@ -90,31 +136,10 @@ def triangulate(domain: Domain, cliques: Sequence[Sequence[str]]) -> list[tuple[
     [['a', 'b', 'd'], ['b', 'c', 'd']]
     """
     g = interaction_graph(domain, cliques)
-    adj = {v: set(g[v]) for v in g}
-    log_card = {v: math.log(domain.size(v)) for v in g}
     found: list[frozenset] = []
-    position = {a: i for i, a in enumerate(domain.attrs)}  # deterministic tie-breaking
-
-    def cost(v):
-        nb = adj[v]
-        fill = sum(1 for x in nb for y in nb if x < y and y not in adj[x])
-        return fill, log_card[v] + sum(log_card[u] for u in nb), position[v]
-
-    # Eliminating v changes the cost of its neighbours (their adjacency) and of their neighbours
-    # (edges added among v's neighbours); every other cost stays, so only those are recomputed.
-    costs = {v: cost(v) for v in adj}
-    while adj:
-        v = min(costs, key=costs.__getitem__)
-        clique = frozenset(adj[v] | {v})
+    for clique in _elimination_cliques(domain, {v: set(g[v]) for v in g}):
         if not any(clique <= f for f in found):
             found = [f for f in found if not f <= clique] + [clique]
-        nb = adj.pop(v)
-        del costs[v]
-        for x in nb:
-            adj[x] |= nb - {x}
-            adj[x].discard(v)
-        for w in set(nb).union(*(adj[x] for x in nb)):
-            costs[w] = cost(w)
     rank = {a: i for i, a in enumerate(domain.attrs)}
     return [tuple(sorted(c, key=rank.__getitem__)) for c in found]
 
@@ -137,6 +162,61 @@ def is_decomposable(domain: Domain, cliques: Sequence[Sequence[str]]) -> bool:
     given = {frozenset(c) for c in cliques}
     maximal = {c for c in given if not any(c < o for o in given)}
     return {frozenset(c) for c in triangulate(sub, cliques)} == maximal
+
+
+def _rooted_tree(domain: Domain, nodes: list[tuple[str, ...]], root: int = 0) -> tuple[list[int], dict, dict]:
+    """Maximum spanning tree on separator size (zero-weight edges join disconnected parts): BFS order, parents, children."""
+    g = nx.Graph()
+    g.add_nodes_from(range(len(nodes)))
+    for i, j in itertools.combinations(range(len(nodes)), 2):
+        sep = set(nodes[i]) & set(nodes[j])
+        g.add_edge(i, j, weight=sum(math.log(domain.size(a)) for a in sep) + len(sep))
+    tree = nx.maximum_spanning_tree(g) if len(nodes) > 1 else g
+    order: list[int] = list(nx.bfs_tree(tree, root)) if len(nodes) > 1 else [0]
+    parent: dict[int, int | None] = {root: None}
+    edges = list(nx.bfs_edges(tree, root))
+    parent.update((v, u) for u, v in edges)
+    children: dict[int, list[int]] = {i: [] for i in range(len(nodes))}
+    for u, v in edges:
+        children[u].append(v)
+    return order, parent, children
+
+
+def _shape_in(attrs: Sequence[str], node: tuple[str, ...], domain: Domain) -> tuple[int, ...]:
+    """The shape that makes an array over ``attrs`` (in ``node``'s axis order) broadcast against ``node``'s."""
+    shape = [1] * len(node)
+    for a in attrs:
+        shape[node.index(a)] = domain.size(a)
+    return tuple(shape)
+
+
+def _sum_to(attrs: tuple[str, ...], clique: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """The axes of an array over ``attrs`` to sum out for ``clique``, then the transposition (None: already in order)."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in clique)
+    kept = [a for a in attrs if a in clique]
+    perm = tuple(kept.index(a) for a in clique)
+    return axes, None if perm == tuple(range(len(perm))) else perm
+
+
+def _shared_drop(attrs: tuple[str, ...], clique: set, pending: list[set]):
+    """The attribute of ``attrs`` (not in ``clique``) whose removal keeps the most pending cliques, if 2 or more."""
+    if len(attrs) - len(clique) < 2:
+        return None
+    scored = [(sum(r <= set(attrs) - {x} for r in pending), x) for x in attrs if x not in clique]
+    count, x = max(scored, key=lambda t: t[0])
+    return x if count >= 2 else None
+
+
+def _inverse_cdf_draw(p: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Column drawn per row ``rows[k]`` of the (unnormalised) conditional table ``p`` at uniform ``u[k]``."""
+    total = p.sum(axis=1, keepdims=True)
+    p = np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
+    cdf = np.cumsum(p, axis=1)
+    cdf[:, -1] = 1.0
+    # rows are offset by their index so one sorted array serves every conditional distribution
+    flat = (cdf + np.arange(cdf.shape[0])[:, None]).ravel()
+    pos = np.searchsorted(flat, rows + u, side="right") - rows * cdf.shape[1]
+    return np.minimum(pos, cdf.shape[1] - 1)
 
 
 @dataclass(frozen=True)
@@ -175,73 +255,48 @@ class JunctionTree:
         self.cliques = as_cliques(domain, cliques)
         self.nodes: list[tuple[str, ...]] = triangulate(domain, self.cliques)
         self.shapes = [domain.shape(c) for c in self.nodes]
-        # maximum spanning tree on separator size; zero-weight edges join disconnected parts
-        g = nx.Graph()
-        g.add_nodes_from(range(len(self.nodes)))
-        for i in range(len(self.nodes)):
-            for j in range(i + 1, len(self.nodes)):
-                sep = set(self.nodes[i]) & set(self.nodes[j])
-                w = sum(math.log(domain.size(a)) for a in sep)
-                g.add_edge(i, j, weight=w + len(sep))
-        tree = nx.maximum_spanning_tree(g) if len(self.nodes) > 1 else g
         self.root = 0
-        self.order: list[int] = list(nx.bfs_tree(tree, self.root)) if len(self.nodes) > 1 else [0]
-        self.parent: dict[int, int | None] = {self.root: None}
-        for u, v in nx.bfs_edges(tree, self.root):
-            self.parent[v] = u
-        self.children: dict[int, list[int]] = {i: [] for i in range(len(self.nodes))}
-        for v, p in self.parent.items():
-            if p is not None:
-                self.children[p].append(v)
+        self.order, self.parent, self.children = _rooted_tree(domain, self.nodes, self.root)
         # host tree clique for each model clique: the smallest that contains it
-        self.host: list[int] = []
-        for c in self.cliques:
-            hosts = [i for i, n in enumerate(self.nodes) if set(c) <= set(n)]
-            self.host.append(min(hosts, key=lambda i: math.prod(self.shapes[i])))
-        self._drop = {}
-        for v, p in self.parent.items():
-            if p is not None:
-                for a, b in ((v, p), (p, v)):
-                    sep = set(self.nodes[a]) & set(self.nodes[b])
-                    axes = tuple(i for i, x in enumerate(self.nodes[a]) if x not in sep)
-                    kept = tuple(x for x in self.nodes[a] if x in sep)
-                    self._drop[(a, b)] = (axes, kept)
-        # Index arithmetic of the fast (probability-space) path, computed once: how each model
-        # clique's array is transposed and reshaped to broadcast into its host, which axes a
-        # message sums out and the shape that makes it broadcast into its receiver.
-        self._into_host = []
-        for c, h in zip(self.cliques, self.host):
-            node = self.nodes[h]
-            order = sorted(range(len(c)), key=lambda i: node.index(c[i]))
-            shape = [1] * len(node)
-            for i in order:
-                shape[node.index(c[i])] = domain.size(c[i])
-            self._into_host.append((tuple(order), tuple(shape)))
-        self._msg_shape = {}
-        for (a, b), (axes, kept) in self._drop.items():
-            shape = [1] * len(self.nodes[b])
-            for x in kept:
-                shape[self.nodes[b].index(x)] = domain.size(x)
-            self._msg_shape[(a, b)] = (axes, tuple(shape))
-        self._out_axes = []  # per model clique: axes of its host to sum out, then the transposition
-        for c, h in zip(self.cliques, self.host):
-            node = self.nodes[h]
-            axes = tuple(i for i, a in enumerate(node) if a not in c)
-            rest = [a for a in node if a in c]
-            perm = tuple(rest.index(a) for a in c)
-            self._out_axes.append((axes, None if perm == tuple(range(len(c))) else perm))
+        self.host: list[int] = [self._smallest_host(c) for c in self.cliques]
+        self._message_plans()
+        # per model clique: axes of its host to sum out, then the transposition
+        self._out_axes = [_sum_to(self.nodes[h], c) for c, h in zip(self.cliques, self.host)]
         # per tree clique: the steps that sum its belief down to the model cliques it hosts
         self._outputs = [self._output_plan(v) for v in range(len(self.nodes))]
-        # The same bookkeeping as lists indexed by tree clique, for the hot loops: per tree clique, the model cliques it hosts in model-clique order (index, axis
-        # order or None when already in host order, broadcast shape); the message to the parent
-        # (axes summed out, shape in the parent); per child, the message down to it.
-        self._psi_plan = [[] for _ in self.nodes]
-        for i, (h, (order, shape)) in enumerate(zip(self.host, self._into_host)):
-            self._psi_plan[h].append((i, None if order == tuple(range(len(order))) else order, shape))
-        self._up = [None if self.parent[v] is None else self._msg_shape[(v, self.parent[v])] for v in range(len(self.nodes))]
-        self._down = [[(c, *self._msg_shape[(v, c)]) for c in self.children[v]] for v in range(len(self.nodes))]
-        # the tree cliques' potentials side by side in one flat array: each clique's span and
-        # start (for the batched maximum, minimum and exp)
+        self._potential_plans()
+
+    def _smallest_host(self, attrs: Sequence[str]) -> int | None:
+        """The smallest tree clique containing ``attrs`` (None if none does)."""
+        hosts = [i for i, n in enumerate(self.nodes) if set(attrs) <= set(n)]
+        return min(hosts, key=lambda i: math.prod(self.shapes[i])) if hosts else None
+
+    def _neighbours(self, v: int) -> list[int]:
+        return self.children[v] + ([] if self.parent[v] is None else [self.parent[v]])
+
+    def _message_plans(self) -> None:
+        """Per tree edge and direction, the axes a message sums out and the separator it keeps (log space), and
+        the axes plus the shape that makes it broadcast into its receiver (probability space): per tree clique,
+        the message to its parent (`_up`) and per child the message down to it (`_down`)."""
+        self._drop, shape = {}, {}
+        for v in self.order[1:]:
+            for a, b in ((v, self.parent[v]), (self.parent[v], v)):
+                sep = set(self.nodes[a]) & set(self.nodes[b])
+                kept = tuple(x for x in self.nodes[a] if x in sep)
+                self._drop[(a, b)] = (tuple(i for i, x in enumerate(self.nodes[a]) if x not in sep), kept)
+                shape[(a, b)] = (self._drop[(a, b)][0], _shape_in(kept, self.nodes[b], self.domain))
+        self._up = [None if self.parent[v] is None else shape[(v, self.parent[v])] for v in range(len(self.nodes))]
+        self._down = [[(c, *shape[(v, c)]) for c in self.children[v]] for v in range(len(self.nodes))]
+
+    def _potential_plans(self) -> None:
+        """Per tree clique, the model cliques it hosts in model-clique order (index, axis order or None when already
+        in host order, broadcast shape), and the tree cliques' spans in one flat array (for the batched maximum,
+        minimum and exp)."""
+        self._psi_plan: list[list] = [[] for _ in self.nodes]
+        for i, (c, h) in enumerate(zip(self.cliques, self.host)):
+            order = tuple(sorted(range(len(c)), key=lambda k: self.nodes[h].index(c[k])))
+            same = order == tuple(range(len(order)))
+            self._psi_plan[h].append((i, None if same else order, _shape_in(c, self.nodes[h], self.domain)))
         sizes = [math.prod(sh) for sh in self.shapes]
         ends = np.cumsum(sizes)
         self._flat_size = int(ends[-1]) if sizes else 0
@@ -257,32 +312,21 @@ class JunctionTree:
         attribute, that smaller marginal is summed once and they are summed from it: on a
         third-order chain this halves the passes over the 4-attribute beliefs.
         """
-        node = self.nodes[v]
-        buffers: list[tuple[str, ...]] = [node]
+        buffers: list[tuple[str, ...]] = [self.nodes[v]]
         wanted = [i for i, h in enumerate(self.host) if h == v]
         steps = []
         for k, i in enumerate(wanted):
-            c = set(self.cliques[i])
+            c, pending = set(self.cliques[i]), [set(self.cliques[o]) for o in wanted[k:]]
             while True:
                 src = min((j for j, b in enumerate(buffers) if c <= set(b)), key=lambda j: len(buffers[j]))
                 attrs = buffers[src]
-                rest = [set(self.cliques[o]) for o in wanted[k:]]
-                best = None
-                if len(attrs) - len(c) >= 2:
-                    # the attribute whose removal keeps the most pending cliques (this one included)
-                    drops = [x for x in attrs if x not in c]
-                    scored = [(sum(r <= set(attrs) - {x} for r in rest), x) for x in drops]
-                    count, x = max(scored, key=lambda t: t[0])
-                    if count >= 2:
-                        best = x
-                if best is None:
-                    axes = tuple(j for j, a in enumerate(attrs) if a not in c)
-                    kept = [a for a in attrs if a in c]
-                    perm = tuple(kept.index(a) for a in self.cliques[i])
-                    steps.append((src, axes, -i - 1, None if perm == tuple(range(len(perm))) else perm))
+                drop = _shared_drop(attrs, c, pending)
+                if drop is None:
+                    axes, perm = _sum_to(attrs, self.cliques[i])
+                    steps.append((src, axes, -i - 1, perm))
                     break
-                buffers.append(tuple(a for a in attrs if a != best))
-                steps.append((src, (attrs.index(best),), len(buffers) - 1, None))
+                buffers.append(tuple(a for a in attrs if a != drop))
+                steps.append((src, (attrs.index(drop),), len(buffers) - 1, None))
         return steps
 
     @property
@@ -347,37 +391,21 @@ class JunctionTree:
         """
         psi = self._potentials(log_potentials)
         msg: dict[tuple[int, int], np.ndarray] = {}
-        for v in reversed(self.order):
-            p = self.parent[v]
-            if p is None:
-                continue
-            b = psi[v]
+        for v in self.order[:0:-1]:  # upward, leaves first
+            msg[(v, self.parent[v])] = self._message(v, self.parent[v], self._collect(psi[v], msg, v, self.children[v]))
+        for v in self.order:  # downward: what v sends c is everything v receives but from c
             for c in self.children[v]:
-                b = b + msg[(c, v)]
-            msg[(v, p)] = self._message(v, p, b)
-        for v in self.order:
-            incoming = [msg[(c, v)] for c in self.children[v]]
-            if self.parent[v] is not None:
-                incoming.append(msg[(self.parent[v], v)])
-            for c in self.children[v]:
-                b = psi[v]
-                for m, src in zip(incoming, self.children[v] + [self.parent[v]]):
-                    if src != c:
-                        b = b + m
-                msg[(v, c)] = self._message(v, c, b)
-        beliefs = []
-        log_z = None
-        for v in range(len(self.nodes)):
-            b = psi[v]
-            for c in self.children[v]:
-                b = b + msg[(c, v)]
-            if self.parent[v] is not None:
-                b = b + msg[(self.parent[v], v)]
-            z = float(logsumexp(b))
-            if v == self.root:
-                log_z = z
-            beliefs.append(b - z)
-        return Calibration(beliefs, float(log_z))
+                msg[(v, c)] = self._message(v, c, self._collect(psi[v], msg, v, [o for o in self._neighbours(v) if o != c]))
+        beliefs = [self._collect(psi[v], msg, v, self._neighbours(v)) for v in range(len(self.nodes))]
+        zs = [float(logsumexp(b)) for b in beliefs]
+        return Calibration([b - z for b, z in zip(beliefs, zs)], zs[self.root])
+
+    @staticmethod
+    def _collect(b: np.ndarray, msg: dict, v: int, sources: list[int]) -> np.ndarray:
+        """``b`` plus the log-messages into ``v`` from ``sources``, added in that order."""
+        for src in sources:
+            b = b + msg[(src, v)]
+        return b
 
     def _fast_marginals(self, psi: list[np.ndarray], flat: np.ndarray | None = None) -> tuple[list[np.ndarray], float] | None:
         """Sum-product in probability space with rescaled messages: model-clique marginals and ``log Z``.
@@ -400,96 +428,106 @@ class JunctionTree:
         clique: maxima and minima are exact whatever the grouping, and ``x - top`` and ``exp``
         act cell by cell, so the numbers are the same.
         """
-        add, maximum, minimum = np.add.reduce, np.maximum.reduce, np.minimum.reduce
-        multiply, divide = np.multiply, np.divide
         # The arithmetic and its order are those of the first version of this path (kept to the bit:
-        # tests/engine/test_reference_fits.py). What changed is bookkeeping: lists instead of dicts,
+        # tests/engine/test_reference_fits.py); ``log_z`` is one running sum, passed through the passes
+        # in the order they add to it. What changed is bookkeeping: lists instead of dicts,
         # results written into arrays this call made instead of new temporaries, and the upward
         # pass's product of a clique's potential and its children's messages kept for the downward
         # pass, which multiplies the same factors in the same order.
+        start = self._exp_flat(psi, flat) if flat is not None and len(psi) > 1 else _exp_each(psi)
+        if start is None:
+            return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
+        prob, log_z = start
+        upward = self._upward(prob, log_z)
+        return None if upward is None else self._downward(prob, *upward)
+
+    def _exp_flat(self, psi: list[np.ndarray], flat: np.ndarray) -> tuple[list[np.ndarray], float] | None:
+        """`_exp_each` for the views ``psi`` of ``flat``, in place and batched (the same numbers)."""
+        tops = np.maximum.reduceat(flat, self._flat_starts)
+        if not np.isfinite(tops).all() or (tops - np.minimum.reduceat(flat, self._flat_starts) > _EXP_RANGE).any():
+            return None
+        # in place: the potentials are not needed again (the log-space fallback starts from the
+        # log-potentials), and a repeated copy of the maxima would cost a pass of its own
         log_z = 0.0
-        prob = []
-        if flat is not None and len(psi) > 1:
-            tops = np.maximum.reduceat(flat, self._flat_starts)
-            if not np.isfinite(tops).all() or (tops - np.minimum.reduceat(flat, self._flat_starts) > _EXP_RANGE).any():
-                return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
-            # in place: the potentials are not needed again (the log-space fallback starts from the
-            # log-potentials), and a repeated copy of the maxima would cost a pass of its own
-            for top, x in zip(tops.tolist(), psi):
-                np.subtract(x, top, out=x)
-                log_z += top
-            np.exp(flat, out=flat)
-            prob = psi
-        else:
-            for x in psi:
-                top = float(maximum(x, axis=None))
-                if not math.isfinite(top) or top - float(minimum(x, axis=None)) > _EXP_RANGE:
-                    return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
-                e = np.subtract(x, top)
-                prob.append(np.exp(e, out=e))
-                log_z += top
-        up: list = [None] * len(psi)  # up[c]: the message from c to its parent
-        down: list = [None] * len(psi)  # down[c]: the message from c's parent to c
-        below: list = [None] * len(psi)  # a clique's potential times its children's messages
-        children = self.children
+        for top, x in zip(tops.tolist(), psi):
+            np.subtract(x, top, out=x)
+            log_z += top
+        np.exp(flat, out=flat)
+        return psi, log_z
+
+    def _upward(self, prob: list[np.ndarray], log_z: float) -> tuple[list, list, float] | None:
+        """Messages to the parents (each divided by its maximum, whose log joins ``log_z``), leaves first, and per
+        tree clique its potential times its children's messages; None when a message is zero or not finite."""
+        up: list = [None] * len(prob)  # up[c]: the message from c to its parent
+        below: list = [None] * len(prob)  # a clique's potential times its children's messages
         for v in reversed(self.order):
-            kids = children[v]
+            kids = self.children[v]
             b = prob[v]
             if kids:
                 b = b * up[kids[0]]
                 for c in kids[1:]:
-                    multiply(b, up[c], out=b)
+                    np.multiply(b, up[c], out=b)
             below[v] = b
-            if self._up[v] is None:
-                continue
-            axes, shape = self._up[v]
-            sent = _scaled_message(b, axes, shape)
-            if sent is None:
-                return None
-            up[v], scale = sent
-            log_z += math.log(scale)
+            if self._up[v] is not None:
+                sent = _scaled_message(b, *self._up[v])
+                if sent is None:
+                    return None
+                up[v], scale = sent
+                log_z += math.log(scale)
+        return up, below, log_z
+
+    def _downward(self, prob: list, up: list, below: list, log_z: float) -> tuple[list[np.ndarray], float] | None:
+        """The model cliques' marginals and ``log Z`` (the root's total joins it), root first."""
         out: list[np.ndarray] = [None] * len(self.cliques)  # type: ignore[list-item]
+        down: list = [None] * len(prob)  # down[c]: the message from c's parent to c
         for v in self.order:
-            kids = children[v]
-            b = below[v]
-            if down[v] is not None:
-                b = b * down[v]  # a new array: below[v] may be prob[v], needed again below
+            # a new array: below[v] may be prob[v], needed again below
+            b = below[v] if down[v] is None else below[v] * down[v]
             if v == self.root:
-                total = float(add(b, axis=None))
+                total = float(_add(b, axis=None))
                 if not (total > _TINY and math.isfinite(total)):
                     return None  # the mass underflowed (or overflowed): use the log-space path
                 log_z += math.log(total)
-            buffers = [b]
-            for src, axes, target, perm in self._outputs[v]:
-                m = add(buffers[src], axis=axes) if axes else buffers[src]
-                if target >= 0:
-                    buffers.append(m)
-                    continue
-                total = float(add(m, axis=None))
-                if not (total > _TINY and math.isfinite(total)):
-                    return None
-                m = divide(m, total, out=m) if axes else m / total
-                out[-target - 1] = m if perm is None else np.transpose(m, perm)
-            scratch = None
-            for c, axes, shape in self._down[v]:
-                # the belief divided by what c sent: the product of everything else, without recomputing it
-                sent = up[c]
-                if float(minimum(sent, axis=None)) > 0:
-                    if scratch is None:
-                        scratch = np.empty_like(b)
-                    rest = divide(b, sent, out=scratch)
-                else:  # a zero in what c sent: recompute the product without it
-                    rest = prob[v]
-                    for o in kids:
-                        if o != c:
-                            rest = rest * up[o]
-                    if down[v] is not None:
-                        rest = rest * down[v]
-                sent = _scaled_message(rest, axes, shape)
-                if sent is None:
-                    return None
-                down[c] = sent[0]
+            if not (self._emit(v, b, out) and self._send_down(v, b, prob, up, down)):
+                return None
         return out, log_z
+
+    def _emit(self, v: int, b: np.ndarray, out: list) -> bool:
+        """Sum belief ``b`` of tree clique ``v`` down to the marginals it hosts, into ``out``; False on lost mass."""
+        buffers = [b]
+        for src, axes, target, perm in self._outputs[v]:
+            m = _add(buffers[src], axis=axes) if axes else buffers[src]
+            if target >= 0:
+                buffers.append(m)
+                continue
+            total = float(_add(m, axis=None))
+            if not (total > _TINY and math.isfinite(total)):
+                return False
+            m = np.divide(m, total, out=m) if axes else m / total
+            out[-target - 1] = m if perm is None else np.transpose(m, perm)
+        return True
+
+    def _send_down(self, v: int, b: np.ndarray, prob: list, up: list, down: list) -> bool:
+        """The messages from ``v`` (belief ``b``) to its children, into ``down``; False when one is zero or not finite."""
+        scratch = None
+        for c, axes, shape in self._down[v]:
+            # the belief divided by what c sent: the product of everything else, without recomputing it
+            if float(_minimum(up[c], axis=None)) > 0:
+                if scratch is None:
+                    scratch = np.empty_like(b)
+                rest = np.divide(b, up[c], out=scratch)
+            else:  # a zero in what c sent: recompute the product without it
+                rest = prob[v]
+                for o in self.children[v]:
+                    if o != c:
+                        rest = rest * up[o]
+                if down[v] is not None:
+                    rest = rest * down[v]
+            sent = _scaled_message(rest, axes, shape)
+            if sent is None:
+                return False
+            down[c] = sent[0]
+        return True
 
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
         """Marginal probabilities of every model clique (axes in clique order) and ``log Z``.
@@ -511,10 +549,9 @@ class JunctionTree:
 
     def marginal(self, cal: Calibration, attrs: Sequence[str]) -> np.ndarray:
         """Marginal probabilities over ``attrs`` from a calibration, if some tree clique contains them."""
-        hosts = [i for i, n in enumerate(self.nodes) if set(attrs) <= set(n)]
-        if not hosts:
+        h = self._smallest_host(attrs)
+        if h is None:
             raise ValueError(f"no clique of the junction tree contains {tuple(attrs)}")
-        h = min(hosts, key=lambda i: math.prod(self.shapes[i]))
         return np.exp(log_marginal(cal.log_beliefs[h], self.nodes[h], attrs))
 
     def sample(
@@ -538,29 +575,23 @@ class JunctionTree:
         cal = self.calibrate(log_potentials)
         codes: dict[str, np.ndarray] = {}
         for v in self.order:
-            attrs = self.nodes[v]
-            known = tuple(a for a in attrs if a in codes)
-            free = tuple(a for a in attrs if a not in codes)
-            if not free:
-                continue
-            logp = np.transpose(cal.log_beliefs[v], [attrs.index(a) for a in known + free])
-            k_shape = self.domain.shape(known)
-            f_shape = self.domain.shape(free)
-            p = np.exp(logp.reshape(math.prod(k_shape), math.prod(f_shape)))
-            total = p.sum(axis=1, keepdims=True)
-            p = np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
-            cdf = np.cumsum(p, axis=1)
-            cdf[:, -1] = 1.0
-            rows = (
-                np.ravel_multi_index(tuple(codes[a] for a in known), k_shape) if known else np.zeros(n, dtype=np.intp)
-            )
-            # rows are offset by their index so one sorted array serves every conditional distribution
-            flat = (cdf + np.arange(cdf.shape[0])[:, None]).ravel()
-            pos = np.searchsorted(flat, rows + rng.random(n), side="right") - rows * cdf.shape[1]
-            pos = np.minimum(pos, cdf.shape[1] - 1)
-            for a, col in zip(free, np.unravel_index(pos, f_shape)):
-                codes[a] = col.astype(np.intp)
+            self._draw_clique(cal.log_beliefs[v], self.nodes[v], codes, n, rng)
         for a in self.domain.attrs:  # attributes in no clique: uniform
             if a not in codes:
                 codes[a] = rng.integers(0, self.domain.size(a), size=n).astype(np.intp)
         return {a: codes[a] for a in self.domain.attrs}
+
+    def _draw_clique(self, log_belief: np.ndarray, attrs: tuple[str, ...], codes: dict, n: int, rng) -> None:
+        """Draw the attributes of a tree clique not yet in ``codes``, given those already drawn, into ``codes``."""
+        known = tuple(a for a in attrs if a in codes)
+        free = tuple(a for a in attrs if a not in codes)
+        if not free:
+            return
+        logp = np.transpose(log_belief, [attrs.index(a) for a in known + free])
+        k_shape = self.domain.shape(known)
+        f_shape = self.domain.shape(free)
+        p = np.exp(logp.reshape(math.prod(k_shape), math.prod(f_shape)))
+        rows = np.ravel_multi_index(tuple(codes[a] for a in known), k_shape) if known else np.zeros(n, dtype=np.intp)
+        pos = _inverse_cdf_draw(p, rows, rng.random(n))
+        for a, col in zip(free, np.unravel_index(pos, f_shape)):
+            codes[a] = col.astype(np.intp)

@@ -83,34 +83,10 @@ class LoopyBP:
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
         msgs = self._messages if self._messages is not None else self._fresh()
-        cliques = self.cliques
         residual = np.inf
         it = 0
         for it in range(1, self.max_iter + 1):
-            # attribute totals: the sum of every clique's message into the attribute
-            total = {a: 0.0 for a in self.attrs}
-            for c, ms in zip(cliques, msgs):
-                for a, m in zip(c, ms):
-                    total[a] = total[a] + m
-            residual = 0.0
-            new_msgs = []
-            for c, theta, ms in zip(cliques, log_potentials, msgs):
-                # attribute-to-clique messages exclude the clique's own contribution
-                into = [total[a] - m for a, m in zip(c, ms)]
-                b = theta
-                for i, m in enumerate(into):
-                    b = b + align(m, (c[i],), c)
-                out = []
-                for i, (a, m_in, m_old) in enumerate(zip(c, into, ms)):
-                    axes = tuple(j for j in range(len(c)) if j != i)
-                    m_new = (logsumexp(b, axis=axes) if axes else b) - m_in
-                    m_new = m_new - logsumexp(m_new)
-                    if self.damping:
-                        m_new = np.logaddexp(np.log(self.damping) + m_old, np.log1p(-self.damping) + m_new)
-                    residual = max(residual, float(np.max(np.abs(m_new - m_old))))
-                    out.append(m_new)
-                new_msgs.append(out)
-            msgs = new_msgs
+            msgs, residual = self._sweep(log_potentials, msgs)
             if residual < self.tol:
                 break
         self._messages = msgs
@@ -124,18 +100,46 @@ class LoopyBP:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        total = {a: 0.0 for a in self.attrs}
-        for c, ms in zip(cliques, msgs):
-            for a, m in zip(c, ms):
-                total[a] = total[a] + m
+        self._total = total = self._totals(msgs)
         beliefs = []
-        for c, theta, ms in zip(cliques, log_potentials, msgs):
+        for c, theta, ms in zip(self.cliques, log_potentials, msgs):
             b = theta
             for a, m in zip(c, ms):
                 b = b + align(total[a] - m, (a,), c)
             beliefs.append(b - logsumexp(b))
-        self._total = total
         return msgs, beliefs
+
+    def _totals(self, msgs: list[list[np.ndarray]]) -> dict:
+        """Per attribute, the sum of every clique's message into it (in clique order)."""
+        total = {a: 0.0 for a in self.attrs}
+        for c, ms in zip(self.cliques, msgs):
+            for a, m in zip(c, ms):
+                total[a] = total[a] + m
+        return total
+
+    def _sweep(self, log_potentials: Sequence[np.ndarray], msgs: list) -> tuple[list, float]:
+        """One parallel update of every clique-to-attribute message, and the largest change."""
+        total = self._totals(msgs)
+        updates = [self._update(c, theta, ms, total) for c, theta, ms in zip(self.cliques, log_potentials, msgs)]
+        return [out for out, _ in updates], max([0.0] + [r for _, r in updates])
+
+    def _update(self, c: tuple[str, ...], theta: np.ndarray, ms: list[np.ndarray], total: dict) -> tuple[list, float]:
+        """Clique ``c``'s new (damped) messages to its attributes and their largest change."""
+        # attribute-to-clique messages exclude the clique's own contribution
+        into = [total[a] - m for a, m in zip(c, ms)]
+        b = theta
+        for i, m in enumerate(into):
+            b = b + align(m, (c[i],), c)
+        out, residual = [], 0.0
+        for i, (m_in, m_old) in enumerate(zip(into, ms)):
+            axes = tuple(j for j in range(len(c)) if j != i)
+            m_new = (logsumexp(b, axis=axes) if axes else b) - m_in
+            m_new = m_new - logsumexp(m_new)
+            if self.damping:
+                m_new = np.logaddexp(np.log(self.damping) + m_old, np.log1p(-self.damping) + m_new)
+            residual = max(residual, float(np.max(np.abs(m_new - m_old))))
+            out.append(m_new)
+        return out, residual
 
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
         """Approximate clique marginals (axes in clique order) and the Bethe approximation of ``log Z``.

@@ -209,54 +209,17 @@ def fit_log_potentials(
     >>> fit.method, max(float(np.abs(f - t).max()) for f, t in zip(fitted, target)) < 1e-6
     ('lbfgs', True)
     """
-    cliques = inference.cliques
-    domain = inference.domain
-    if len(marginals) != len(cliques):
-        raise ValueError(f"expected {len(cliques)} marginal tables (one per clique), got {len(marginals)}")
-    targets = []
-    for c, m in zip(cliques, marginals):
-        m = np.asarray(m, dtype=np.float64)
-        if m.shape != domain.shape(c):
-            raise ValueError(f"marginal of clique {c} has shape {m.shape}, expected {domain.shape(c)}")
-        if not np.all(np.isfinite(m)) or np.any(m < 0):
-            raise ValueError(
-                f"marginal of clique {c} has negative or non-finite entries; project it onto the simplex first"
-            )
-        total = m.sum()
-        if total <= 0:
-            raise ValueError(f"marginal of clique {c} sums to {total}; it needs positive mass")
-        targets.append(m / total)
-    groups = tie_groups(cliques, tied, domain)
+    targets = _normalised(inference, marginals)
+    groups = tie_groups(inference.cliques, tied, inference.domain)
     lam = clique_weights(regularization, groups)
-
     if not any(np.atleast_1d(lam)) and all(len(g) == 1 for g in groups) and init is None and isinstance(inference, JunctionTree):
         theta = _closed_form(inference, targets)
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
-
     # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
     # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
     problem = WarmMLE(inference, lam, tied)
-    target_group = problem._targets(targets)
-
-    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        return problem._value(x, target_group)
-
-    if init is None:
-        x0 = np.zeros(problem.offsets[-1])
-    else:
-        if len(init) != len(cliques):
-            raise ValueError(f"init needs {len(cliques)} arrays, got {len(init)}")
-        x0 = problem._pack(init)
-    with warnings.catch_warnings(), single_threaded_blas():
-        # loopy BP warns per call; the solver's own status is what we report
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = _lbfgsb(objective, x0, int(max_iter), float(tol), 1e-15, 20)
-        if res is None:  # a scipy whose L-BFGS-B routine this driver does not know
-            res = minimize(
-                objective, x0, jac=True, method="L-BFGS-B",
-                options={"maxiter": int(max_iter), "gtol": float(tol), "ftol": 1e-15, "maxcor": 20},
-            )
+    res = _cold_lbfgs(problem, problem._targets(targets), init, int(max_iter), float(tol))
     gnorm = float(np.max(np.abs(res.jac))) if res.jac is not None and res.jac.size else 0.0
     # A failed line search ("ABNORMAL") means float64 cannot resolve a lower objective from here:
     # with the gradient within _ROUNDING_SLACK of tol, that point is the solution to rounding (the
@@ -273,6 +236,51 @@ def fit_log_potentials(
         )
     theta = problem._unpack(res.x.copy())  # tied cliques keep sharing one array
     return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", reason)
+
+
+def _normalised(inference, marginals: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each clique's target marginal checked (shape, finite, non-negative, positive mass) and divided by its total."""
+    cliques, domain = inference.cliques, inference.domain
+    if len(marginals) != len(cliques):
+        raise ValueError(f"expected {len(cliques)} marginal tables (one per clique), got {len(marginals)}")
+    targets = []
+    for c, m in zip(cliques, marginals):
+        m = np.asarray(m, dtype=np.float64)
+        if m.shape != domain.shape(c):
+            raise ValueError(f"marginal of clique {c} has shape {m.shape}, expected {domain.shape(c)}")
+        if not np.all(np.isfinite(m)) or np.any(m < 0):
+            raise ValueError(
+                f"marginal of clique {c} has negative or non-finite entries; project it onto the simplex first"
+            )
+        total = m.sum()
+        if total <= 0:
+            raise ValueError(f"marginal of clique {c} sums to {total}; it needs positive mass")
+        targets.append(m / total)
+    return targets
+
+
+def _cold_lbfgs(problem: WarmMLE, target: np.ndarray, init, max_iter: int, tol: float):
+    """scipy's L-BFGS-B on ``problem`` for the packed ``target``, from ``init`` (default: zeros)."""
+    if init is None:
+        x0 = np.zeros(problem.offsets[-1])
+    else:
+        if len(init) != len(problem.inference.cliques):
+            raise ValueError(f"init needs {len(problem.inference.cliques)} arrays, got {len(init)}")
+        x0 = problem._pack(init)
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        return problem._value(x, target)
+
+    with warnings.catch_warnings(), single_threaded_blas():
+        # loopy BP warns per call; the solver's own status is what we report
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = _lbfgsb(objective, x0, max_iter, tol, 1e-15, 20)
+        if res is None:  # a scipy whose L-BFGS-B routine this driver does not know
+            res = minimize(
+                objective, x0, jac=True, method="L-BFGS-B",
+                options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15, "maxcor": 20},
+            )
+    return res
 
 
 #: scipy versions whose L-BFGS-B routine ``_lbfgsb.setulb`` has the calling convention `_lbfgsb` uses
@@ -390,6 +398,18 @@ def _lbfgs_reason(message: str, n_iter: int, max_iter: int) -> str:
     return text or "no reason given by scipy"
 
 
+def _max_abs(g: np.ndarray) -> float:
+    return float(np.max(np.abs(g))) if g.size else 0.0
+
+
+def _flat_but_better(f: float, f_new: float, g_new: np.ndarray, gnorm: float) -> bool:
+    """Near the solution the decrease is below the rounding of f (f + 1e-4 step slope == f): there a step that
+    does not raise f beyond rounding is taken when it shrinks the gradient. Accepting any f_new == f instead can
+    stall on a point forever."""
+    flat = abs(f_new - f) <= 8 * np.spacing(abs(f)) + 1e-300
+    return flat and float(np.max(np.abs(g_new))) < gnorm
+
+
 class WarmMLE:
     """Repeated MLE solves on one model whose targets change: L-BFGS that keeps its curvature.
 
@@ -486,6 +506,35 @@ class WarmMLE:
             q += (a - b) * s
         return q
 
+    def _descent(self, g: np.ndarray) -> tuple[np.ndarray, float]:
+        """The L-BFGS direction and its slope; a gradient step when the kept curvature is stale for this point."""
+        d = self._direction(g)
+        slope = float(g @ d)
+        if not slope < 0:
+            self.pairs.clear()
+            d = self._direction(g)
+            slope = float(g @ d)
+        return d, slope
+
+    def _line_search(self, x, f: float, g, gnorm: float, d, slope: float, target):
+        """Backtracking along ``d``: (accepted, point, value, gradient) at the last step tried."""
+        # the first L-BFGS step of a run has no curvature yet: keep it short
+        step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
+        while True:
+            x_new = x + step * d
+            f_new, g_new = self._value(x_new, target)
+            ok = f_new < f + 1e-4 * step * slope or _flat_but_better(f, f_new, g_new, gnorm)
+            if ok or step < 1e-10:
+                return ok, x_new, f_new, g_new
+            step *= 0.5
+
+    def _remember(self, s: np.ndarray, y: np.ndarray) -> None:
+        """Keep the curvature pair (s, y) when it is safely positive (the most recent `memory` pairs)."""
+        sy = float(s @ y)
+        if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
+            self.pairs.append((s, y, 1.0 / sy))
+            del self.pairs[: -self.memory]
+
     def solve(self, marginals: Sequence[np.ndarray], init: Sequence[np.ndarray], max_iter: int = 20, tol: float = 1e-8) -> MLEResult:
         """Minimise ``f`` for these target marginals (per-record, one per clique) from ``init``.
 
@@ -496,43 +545,17 @@ class WarmMLE:
         x = self._pack(init)
         f, g = self._value(x, target)
         it = 0
-        gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+        gnorm = _max_abs(g)
         message = "gradient below tol"
         while gnorm > tol and it < max_iter:
-            d = self._direction(g)
-            slope = float(g @ d)
-            if not slope < 0:  # the kept curvature is stale for this point: restart with a gradient step
-                self.pairs.clear()
-                d = self._direction(g)
-                slope = float(g @ d)
-            # the first L-BFGS step of a run has no curvature yet: keep it short
-            step = 1.0 if self.pairs else min(1.0, 1.0 / max(gnorm, 1e-300))
-            def accept(f_new, g_new, step):
-                if f_new < f + 1e-4 * step * slope:
-                    return True
-                # Near the solution the decrease is below the rounding of f (f + 1e-4 step slope == f):
-                # there a step that does not raise f beyond rounding is taken when it shrinks the
-                # gradient. Accepting any f_new == f instead can stall on a point forever.
-                flat = abs(f_new - f) <= 8 * np.spacing(abs(f)) + 1e-300
-                return flat and float(np.max(np.abs(g_new))) < gnorm
-
-            while True:
-                x_new = x + step * d
-                f_new, g_new = self._value(x_new, target)
-                ok = accept(f_new, g_new, step)
-                if ok or step < 1e-10:
-                    break
-                step *= 0.5
+            d, slope = self._descent(g)
+            ok, x_new, f_new, g_new = self._line_search(x, f, g, gnorm, d, slope, target)
             if not ok:
                 message = "line search found no decrease (the gradient is at rounding level)"
                 break
-            s, y = x_new - x, g_new - g
-            sy = float(s @ y)
-            if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
-                self.pairs.append((s, y, 1.0 / sy))
-                del self.pairs[: -self.memory]
+            self._remember(x_new - x, g_new - g)
             x, f, g = x_new, f_new, g_new
-            gnorm = float(np.max(np.abs(g))) if g.size else 0.0
+            gnorm = _max_abs(g)
             it += 1
         else:
             if gnorm > tol:

@@ -120,6 +120,18 @@ def reconcile_tables(
     >>> max_disagreement([("x", "y"), ("y", "z")], [ra, rb]) < 1e-9
     True
     """
+    attrs, y, var = _checked(attrs, tables, variances)
+    plan = _separator_plan(attrs, y, var)
+    limit = tol * max(1.0, max(abs(float(t.sum())) for t in y))
+    _sweeps(plan, attrs, y, _additive, max_sweeps, limit)
+    if any(np.any(t < 0) for t in y):
+        y = [np.maximum(t, 0.0) for t in y]
+        _sweeps(plan, attrs, y, _proportional, max_sweeps, limit)
+    return y
+
+
+def _checked(attrs, tables, variances) -> tuple[list[tuple[str, ...]], list[np.ndarray], np.ndarray]:
+    """Scopes as tuples, tables as float arrays (copies) and variances as an array, each checked."""
     attrs = [tuple(a) for a in attrs]
     if not (len(attrs) == len(tables) == len(variances)):
         raise ValueError(
@@ -134,7 +146,11 @@ def reconcile_tables(
     var = np.asarray(variances, dtype=np.float64)
     if var.shape != (len(y),) or not np.all(np.isfinite(var)) or np.any(var < 0):
         raise ValueError(f"variances must be one finite non-negative number per table, got {variances!r}")
-    # per separator: the tables containing it and how many cells stand behind each of its cells
+    return attrs, y, var
+
+
+def _separator_plan(attrs, y, var) -> list:
+    """Per separator shared by two or more tables: the tables, the cells behind each separator cell, the weights."""
     plan = []
     for s in separators(attrs):
         idx = [i for i, a in enumerate(attrs) if set(s) <= set(a)]
@@ -142,9 +158,13 @@ def reconcile_tables(
             continue
         spread = np.array([y[i].size / math.prod(y[i].shape[attrs[i].index(v)] for v in s) for i in idx])
         plan.append((s, idx, spread, _weights(var[idx], spread)))
-    scale = max(1.0, max(abs(float(t.sum())) for t in y))
+    return plan
 
-    def sweep(update) -> float:
+
+def _sweeps(plan, attrs, y: list[np.ndarray], update, max_sweeps: int, limit: float) -> None:
+    """Move the tables ``y`` (in place) onto each separator's weighted consensus by ``update``, sweep after sweep,
+    until no separator marginal moves by more than ``limit`` (or ``max_sweeps`` sweeps)."""
+    for _ in range(max_sweeps):
         moved = 0.0
         for s, idx, spread, w in plan:
             ms = [marginal(y[i], attrs[i], s) for i in idx]
@@ -152,25 +172,18 @@ def reconcile_tables(
             for k, (i, m) in enumerate(zip(idx, ms)):
                 moved = max(moved, float(np.max(np.abs(target - m))))
                 y[i] = update(y[i], attrs[i], s, m, target, spread[k])
-        return moved
+        if moved <= limit:
+            return
 
-    def additive(t, a, s, m, target, spread):
-        # the least-squares move of one table onto a separator marginal: spread the difference evenly
-        return t + align((target - m) / spread, s, a)
 
-    def proportional(t, a, s, m, target, spread):
-        # rescale the cells behind each separator cell; where they are all zero (clipped), fill them evenly
-        with np.errstate(divide="ignore", invalid="ignore"):
-            f = np.where(m > 0, target / m, 0.0)
-        fill = np.where(m > 0, 0.0, target / spread)
-        return t * align(f, s, a) + align(fill, s, a)
+def _additive(t, a, s, m, target, spread):
+    """The least-squares move of one table onto a separator marginal: spread the difference evenly."""
+    return t + align((target - m) / spread, s, a)
 
-    for _ in range(max_sweeps):
-        if sweep(additive) <= tol * scale:
-            break
-    if any(np.any(t < 0) for t in y):
-        y = [np.maximum(t, 0.0) for t in y]
-        for _ in range(max_sweeps):
-            if sweep(proportional) <= tol * scale:
-                break
-    return y
+
+def _proportional(t, a, s, m, target, spread):
+    """Rescale the cells behind each separator cell; where they are all zero (clipped), fill them evenly."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(m > 0, target / m, 0.0)
+    fill = np.where(m > 0, 0.0, target / spread)
+    return t * align(f, s, a) + align(fill, s, a)
