@@ -768,10 +768,7 @@ class CgmEM:
         """Run EM from ``init`` (default: all zero, the uniform model); ``stacklevel`` places the warning."""
         o = self.options
         self._begin()
-        if init is None:
-            theta = [np.zeros(self.inference.domain.shape(c)) for c in self.inference.cliques]
-        else:
-            theta = self.tie([np.array(t, dtype=np.float64) for t in init])
+        theta = self._start(init)
         here = self.em_map(theta, None)
         stop = _Stopping(o, [m.scale for m in self.measurements], self.tables.tables(here.state[1]), here.value)
         squarem, t, steps = _Squarem(self.combine), 1, []
@@ -789,37 +786,31 @@ class CgmEM:
                 self.callback(t, here.value, stop.change)
             if done:
                 break
+        return self._result(here, t, stop, steps, stacklevel + 1)
+
+    def _start(self, init) -> list[np.ndarray]:
+        if init is None:
+            return [np.zeros(self.inference.domain.shape(c)) for c in self.inference.cliques]
+        return self.tie([np.array(t, dtype=np.float64) for t in init])
+
+    def _result(self, here: _EMStep, t: int, stop: _Stopping, steps: list[float], stacklevel: int) -> CGMResult:
+        """The fit's outcome; the warning when it stopped unconverged points ``stacklevel`` frames up."""
         mu = self._known[1][0] if here.theta is self._known[0] else self.inference.marginals(here.theta)[0]
-        if o.warn and not stop.converged:
+        if self.options.warn and not stop.converged:
             warnings.warn(
                 f"CGM-EM stopped after {t} iterations with relative change {stop.change:.2e} of the log marginal "
-                f"likelihood > tol={o.tol:g}; raise max_iter or tol",
+                f"likelihood > tol={self.options.tol:g}; raise max_iter or tol",
                 ConvergenceWarning,
                 stacklevel=stacklevel + 1,
             )
         return CGMResult(here.theta, self.tables.tables(mu), t, stop.converged, float(stop.change), stop.trace, steps)
 
-
 def cgm_em(
-    inference,
-    measurements: Sequence[Measurement],
-    n_records: float,
-    regularization: float = 0.0,
-    tied: Sequence[Sequence[int]] | None = None,
-    init: Sequence[np.ndarray] | None = None,
-    max_iter: int = 200,
-    tol: float = 1e-6,
-    damping: float = 1.0,
-    nlbp_iter: int = 10,
-    e_tol: float = 1e-4,
-    smoothing: float = 1.0,
-    accelerate: bool = True,
-    m_step_iter: int | None = None,
-    m_tol: float = 1e-8,
-    count_tol: float = 1e-3,
-    callback: Callable[[int, float, float], None] | None = None,
-    warn: bool = True,
-    m_step=None,
+    inference, measurements: Sequence[Measurement], n_records: float, regularization: float = 0.0,
+    tied: Sequence[Sequence[int]] | None = None, init: Sequence[np.ndarray] | None = None, max_iter: int = 200,
+    tol: float = 1e-6, damping: float = 1.0, nlbp_iter: int = 10, e_tol: float = 1e-4, smoothing: float = 1.0,
+    accelerate: bool = True, m_step_iter: int | None = None, m_tol: float = 1e-8, count_tol: float = 1e-3,
+    callback: Callable[[int, float, float], None] | None = None, warn: bool = True, m_step=None,
 ) -> CGMResult:
     """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
 

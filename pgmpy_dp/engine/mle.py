@@ -79,22 +79,27 @@ def tie_groups(cliques: Sequence[tuple[str, ...]], tied: Sequence[Sequence[int]]
     groups: list[list[int]] = []
     seen: set[int] = set()
     for g in tied or []:
-        g = [int(i) for i in g]
-        bad = [i for i in g if not 0 <= i < len(cliques)]
-        if bad:
-            raise ValueError(f"tied group {g} names clique indices {bad} outside 0..{len(cliques) - 1}")
-        if seen & set(g):
-            raise ValueError(f"clique(s) {sorted(seen & set(g))} appear in two tied groups; each may be tied once")
-        shapes = {domain.shape(cliques[i]) for i in g}
-        if len(shapes) > 1:
-            raise ValueError(
-                f"tied cliques {[cliques[i] for i in g]} have different shapes {sorted(shapes)}; "
-                "tied potentials must match axis by axis"
-            )
+        g = _checked_group([int(i) for i in g], seen, cliques, domain)
         seen |= set(g)
         groups.append(g)
     groups += [[i] for i in range(len(cliques)) if i not in seen]
     return sorted(groups, key=min)
+
+
+def _checked_group(g: list[int], seen: set[int], cliques, domain) -> list[int]:
+    """A tied group checked: indices in range, none tied before (``seen``), one shape for all."""
+    bad = [i for i in g if not 0 <= i < len(cliques)]
+    if bad:
+        raise ValueError(f"tied group {g} names clique indices {bad} outside 0..{len(cliques) - 1}")
+    if seen & set(g):
+        raise ValueError(f"clique(s) {sorted(seen & set(g))} appear in two tied groups; each may be tied once")
+    shapes = {domain.shape(cliques[i]) for i in g}
+    if len(shapes) > 1:
+        raise ValueError(
+            f"tied cliques {[cliques[i] for i in g]} have different shapes {sorted(shapes)}; "
+            "tied potentials must match axis by axis"
+        )
+    return g
 
 
 def clique_weights(regularization, groups) -> float | tuple[float, ...]:
@@ -113,6 +118,11 @@ def clique_weights(regularization, groups) -> float | tuple[float, ...]:
         if not (math.isfinite(lam) and lam >= 0):
             raise ValueError(f"regularization must be a non-negative number, got {regularization!r}")
         return lam
+    return _per_clique_weights(regularization, groups)
+
+
+def _per_clique_weights(regularization, groups) -> tuple[float, ...]:
+    """`clique_weights` for a sequence: one finite non-negative weight per clique, one per tied group."""
     weights = tuple(float(v) for v in regularization)
     n = sum(len(g) for g in groups)
     if len(weights) != n or not all(math.isfinite(v) and v >= 0 for v in weights):
@@ -144,18 +154,20 @@ def _closed_form(jt: JunctionTree, targets: Sequence[np.ndarray]) -> list[np.nda
         return None
     theta = [np.zeros(t.shape) for t in targets]
     with np.errstate(divide="ignore"):
-        for v in range(len(jt.nodes)):
-            i = node_clique[v]
-            c = jt.cliques[i]
-            logm = np.maximum(np.log(targets[i]), _LOG_FLOOR)
-            p = jt.parent[v]
-            if p is not None:
-                sep = tuple(a for a in c if a in jt.nodes[p])
-                if sep:
-                    logs = np.maximum(np.log(np.sum(targets[i], axis=tuple(c.index(a) for a in c if a not in sep))), _LOG_FLOOR)
-                    logm = logm - align(logs, sep, c)
-            theta[i] = logm
+        for v, i in enumerate(node_clique):
+            theta[i] = _clique_over_separator(jt, v, jt.cliques[i], targets[i])
     return theta
+
+
+def _clique_over_separator(jt: JunctionTree, v: int, c: tuple[str, ...], target: np.ndarray) -> np.ndarray:
+    """Log of tree clique ``v``'s marginal over that of its separator with its parent (floored at `_LOG_FLOOR`)."""
+    logm = np.maximum(np.log(target), _LOG_FLOOR)
+    p = jt.parent[v]
+    sep = () if p is None else tuple(a for a in c if a in jt.nodes[p])
+    if sep:
+        logs = np.maximum(np.log(np.sum(target, axis=tuple(c.index(a) for a in c if a not in sep))), _LOG_FLOOR)
+        logm = logm - align(logs, sep, c)
+    return logm
 
 
 def fit_log_potentials(
@@ -220,13 +232,7 @@ def fit_log_potentials(
     # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
     problem = WarmMLE(inference, lam, tied)
     res = _cold_lbfgs(problem, problem._targets(targets), init, int(max_iter), float(tol))
-    gnorm = float(np.max(np.abs(res.jac))) if res.jac is not None and res.jac.size else 0.0
-    # A failed line search ("ABNORMAL") means float64 cannot resolve a lower objective from here:
-    # with the gradient within _ROUNDING_SLACK of tol, that point is the solution to rounding (the
-    # same fit converges or not depending on the last bits of log Z)
-    at_rounding = str(res.message).upper().startswith("ABNORMAL") and gnorm <= _ROUNDING_SLACK * tol
-    converged = bool(gnorm <= tol or res.success or at_rounding)
-    reason = _lbfgs_reason(str(res.message), res.nit, max_iter)
+    gnorm, converged, reason = _lbfgs_outcome(res, max_iter, tol)
     if warn and not converged:
         warnings.warn(
             f"MLE stopped after {res.nit} L-BFGS iterations with gradient max-norm {gnorm:.2e} > tol={tol:g} "
@@ -236,6 +242,16 @@ def fit_log_potentials(
         )
     theta = problem._unpack(res.x.copy())  # tied cliques keep sharing one array
     return MLEResult(theta, int(res.nit), converged, float(res.fun), gnorm, "lbfgs", reason)
+
+
+def _lbfgs_outcome(res, max_iter: int, tol: float) -> tuple[float, bool, str]:
+    """The gradient max-norm at scipy's L-BFGS-B result, whether it counts as converged, and why it stopped."""
+    gnorm = float(np.max(np.abs(res.jac))) if res.jac is not None and res.jac.size else 0.0
+    # A failed line search ("ABNORMAL") means float64 cannot resolve a lower objective from here:
+    # with the gradient within _ROUNDING_SLACK of tol, that point is the solution to rounding (the
+    # same fit converges or not depending on the last bits of log Z)
+    at_rounding = str(res.message).upper().startswith("ABNORMAL") and gnorm <= _ROUNDING_SLACK * tol
+    return gnorm, bool(gnorm <= tol or res.success or at_rounding), _lbfgs_reason(str(res.message), res.nit, max_iter)
 
 
 def _normalised(inference, marginals: Sequence[np.ndarray]) -> list[np.ndarray]:
