@@ -334,39 +334,31 @@ class _FlatTables:
 
     def value(self, mu: list[np.ndarray]) -> float:
         """The log-likelihood of every table at the counts ``N mu``."""
-        _, r = self.counts(mu)
-        total = 0.0
+        return self._log_likelihood(self.counts(mu)[1])[0]
+
+    def _log_likelihood(self, r: np.ndarray) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+        """The log-likelihood at residuals ``r``; the Laplace cells' residuals and ``sqrt(r^2 + delta^2)``."""
+        total, rl, sq = 0.0, None, None
         if self.laplace is not None:
             rl = r[self.laplace]
-            if self.smoothing == 0:
-                total -= float(np.dot(np.abs(rl), self.inv_b))
-            else:
-                total -= float(np.dot(np.sqrt(rl * rl + self.delta2) - self.delta, self.inv_b))
+            sq = np.sqrt(rl * rl + self.delta2)
+            total -= float(np.dot(np.abs(rl) if self.smoothing == 0 else sq - self.delta, self.inv_b))
         if self.gaussian is not None:
             rg = r[self.gaussian]
             total -= 0.5 * float(np.dot(rg * rg, self.inv_var))
-        return total
+        return total, rl, sq
 
     def directions(self, mu: list[np.ndarray]):
         """The log-likelihood and, per clique, its gradient in the counts, the stiffness (count times curvature,
         pooled members sharing it) and the mean log-ratio of data to counts (the E-step's three directions)."""
         n, r = self.counts(mu)
+        total, rl, sq = self._log_likelihood(r)
         g, k = np.empty_like(r), np.empty_like(r)
-        total = 0.0
         if self.laplace is not None:
-            rl = r[self.laplace]
-            sq = np.sqrt(rl * rl + self.delta2)
-            if self.smoothing == 0:
-                total -= float(np.dot(np.abs(rl), self.inv_b))
-                g[self.laplace] = np.sign(rl) * self.inv_b
-            else:
-                total -= float(np.dot(sq - self.delta, self.inv_b))
-                g[self.laplace] = rl * self.inv_b / sq
+            g[self.laplace] = np.sign(rl) * self.inv_b if self.smoothing == 0 else rl * self.inv_b / sq
             k[self.laplace] = self.curv_num / (sq * sq * sq)
         if self.gaussian is not None:
-            rg = r[self.gaussian]
-            total -= 0.5 * float(np.dot(rg * rg, self.inv_var))
-            g[self.gaussian] = rg * self.inv_var
+            g[self.gaussian] = r[self.gaussian] * self.inv_var
             k[self.gaussian] = self.inv_var
         ratio = self.log_y - np.log(np.maximum(n, 1e-300))
         if self.observed is not None:

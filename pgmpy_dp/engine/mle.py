@@ -354,18 +354,11 @@ def _lbfgsb(fun, x0: np.ndarray, max_iter: int, gtol: float, ftol: float, maxcor
     x = np.array(np.asarray(x0).ravel(), dtype=np.float64)
     n = x.size
     factr = ftol / np.finfo(float).eps
-    nbd = np.zeros(n, np.int32)  # no bounds
-    low = np.zeros(n, np.float64)
-    high = np.zeros(n, np.float64)
-    f = np.array(0.0, dtype=np.float64)
-    g = np.zeros(n, dtype=np.float64)
-    wa = np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m, np.float64)
-    iwa = np.zeros(3 * n, dtype=np.int32)
-    task = np.zeros(2, dtype=np.int32)
-    ln_task = np.zeros(2, dtype=np.int32)
-    lsave = np.zeros(4, dtype=np.int32)
-    isave = np.zeros(44, dtype=np.int32)
-    dsave = np.zeros(29, dtype=np.float64)
+    nbd, low, high = np.zeros(n, np.int32), np.zeros(n, np.float64), np.zeros(n, np.float64)  # no bounds
+    f, g = np.array(0.0, dtype=np.float64), np.zeros(n, dtype=np.float64)
+    wa, iwa = np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m, np.float64), np.zeros(3 * n, dtype=np.int32)
+    task, ln_task, lsave = np.zeros(2, dtype=np.int32), np.zeros(2, dtype=np.int32), np.zeros(4, dtype=np.int32)
+    isave, dsave = np.zeros(44, dtype=np.int32), np.zeros(29, dtype=np.float64)
     last_x = None  # scipy's wrapper re-uses the value at a point it was asked for already
     last = None
     nfev = nit = 0
