@@ -159,7 +159,7 @@ def run_aim(
     rho : float
         The zCDP budget, spent exactly.
     workload : AimPlan or list, optional
-        A plan from [`check_aim`][pgmpy_dp.structure.aim.check_aim], or a workload it accepts
+        A plan from [`check_aim`][pgmpy_dp.synthesis.aim.check_aim], or a workload it accepts
         (default: every 3-way marginal of at most 10,000 cells).
     max_model_size : float
         Largest model, in megabytes of junction-tree cells; the cap grows with the budget spent.

@@ -2,7 +2,7 @@
 
 The zCDP budget ``rho`` is split in three equal parts. A third measures every 1-way marginal
 with Gaussian noise. Per attribute, the states whose noisy count is below three noise scales
-then merge into one (MST's compression, [`Compression`][pgmpy_dp.structure.compression.Compression];
+then merge into one (MST's compression, [`Compression`][pgmpy_dp.synthesis.compression.Compression];
 post-processing). A third selects a spanning tree by Kruskal's algorithm, each edge drawn by the
 exponential mechanism among the pairs that join two components; a pair's score is the L1 distance
 between its true 2-way table over the merged states and the independence estimate from the noisy

@@ -13,7 +13,7 @@ What differs from the paper, and why:
 
 * **Score.** The paper's ``R(X, Pi) = 1/2 ||P[X, Pi] - P[X] P[Pi]||_1`` has a sensitivity that
   depends on the record count ``n``, which is private. We score the same distance on counts,
-  ``n R = 1/2 sum |N(x, pi) - N(x) N(pi) / n|`` ([`independence_score`][pgmpy_dp.structure.privbayes.independence_score]),
+  ``n R = 1/2 sum |N(x, pi) - N(x) N(pi) / n|`` ([`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score]),
   whose sensitivity is at most 2 whatever ``n`` (see `SCORE_SENSITIVITY`): the same ranking,
   with a data-free scale.
 * **Degree.** For attributes with many states the paper replaces the fixed degree ``k`` by its
@@ -27,7 +27,7 @@ What differs from the paper, and why:
   ``d - 1`` selections in equal parts, 1% to the noisy count, the rest to the family tables,
   split so as to minimise their expected total noise
   ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]).
-  [`privbayes_split`][pgmpy_dp.structure.privbayes.privbayes_split] states it; the parts add up
+  [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split] states it; the parts add up
   to the total exactly.
 """
 
@@ -85,7 +85,7 @@ DEFAULT_THETA = 8.0
 #: parent sets are dropped (a rule on public sizes and earlier noisy choices only).
 MAX_CANDIDATES = 20_000
 
-#: Sensitivity of [`independence_score`][pgmpy_dp.structure.privbayes.independence_score] when one
+#: Sensitivity of [`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score] when one
 #: record is added or removed. With ``E = N(x) N(pi) / n``, adding a record moves one count by 1
 #: and moves ``E`` by at most ``sum |E' - E| <= (3n + 1) / (n + 1) < 3`` in total, so the score,
 #: half the L1 distance, moves by less than ``(1 + 3) / 2``.
@@ -212,12 +212,12 @@ def _exact_remainder(total: float, parts: list[float]) -> float:
 
 def privbayes_split(total: float, n_attrs: int, *, unit: str = "epsilon",
                     structure_fraction: float = DEFAULT_STRUCTURE_FRACTION, count: bool = True) -> PrivBayesSplit:
-    """The budget split of [`run_privbayes`][pgmpy_dp.structure.privbayes.run_privbayes].
+    """The budget split of [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes].
 
     ``COUNT_FRACTION`` of ``total`` for the noisy record count (if ``count`` and there is a
     selection step), ``structure_fraction`` of it over the ``n_attrs - 1`` selection steps in
     equal parts, and the remainder for the tables, so that the parts sum to ``total`` exactly.
-    [`run_privbayes`][pgmpy_dp.structure.privbayes.run_privbayes] makes no count (``count=False``) when
+    [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes] makes no count (``count=False``) when
     a public count is declared or ``degree=0`` (no parent sets to cap).
 
     Examples
@@ -386,7 +386,7 @@ def run_privbayes(
 
     Spends exactly ``epsilon`` (pure DP: exponential mechanism and discrete Laplace tables) or
     ``rho`` (zCDP: exponential mechanism at ``epsilon_i`` costing ``epsilon_i**2 / 8``, discrete
-    Gaussian tables), split as [`privbayes_split`][pgmpy_dp.structure.privbayes.privbayes_split]
+    Gaussian tables), split as [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split]
     states. It charges no budget: the caller charges the total once.
 
     Parameters

@@ -1,8 +1,8 @@
-"""From a private table to a private model and synthetic data in one call: [`PrivateSynthesizer`][pgmpy_dp.synthesizer.PrivateSynthesizer].
+"""From a private table to a private model and synthetic data in one call: [`PrivateSynthesizer`][pgmpy_dp.synthesis.synthesizer.PrivateSynthesizer].
 
 The synthesizer validates everything it can from public inputs (parameters, schema, declared
 domains, workload, model size), charges the whole budget once, encodes the data, and hands it to
-one selection method of `pgmpy_dp.structure`: AIM, MST or PrivBayes. Each method measures
+one selection method of `pgmpy_dp.synthesis`: AIM, MST or PrivBayes. Each method measures
 marginals of the data with noise, chooses what to measure from noisy answers only, and fits the
 model with our own estimators.
 """
@@ -15,13 +15,13 @@ import numbers
 import pandas as pd
 from skbase.base import BaseObject
 
-from .privacy.budget import PrivacyBudget
-from .privacy.domain import Domain
-from .privacy.parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho
-from .privacy.random_state import check_random_state
-from .sampling import sample as sample_model
-from .structure.aim import check_aim, run_aim
-from .structure.mst import check_mst, run_mst
+from ..privacy.budget import PrivacyBudget
+from ..privacy.domain import Domain
+from ..privacy.parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho
+from ..privacy.random_state import check_random_state
+from ..sampling import sample as sample_model
+from .aim import check_aim, run_aim
+from .mst import check_mst, run_mst
 
 __all__ = ["METHODS", "PrivateSynthesizer"]
 
@@ -231,7 +231,7 @@ class PrivateSynthesizer(BaseObject):
                 codes, dom, rho=rho, workload=plan, max_model_size=float(self.max_model_size), rng=rng,
                 show_progress=show, releases=self.releases_,
             )
-        from .structure.privbayes import run_privbayes
+        from .privbayes import run_privbayes
 
         return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_privbayes(
             codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=show, on_noise=on_noise

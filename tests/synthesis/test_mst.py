@@ -8,7 +8,7 @@ import pytest
 
 from pgmpy_dp import Domain
 from pgmpy_dp.privacy import selection
-from pgmpy_dp.structure import mst
+from pgmpy_dp.synthesis import mst
 from pgmpy_dp.tables.counting import contingency_table
 
 
@@ -163,7 +163,7 @@ def test_an_attribute_whose_states_all_merge_and_no_compression():
 
 
 def test_merged_label_never_spells_a_declared_state():
-    from pgmpy_dp.structure.compression import Compression
+    from pgmpy_dp.synthesis.compression import Compression
 
     dom = Domain({"a": [(1, 2), 1, 2]})
     c = Compression(dom, {"a": [True, False, False]})
