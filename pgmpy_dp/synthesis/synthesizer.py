@@ -1,10 +1,10 @@
 """From a private table to a private model and synthetic data in one call: [`PrivateSynthesizer`][pgmpy_dp.synthesis.synthesizer.PrivateSynthesizer].
 
 The synthesizer validates everything it can from public inputs (parameters, schema, declared
-domains, workload, model size), charges the whole budget once, encodes the data, and hands it to
-one selection method of `pgmpy_dp.synthesis`: AIM, MST or PrivBayes. Each method measures
-marginals of the data with noise, chooses what to measure from noisy answers only, and fits the
-model with our own estimators.
+domains) and asks its selection method (AIM, MST or PrivBayes, by name in `METHODS`) to check its
+plan from public facts (workload, model size, table sizes); it then charges the whole budget once,
+encodes the data, and runs the method, which measures marginals of the data with noise, chooses
+what to measure from noisy answers only, and fits the model with our own estimators.
 """
 
 from __future__ import annotations
@@ -17,18 +17,19 @@ from skbase.base import BaseObject
 
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain
-from ..privacy.parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho
+from ..privacy.loss import PureDP, privacy_loss
 from ..privacy.random_state import check_random_state
 from ..sampling import sample as sample_model
-from .aim import check_aim, run_aim
-from .mst import check_mst, run_mst
+from .aim import AIM
+from .method import Measurements, Method
+from .mst import MST
+from .privbayes import PRIVBAYES
 
 __all__ = ["METHODS", "PrivateSynthesizer"]
 
-#: The selection methods, by name.
-METHODS = ("aim", "mst", "privbayes")
-_ZCDP_ONLY = ("aim", "mst")
-_FITTED = ("model_", "releases_", "selected_", "rho_", "epsilon_", "domain_", "n_rounds_")
+#: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
+METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
+_FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_")
 
 
 class PrivateSynthesizer(BaseObject):
@@ -73,10 +74,13 @@ class PrivateSynthesizer(BaseObject):
     model_ : DiscreteMarkovNetwork or DiscreteBayesianNetwork
         The fitted model (a Bayesian network for ``"privbayes"``).
     releases_ : list of MarginalRelease
-        The noisy measurements, publishable as JSON. Set as soon as the first is drawn, so a fit
-        that fails afterwards still leaves what the budget paid for.
+        The noisy measurements, publishable as JSON. Kept even when the fit fails after its
+        first noise: with the charge, the releases the budget paid for stay.
     selected_ : list of tuple of str
-        The marginals chosen, in order (``"privbayes"``: the ``(node, parents)`` families).
+        The marginals chosen, in order (``"privbayes"``: the ``(node, parents)`` families, the
+        first drawn without the data); kept like ``releases_`` when the fit fails.
+    loss_ : PureDP, ZCDP or ApproxDP
+        The privacy loss spent (``pgmpy_dp.privacy.loss``).
     rho_ : float or None
         The zCDP budget spent (None for a pure-epsilon ``"privbayes"`` fit).
     epsilon_ : float or None
@@ -123,42 +127,42 @@ class PrivateSynthesizer(BaseObject):
         self.show_progress = show_progress
         super().__init__()
 
-    def _privacy(self) -> tuple[float | None, float | None]:
-        """The budget as ``(rho, None)`` or, for a pure-DP PrivBayes fit, ``(None, epsilon)``."""
-        if (self.epsilon is None) == (self.rho is None):
-            raise ValueError(
-                "give exactly one of epsilon= (with delta=) or rho=, e.g. "
-                "PrivateSynthesizer(epsilon=1.0, delta=1e-9) or PrivateSynthesizer(rho=0.015)"
-            )
-        if self.rho is not None:
-            if self.delta is not None:
-                raise ValueError("delta only goes with epsilon; with rho= (zCDP) leave delta=None")
-            return check_rho(self.rho), None
-        epsilon = check_epsilon(self.epsilon)
-        if self.delta is None:
-            if self.method in _ZCDP_ONLY:
-                raise ValueError(
-                    f"method={self.method!r} is a zCDP method: epsilon needs a delta, e.g. "
-                    f"PrivateSynthesizer(epsilon={epsilon:g}, delta=1e-9), or give rho= directly"
-                )
-            return None, epsilon
-        return epsilon_delta_to_rho(epsilon, check_delta(self.delta)), None
-
-    def _check_params(self) -> None:
+    def _method(self) -> Method:
         if not isinstance(self.method, str) or self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
-            raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(self.budget).__name__}")
-        if not isinstance(self.show_progress, bool):
-            raise TypeError(f"show_progress must be True or False, got {self.show_progress!r}")
-        if self.method != "aim" and self.workload is not None:
+            raise ValueError(f"method must be one of {tuple(METHODS)}, got {self.method!r}")
+        return METHODS[self.method]
+
+    def _settings(self, method: Method) -> dict:
+        """The method's own settings; a setting another method reads is refused unless left at None."""
+        if "workload" not in method.settings and self.workload is not None:
             raise ValueError(f"workload only applies to method='aim', not {self.method!r}; leave workload=None")
         size = self.max_model_size
         if isinstance(size, bool) or not isinstance(size, numbers.Real) or not (math.isfinite(size) and size > 0):
             raise ValueError(f"max_model_size must be a positive number of megabytes, got {size!r}; e.g. 80")
+        return {name: getattr(self, name) for name in method.settings}
+
+    def _check_params(self) -> None:
+        if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
+            raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(self.budget).__name__}")
+        if not isinstance(self.show_progress, bool):
+            raise TypeError(f"show_progress must be True or False, got {self.show_progress!r}")
+
+    def _check_data(self, df, domain) -> Domain:
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+        if len(df) == 0 or df.shape[1] == 0:
+            raise ValueError("df is empty; the synthesizer needs at least one record and one column")
+        dom = Domain.from_dataframe(df, None, domain)
+        dom.check_json()  # every release is published as JSON
+        return dom
 
     def fit(self, df: pd.DataFrame, domain=None) -> PrivateSynthesizer:
-        """Measure, select and fit; returns self.
+        """Check, charge once, measure, select and fit; returns self.
+
+        Everything public is checked before the charge: the parameters, the schema, and the
+        method's plan (``Method.check``). The method then runs with the charge and hands each
+        noisy output to one recorder as it is drawn; the first commits the charge, and a failure
+        afterwards leaves ``releases_`` and ``selected_`` with what was paid for.
 
         Parameters
         ----------
@@ -173,69 +177,33 @@ class PrivateSynthesizer(BaseObject):
         """
         for name in _FITTED:  # a refit that fails must not leave the previous fit's model behind
             self.__dict__.pop(name, None)
+        method = self._method()
         self._check_params()
-        rho, epsilon = self._privacy()
-        run = self._runner()  # an import error here, not after the charge
+        settings = self._settings(method)
+        loss = privacy_loss(self.epsilon, self.rho, self.delta, who="PrivateSynthesizer",
+                            example="PrivateSynthesizer(epsilon=1.0, delta=1e-9) or PrivateSynthesizer(rho=0.015)")
         rng = check_random_state(self.random_state)
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-        if len(df) == 0 or df.shape[1] == 0:
-            raise ValueError("df is empty; the synthesizer needs at least one record and one column")
-        dom = Domain.from_dataframe(df, None, domain)
-        dom.check_json()  # every release is published as JSON
-        if self.method == "mst":
-            check_mst(dom, rho)
-        plan = None
-        if self.method == "aim":
-            plan = check_aim(dom, rho=rho, workload=self.workload, max_model_size=float(self.max_model_size))
+        dom = self._check_data(df, domain)
+        plan = method.check(dom, loss, **settings)
         if self.budget is not None:
-            if rho is not None and self.budget.accounting != "zcdp":
-                raise ValueError(
-                    "a zCDP fit cannot be charged to a pure-epsilon budget; create the budget as "
-                    "PrivacyBudget.from_epsilon_delta(epsilon, delta) or PrivacyBudget(rho=...)"
-                )
+            self.budget.require(plan.loss)
         codes = dom.encode(df, show_progress=self.show_progress)
-        self.releases_ = []
-        label = f"PrivateSynthesizer(method={self.method!r})"
-        if self.budget is None:
-            result = run(codes, dom, rho, epsilon, rng, plan, None)
-        else:
-            with self.budget.charge(**({"rho": rho} if rho is not None else {"epsilon": epsilon}), label=label) as charge:
-                try:
-                    result = run(codes, dom, rho, epsilon, rng, plan, charge.commit)
-                except BaseException:
-                    if self.releases_:  # MST and AIM measure before anything else: noise was drawn
-                        charge.commit()
-                    raise
-        self.model_, releases, selected = result
-        self.releases_ = list(releases)
-        self.selected_ = list(selected)
-        self.rho_, self.epsilon_ = rho, epsilon
+        recorder = Measurements()
+        try:
+            if self.budget is None:
+                self.model_, _, _ = method.run(codes, plan, recorder, rng, self.show_progress)
+            else:
+                with self.budget.charge(plan.loss, label=f"PrivateSynthesizer(method={self.method!r})") as charge:
+                    recorder.on_noise = charge.commit
+                    self.model_, _, _ = method.run(codes, plan, recorder, rng, self.show_progress)
+        finally:  # what the budget paid for stays, whether the run ended or failed
+            self.releases_, self.selected_ = list(recorder.releases), list(recorder.selected)
+        self.loss_ = plan.loss
+        self.rho_ = None if isinstance(plan.loss, PureDP) else plan.loss.rho
+        self.epsilon_ = plan.loss.epsilon if isinstance(plan.loss, PureDP) else None
         self.domain_ = dom
         self.n_rounds_ = len(self.selected_)
         return self
-
-    def _runner(self):
-        """The selection method as ``run(codes, domain, rho, epsilon, rng, plan, on_noise) -> (model, releases, selected)``.
-
-        MST and AIM draw their first noise in a release, which they append to ``releases_`` at once;
-        PrivBayes calls ``on_noise`` (the charge's commit) just before its first noisy step.
-        """
-        show = self.show_progress
-        if self.method == "mst":
-            return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_mst(
-                codes, dom, rho=rho, rng=rng, show_progress=show, releases=self.releases_
-            )
-        if self.method == "aim":
-            return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_aim(
-                codes, dom, rho=rho, workload=plan, max_model_size=float(self.max_model_size), rng=rng,
-                show_progress=show, releases=self.releases_,
-            )
-        from .privbayes import run_privbayes
-
-        return lambda codes, dom, rho, epsilon, rng, plan, on_noise: run_privbayes(
-            codes, dom, epsilon=epsilon, rho=rho, rng=rng, show_progress=show, on_noise=on_noise
-        )
 
     def sample(self, n: int, random_state=None) -> pd.DataFrame:
         """Draw ``n`` synthetic records from ``model_`` (post-processing: spends nothing).
