@@ -79,15 +79,26 @@ def _default_workload(domain: Domain) -> list[tuple[tuple[str, ...], float]]:
 
 def _parse_entry(domain: Domain, item) -> tuple[tuple[str, ...], float]:
     """One workload entry, ``attrs`` or ``(attrs, weight)``, checked against the public domain."""
-    weight = 1.0
+    item, weight = _split_weight(item)
+    attrs = (item,) if isinstance(item, str) else item
+    if not isinstance(attrs, (tuple, list)) or not attrs or not all(isinstance(a, str) for a in attrs):
+        raise TypeError(f"workload entry {item!r} must be a tuple of column names such as ('age', 'income')")
+    _check_entry_columns(domain, tuple(attrs))
+    return tuple(attrs), float(weight)
+
+
+def _split_weight(item):
+    """``(attrs, weight)`` of an entry, the weight 1 when it has none."""
     if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], (tuple, list))
             and isinstance(item[1], numbers.Real)):
         item, weight = item
         if isinstance(weight, bool) or not (math.isfinite(weight) and weight > 0):
             raise ValueError(f"workload weight of {tuple(item)} must be a positive finite number, got {weight!r}")
-    attrs = (item,) if isinstance(item, str) else item
-    if not isinstance(attrs, (tuple, list)) or not attrs or not all(isinstance(a, str) for a in attrs):
-        raise TypeError(f"workload entry {item!r} must be a tuple of column names such as ('age', 'income')")
+        return item, weight
+    return item, 1.0
+
+
+def _check_entry_columns(domain: Domain, attrs: tuple[str, ...]) -> None:
     unknown = [a for a in attrs if a not in domain]
     if unknown:
         raise DomainError(
@@ -95,15 +106,14 @@ def _parse_entry(domain: Domain, item) -> tuple[tuple[str, ...], float]:
             "fix the names or drop the entry"
         )
     if len(set(attrs)) != len(attrs):
-        raise ValueError(f"workload entry {tuple(attrs)} repeats a column; name each column once")
+        raise ValueError(f"workload entry {attrs} repeats a column; name each column once")
     cells = domain.cells(attrs)
     if cells > DEFAULT_MAX_CELLS:  # AIM may select any entry: refuse it before anything is spent
         raise CellLimitError(
-            f"workload entry {tuple(attrs)} has {cells:,} cells ({' x '.join(map(str, domain.shape(attrs)))}), "
+            f"workload entry {attrs} has {cells:,} cells ({' x '.join(map(str, domain.shape(attrs)))}), "
             f"more than the {DEFAULT_MAX_CELLS:,} of one release, so AIM could select it only to fail after "
             "spending; drop it, split it into smaller sets or declare coarser domains for its columns"
         )
-    return tuple(attrs), float(weight)
 
 
 def _parse_workload(domain: Domain, workload) -> list[tuple[tuple[str, ...], float]]:
@@ -144,6 +154,11 @@ def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: floa
             f"max_model_size={max_model_size:g} MB is below the {oneway:.3g} MB the 1-way marginals alone take; "
             "raise max_model_size or declare coarser domains"
         )
+    return AimPlan(tuple(parsed), _candidates(parsed))
+
+
+def _candidates(parsed) -> dict[tuple[str, ...], float]:
+    """Every workload set and subset, once each, weighted by its overlap with the workload."""
     candidates: dict[tuple[str, ...], float] = {}
     for attrs, _ in parsed:
         for k in range(len(attrs), 0, -1):
@@ -152,7 +167,7 @@ def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: floa
                     candidates[sub] = 0.0
     for c in candidates:
         candidates[c] = sum(w * len(set(c) & set(attrs)) for attrs, w in parsed)
-    return AimPlan(tuple(parsed), candidates)
+    return candidates
 
 
 def run_aim(
@@ -227,13 +242,7 @@ def run_aim(
         last, sigma, epsilon, measure_rho = _round_budget(rho, used, sigma, epsilon)
         used += exponential_mechanism_rho(epsilon) + measure_rho
         pool = _pool(domain, plan, fit, max_model_size * min(1.0, used / rho))
-        for c in pool:
-            if c not in exact:
-                exact[c] = contingency_table(codes, domain, c)
-        estimates = {c: fit.n_records * fit.marginal(c) for c in pool}
-        chosen = recorder.select(
-            worst_approximated({c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng)
-        )
+        chosen = recorder.select(_choose(codes, domain, plan, fit, pool, exact, sigma, epsilon, rng))
         before = fit.n_records * fit.marginal(chosen)
         recorder.release(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {k}"))
         if model_megabytes(domain, fit.cliques + [chosen]) > SHORT_REFIT_MB:
@@ -261,6 +270,15 @@ def _round_budget(rho: float, used: float, sigma: float, epsilon: float) -> tupl
         measure_rho = remaining - exponential_mechanism_rho(epsilon)
         return True, math.sqrt(0.5 / measure_rho), epsilon, measure_rho
     return False, sigma, epsilon, 0.5 / sigma**2
+
+
+def _choose(codes, domain: Domain, plan: AimPlan, fit: MarkovFit, pool, exact, sigma: float, epsilon: float, rng):
+    """A round's selection among ``pool``; ``exact`` caches the true tables across rounds."""
+    for c in pool:
+        if c not in exact:
+            exact[c] = contingency_table(codes, domain, c)
+    estimates = {c: fit.n_records * fit.marginal(c) for c in pool}
+    return worst_approximated({c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng)
 
 
 def _pool(domain: Domain, plan: AimPlan, fit: MarkovFit, limit: float) -> list[tuple[str, ...]]:

@@ -275,22 +275,27 @@ def _check_codes(codes, domain: Domain) -> int:
         raise TypeError(f"codes must map each attribute of domain to its integer codes, got {type(codes).__name__}")
     n_rows = None
     for a in domain.attrs:
-        if a not in codes:
-            raise DomainError(f"no codes given for attribute {a!r}; encode the data with Domain.encode")
-        c = np.asarray(codes[a])
-        if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
-            raise TypeError(f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} with {c.ndim} dimension(s)")
+        c = _attribute_codes(codes, domain, a)
         if n_rows is not None and len(c) != n_rows:
             raise ValueError(f"codes of {a!r} have another number of rows than the other attributes; give one per record")
         n_rows = len(c)
-        if len(c) and (c.min() < 0 or c.max() >= domain.size(a)):
-            raise DomainError(
-                f"codes of {a!r} must be in [0, {domain.size(a)}) (positions in its declared states); some are "
-                "outside (values withheld: they come from the private data)"
-            )
     if not n_rows:
         raise ValueError("the data has no rows; PrivBayes needs at least one record")
     return n_rows
+
+
+def _attribute_codes(codes, domain: Domain, a: str) -> np.ndarray:
+    if a not in codes:
+        raise DomainError(f"no codes given for attribute {a!r}; encode the data with Domain.encode")
+    c = np.asarray(codes[a])
+    if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
+        raise TypeError(f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} with {c.ndim} dimension(s)")
+    if len(c) and (c.min() < 0 or c.max() >= domain.size(a)):
+        raise DomainError(
+            f"codes of {a!r} must be in [0, {domain.size(a)}) (positions in its declared states); some are "
+            "outside (values withheld: they come from the private data)"
+        )
+    return c
 
 
 def _check_domain(domain) -> None:
