@@ -240,7 +240,7 @@ def worker(task: dict, args) -> dict:
         info["selected"] = [list(s) for s in res.info["selected"]]
     elif base.startswith("ours-"):
         if per_attr:
-            from pgmpy_dp.structure import aim as ours_aim
+            from pgmpy_dp.synthesis import aim as ours_aim
 
             ours_aim.ROUNDS_PER_ATTRIBUTE = per_attr  # read at each call: T = per_attr * d
         synth, (secs, cpu, mem), info = fit_ours(base[5:], df, sizes, states, rho, seed, args)

@@ -31,7 +31,7 @@ from . import datasets  # noqa: F401
 from .uncertainty import query_interval
 from .querying import query
 from .sampling import sample
-from .synthesizer import PrivateSynthesizer
+from .synthesis import PrivateSynthesizer
 
 # Dask is optional: look before importing, so that without it nothing Dask-related is loaded
 if importlib.util.find_spec("dask") is not None:

@@ -16,10 +16,15 @@ LAYERS = {
     "tables": 2,
     "engine": 3,
     "estimators": 4,
-    "structure": 5,
+    "structure": 5, "synthesis": 5,
+    # the sampler needs only the engine and the domain; the synthesizer's ``sample`` delegates to it
+    "sampling": 5,
     "uncertainty": 6,
-    "querying": 7, "sampling": 7, "synthesizer": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
+    "querying": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
 }
+
+#: Packages of one layer that must stay apart: each imports neither of the others.
+APART = [("structure", "synthesis")]
 
 
 def module_name(path: Path) -> str:
@@ -115,6 +120,19 @@ def test_imports_point_down_the_layers():
         if target != "pgmpy_dp" and name != "pgmpy_dp" and layer(target) > layer(name)
     )
     assert upward == [], f"imports from a lower layer to a higher one: {upward}"
+
+
+def test_structure_and_synthesis_do_not_import_each_other():
+    """The structure learners and the synthesizer's methods are two families of one layer."""
+    crossing = sorted(
+        (name, target)
+        for name, targets in graph().items()
+        for target in targets
+        for pair in APART
+        for a, b in (pair, pair[::-1])
+        if name.split(".")[1:2] == [a] and target.split(".")[1:2] == [b]
+    )
+    assert crossing == [], f"imports between packages that must stay apart: {crossing}"
 
 
 def test_no_module_imports_the_package_root():

@@ -9,7 +9,7 @@ from pgmpy.models import DiscreteMarkovNetwork
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
 from pgmpy_dp.privacy.domain import Domain
-from pgmpy_dp.structure.marginals import MarkovFit, measure, measured_cliques
+from pgmpy_dp.synthesis.marginals import MarkovFit, measure, measured_cliques
 
 N = 20_000
 DOMAIN = Domain({"a": range(4), "b": range(4), "c": range(3), "d": range(5)})

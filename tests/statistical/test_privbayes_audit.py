@@ -12,8 +12,8 @@ import numpy as np
 
 from pgmpy_dp import Domain
 from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
-from pgmpy_dp.structure import privbayes
-from pgmpy_dp.structure.privbayes import PrivBayesSplit, independence_score
+from pgmpy_dp.synthesis import privbayes
+from pgmpy_dp.synthesis.privbayes import PrivBayesSplit, independence_score
 
 DOM = Domain({"p": [0, 1], "x": [0, 1], "q": [0, 1]})
 EPSILON = 1.0

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._progress import progress
-from ..privacy.domain import Domain, DomainError
+from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
+from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
 from .marginals import MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
+from .method import Measurements, Method, Plan
 
-__all__ = ["AimPlan", "DEFAULT_WORKLOAD_CELLS", "check_aim", "run_aim", "worst_approximated"]
+__all__ = ["AIM", "Aim", "AimPlan", "DEFAULT_WORKLOAD_CELLS", "check_aim", "run_aim", "worst_approximated"]
 
 #: The default workload: every 3-way marginal with at most this many cells.
 DEFAULT_WORKLOAD_CELLS = 10_000
@@ -65,47 +67,73 @@ def _opening_sigma(domain: Domain, rho: float) -> float:
     return math.sqrt(rounds / (2.0 * (1.0 - SELECTION_SHARE) * rho))
 
 
+def _default_workload(domain: Domain) -> list[tuple[tuple[str, ...], float]]:
+    """Every 3-way marginal of at most ``DEFAULT_WORKLOAD_CELLS`` cells (2-way, 1-way when there is none)."""
+    attrs = domain.attrs
+    for k in range(min(3, len(attrs)), 0, -1):
+        sets = [c for c in itertools.combinations(attrs, k) if domain.cells(c) <= DEFAULT_WORKLOAD_CELLS]
+        if sets:
+            return [(c, 1.0) for c in sets]
+    return [((a,), 1.0) for a in attrs]
+
+
+def _parse_entry(domain: Domain, item) -> tuple[tuple[str, ...], float]:
+    """One workload entry, ``attrs`` or ``(attrs, weight)``, checked against the public domain."""
+    item, weight = _split_weight(item)
+    attrs = (item,) if isinstance(item, str) else item
+    if not isinstance(attrs, (tuple, list)) or not attrs or not all(isinstance(a, str) for a in attrs):
+        raise TypeError(f"workload entry {item!r} must be a tuple of column names such as ('age', 'income')")
+    _check_entry_columns(domain, tuple(attrs))
+    return tuple(attrs), float(weight)
+
+
+def _split_weight(item):
+    """``(attrs, weight)`` of an entry, the weight 1 when it has none."""
+    if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], (tuple, list))
+            and isinstance(item[1], numbers.Real)):
+        item, weight = item
+        if isinstance(weight, bool) or not (math.isfinite(weight) and weight > 0):
+            raise ValueError(f"workload weight of {tuple(item)} must be a positive finite number, got {weight!r}")
+        return item, weight
+    return item, 1.0
+
+
+def _check_entry_columns(domain: Domain, attrs: tuple[str, ...]) -> None:
+    unknown = [a for a in attrs if a not in domain]
+    if unknown:
+        raise DomainError(
+            f"workload names column(s) {unknown} that are not in the data (columns: {list(domain.attrs)}); "
+            "fix the names or drop the entry"
+        )
+    if len(set(attrs)) != len(attrs):
+        raise ValueError(f"workload entry {attrs} repeats a column; name each column once")
+    cells = domain.cells(attrs)
+    if cells > DEFAULT_MAX_CELLS:  # AIM may select any entry: refuse it before anything is spent
+        raise CellLimitError(
+            f"workload entry {attrs} has {cells:,} cells ({' x '.join(map(str, domain.shape(attrs)))}), "
+            f"more than the {DEFAULT_MAX_CELLS:,} of one release, so AIM could select it only to fail after "
+            "spending; drop it, split it into smaller sets or declare coarser domains for its columns"
+        )
+
+
 def _parse_workload(domain: Domain, workload) -> list[tuple[tuple[str, ...], float]]:
     if workload is None:
-        attrs = domain.attrs
-        for k in range(min(3, len(attrs)), 0, -1):
-            sets = [c for c in itertools.combinations(attrs, k) if domain.cells(c) <= DEFAULT_WORKLOAD_CELLS]
-            if sets:
-                return [(c, 1.0) for c in sets]
-        return [((a,), 1.0) for a in attrs]
+        return _default_workload(domain)
     if isinstance(workload, (str, bytes)) or not isinstance(workload, Sequence) or not workload:
         raise TypeError(
             f"workload must be a non-empty list of column tuples, optionally with weights, such as "
             f"[('age', 'income'), (('sex', 'income'), 2.0)], got {workload!r}"
         )
-    out = []
-    for item in workload:
-        weight = 1.0
-        if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], (tuple, list))
-                and isinstance(item[1], numbers.Real)):
-            item, weight = item
-            if isinstance(weight, bool) or not (math.isfinite(weight) and weight > 0):
-                raise ValueError(f"workload weight of {tuple(item)} must be a positive finite number, got {weight!r}")
-        attrs = (item,) if isinstance(item, str) else item
-        if not isinstance(attrs, (tuple, list)) or not attrs or not all(isinstance(a, str) for a in attrs):
-            raise TypeError(f"workload entry {item!r} must be a tuple of column names such as ('age', 'income')")
-        unknown = [a for a in attrs if a not in domain]
-        if unknown:
-            raise DomainError(
-                f"workload names column(s) {unknown} that are not in the data (columns: {list(domain.attrs)}); "
-                "fix the names or drop the entry"
-            )
-        if len(set(attrs)) != len(attrs):
-            raise ValueError(f"workload entry {tuple(attrs)} repeats a column; name each column once")
-        out.append((tuple(attrs), float(weight)))
-    return out
+    return [_parse_entry(domain, item) for item in workload]
 
 
 def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: float = 80.0) -> AimPlan:
     """Check AIM's inputs from public facts only and return its plan (nothing is spent).
 
-    Refuses a workload naming unknown columns, a budget whose opening noise no sampler supports,
-    and a ``max_model_size`` (megabytes) that the model of the 1-way marginals alone exceeds.
+    Refuses a workload naming unknown columns or holding a set of more cells than one release
+    allows (AIM may select any workload set, and its subsets are smaller), a budget whose opening
+    noise no sampler supports, and a ``max_model_size`` (megabytes) that the model of the 1-way
+    marginals alone exceeds.
 
     Examples
     --------
@@ -126,6 +154,11 @@ def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: floa
             f"max_model_size={max_model_size:g} MB is below the {oneway:.3g} MB the 1-way marginals alone take; "
             "raise max_model_size or declare coarser domains"
         )
+    return AimPlan(tuple(parsed), _candidates(parsed))
+
+
+def _candidates(parsed) -> dict[tuple[str, ...], float]:
+    """Every workload set and subset, once each, weighted by its overlap with the workload."""
     candidates: dict[tuple[str, ...], float] = {}
     for attrs, _ in parsed:
         for k in range(len(attrs), 0, -1):
@@ -134,7 +167,7 @@ def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: floa
                     candidates[sub] = 0.0
     for c in candidates:
         candidates[c] = sum(w * len(set(c) & set(attrs)) for attrs, w in parsed)
-    return AimPlan(tuple(parsed), candidates)
+    return candidates
 
 
 def run_aim(
@@ -146,7 +179,7 @@ def run_aim(
     max_model_size: float = 80.0,
     rng=None,
     show_progress: bool = False,
-    releases: list | None = None,
+    recorder: Measurements | None = None,
 ):
     """Run AIM on encoded data; return ``(model, releases, selected)``.
 
@@ -159,7 +192,7 @@ def run_aim(
     rho : float
         The zCDP budget, spent exactly.
     workload : AimPlan or list, optional
-        A plan from [`check_aim`][pgmpy_dp.structure.aim.check_aim], or a workload it accepts
+        A plan from [`check_aim`][pgmpy_dp.synthesis.aim.check_aim], or a workload it accepts
         (default: every 3-way marginal of at most 10,000 cells).
     max_model_size : float
         Largest model, in megabytes of junction-tree cells; the cap grows with the budget spent.
@@ -167,8 +200,9 @@ def run_aim(
         A seeded generator for experiments; ``None`` uses OpenDP's exact samplers.
     show_progress : bool
         Progress bar over the rounds.
-    releases : list, optional
-        A list each release is appended to as soon as its noise is drawn.
+    recorder : Measurements, optional
+        Handed each release and selection as soon as it is drawn (what a failure afterwards
+        leaves paid for); the first commits the caller's charge.
 
     Returns
     -------
@@ -192,44 +226,25 @@ def run_aim(
     plan = workload if isinstance(workload, AimPlan) else check_aim(
         domain, rho=rho, workload=workload, max_model_size=max_model_size
     )
-    releases = [] if releases is None else releases
+    recorder = Measurements() if recorder is None else recorder
+    releases = recorder.releases
     attrs = list(domain.attrs)
     rounds = ROUNDS_PER_ATTRIBUTE * len(attrs)
     sigma = _opening_sigma(domain, rho)
     epsilon = math.sqrt(8.0 * SELECTION_SHARE * rho / rounds)
     oneway_rho = len(attrs) * 0.5 / sigma**2
-    releases.append(measure(codes, domain, [(a,) for a in attrs], oneway_rho, rng, "AIM: 1-way marginals"))
+    recorder.release(measure(codes, domain, [(a,) for a in attrs], oneway_rho, rng, "AIM: 1-way marginals"))
     used = oneway_rho
     fit = MarkovFit(domain, max_iter=ROUND_EM_MAPS).fit(releases)
     exact: dict[tuple[str, ...], np.ndarray] = {}
-    selected: list[tuple[str, ...]] = []
-    bar = progress(itertools.count(), show_progress, "AIM rounds")
-    for _ in bar:
-        last = rho - used < 2.0 * (0.5 / sigma**2 + exponential_mechanism_rho(epsilon))
-        if last:  # spend exactly what is left
-            remaining = rho - used
-            epsilon = math.sqrt(8.0 * SELECTION_SHARE * remaining)
-            measure_rho = remaining - exponential_mechanism_rho(epsilon)
-            sigma = math.sqrt(0.5 / measure_rho)
-        else:
-            measure_rho = 0.5 / sigma**2
+    bar = progress(itertools.count(1), show_progress, "AIM rounds")
+    for k in bar:
+        last, sigma, epsilon, measure_rho = _round_budget(rho, used, sigma, epsilon)
         used += exponential_mechanism_rho(epsilon) + measure_rho
-        limit = max_model_size * min(1.0, used / rho)
-        held = [frozenset(n) for n in fit.jt.nodes]
-        pool = [
-            c for c in plan.candidates
-            if any(frozenset(c) <= h for h in held) or model_megabytes(domain, fit.cliques + [c]) <= limit
-        ]
-        for c in pool:
-            if c not in exact:
-                exact[c] = contingency_table(codes, domain, c)
-        estimates = {c: fit.n_records * fit.marginal(c) for c in pool}
-        chosen = worst_approximated(
-            {c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng
-        )
-        selected.append(chosen)
+        pool = _pool(domain, plan, fit, max_model_size * min(1.0, used / rho))
+        chosen = recorder.select(_choose(codes, domain, plan, fit, pool, exact, sigma, epsilon, rng))
         before = fit.n_records * fit.marginal(chosen)
-        releases.append(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {len(selected)}"))
+        recorder.release(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {k}"))
         if model_megabytes(domain, fit.cliques + [chosen]) > SHORT_REFIT_MB:
             fit.m_step_iter, fit.e_step_iter = ROUND_M_STEPS, ROUND_E_STEPS
         fit = fit.fit(releases)
@@ -244,7 +259,35 @@ def run_aim(
     estimator = fit_final_model(
         releases, domain, show_progress, start=fit, regularization=fit.scaled_regularization, max_iter=FINAL_EM_MAPS
     )
-    return estimator.model_, list(releases), selected
+    return estimator.model_, list(releases), list(recorder.selected)
+
+
+def _round_budget(rho: float, used: float, sigma: float, epsilon: float) -> tuple[bool, float, float, float]:
+    """A round's ``(last, sigma, epsilon, measure_rho)``; the last round spends exactly what is left."""
+    if rho - used < 2.0 * (0.5 / sigma**2 + exponential_mechanism_rho(epsilon)):
+        remaining = rho - used
+        epsilon = math.sqrt(8.0 * SELECTION_SHARE * remaining)
+        measure_rho = remaining - exponential_mechanism_rho(epsilon)
+        return True, math.sqrt(0.5 / measure_rho), epsilon, measure_rho
+    return False, sigma, epsilon, 0.5 / sigma**2
+
+
+def _choose(codes, domain: Domain, plan: AimPlan, fit: MarkovFit, pool, exact, sigma: float, epsilon: float, rng):
+    """A round's selection among ``pool``; ``exact`` caches the true tables across rounds."""
+    for c in pool:
+        if c not in exact:
+            exact[c] = contingency_table(codes, domain, c)
+    estimates = {c: fit.n_records * fit.marginal(c) for c in pool}
+    return worst_approximated({c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng)
+
+
+def _pool(domain: Domain, plan: AimPlan, fit: MarkovFit, limit: float) -> list[tuple[str, ...]]:
+    """The candidates a round may select: inside a clique of the model, or keeping it within ``limit`` MB."""
+    held = [frozenset(n) for n in fit.jt.nodes]
+    return [
+        c for c in plan.candidates
+        if any(frozenset(c) <= h for h in held) or model_megabytes(domain, fit.cliques + [c]) <= limit
+    ]
 
 
 def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, rng=None) -> tuple[str, ...]:
@@ -267,3 +310,30 @@ def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, 
         for c in pool
     ]
     return pool[exponential_mechanism(scores, epsilon, max(weights[c] for c in pool), rng)]
+
+
+class Aim(Method):
+    """AIM behind the synthesizer's protocol: a zCDP method reading ``workload`` and ``max_model_size``.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.privacy.loss import ZCDP
+    >>> plan = AIM.check(Domain({"a": [0, 1], "b": [0, 1]}), ZCDP(1.0), workload=[("a", "b")])
+    >>> plan.loss, plan.options["workload"].candidates
+    (ZCDP(rho=1.0), {('a', 'b'): 2.0, ('a',): 1.0, ('b',): 1.0})
+    """
+
+    name = "aim"
+    settings = ("workload", "max_model_size")
+
+    def check(self, domain: Domain, loss: PrivacyLoss, workload=None, max_model_size: float = 80.0) -> Plan:
+        plan = check_aim(domain, rho=self.zcdp_rho(loss), workload=workload, max_model_size=float(max_model_size))
+        return Plan(domain, loss, {"workload": plan, "max_model_size": float(max_model_size)})
+
+    def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
+        return run_aim(codes, plan.domain, rho=plan.loss.rho, rng=rng, show_progress=show_progress,
+                       recorder=recorder, **plan.options)
+
+
+#: The AIM method object of the synthesizer's registry.
+AIM = Aim()

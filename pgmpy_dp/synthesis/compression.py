@@ -11,7 +11,7 @@ The merged state is public and names what it holds: the tuple of the original st
 ``(3, 7, 12)`` in a release over a column with states ``0 .. 40``. A model fitted on the merged
 states is expanded back to the declared ones exactly: every factor is copied to the states of
 its group, and each state gets a share of its group's probability. MST's paper shares equally;
-[`Compression.from_release`][pgmpy_dp.structure.compression.Compression.from_release] shares in
+[`Compression.from_release`][pgmpy_dp.synthesis.compression.Compression.from_release] shares in
 proportion to the clipped noisy counts plus one noise scale, which was closer on Adult at every
 budget tried (see docs/synthesis.md) and leaves every state, even one never seen, a positive share.
 """

@@ -10,8 +10,8 @@ import pytest
 from pgmpy_dp import Domain
 from pgmpy_dp.privacy.domain import DomainError
 from pgmpy_dp.privacy.selection import exponential_mechanism_rho
-from pgmpy_dp.structure import privbayes
-from pgmpy_dp.structure.privbayes import (
+from pgmpy_dp.synthesis import privbayes
+from pgmpy_dp.synthesis.privbayes import (
     SCORE_SENSITIVITY,
     independence_score,
     maximal_parent_sets,

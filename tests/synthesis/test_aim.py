@@ -11,7 +11,7 @@ from pgmpy_dp.engine import JunctionTree
 from pgmpy_dp.estimators import markov
 from pgmpy_dp.privacy import selection
 from pgmpy_dp.privacy.domain import DomainError
-from pgmpy_dp.structure import aim, marginals
+from pgmpy_dp.synthesis import aim, marginals
 
 
 def test_default_workload_is_the_capped_3_way_marginals():

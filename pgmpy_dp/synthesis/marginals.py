@@ -1,12 +1,12 @@
 """What the marginal-selection methods (MST, AIM) share: measuring, fitting, and reading the model.
 
 A selection method alternates between measuring a marginal of the private data with Gaussian
-noise ([`measure`][pgmpy_dp.structure.marginals.measure]), fitting a Markov network to every
-measurement so far ([`MarkovFit`][pgmpy_dp.structure.marginals.MarkovFit], our CGM-EM with one
+noise ([`measure`][pgmpy_dp.synthesis.marginals.measure]), fitting a Markov network to every
+measurement so far ([`MarkovFit`][pgmpy_dp.synthesis.marginals.MarkovFit], our CGM-EM with one
 potential per measured attribute set, warm-started from the previous fit), and reading marginals
 of that model over any attribute set, inside a junction-tree clique or not
-([`tree_marginal`][pgmpy_dp.structure.marginals.tree_marginal]). Model sizes come from the
-triangulation of the public clique list only ([`model_megabytes`][pgmpy_dp.structure.marginals.model_megabytes]).
+([`tree_marginal`][pgmpy_dp.synthesis.marginals.tree_marginal]). Model sizes come from the
+triangulation of the public clique list only ([`model_megabytes`][pgmpy_dp.synthesis.marginals.model_megabytes]).
 """
 
 from __future__ import annotations
@@ -184,13 +184,27 @@ def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.nda
     nodes = jt.nodes
     if any(set(attrs) <= set(n) for n in nodes):
         return jt.marginal(calibration, attrs)
-    adjacent: dict[int, list[int]] = {i: [] for i in range(len(nodes))}
+    root = min((i for i, n in enumerate(nodes) if attrs[0] in n), key=lambda i: math.prod(jt.shapes[i]))
+    order, previous = _breadth_first(jt, root)
+    keep = _covering_subtree(nodes, attrs, order, previous)
+    index = {a: i for i, a in enumerate(jt.domain.attrs)}
+    operands = []
+    for v in sorted(keep, key=order.index):
+        p = np.exp(calibration.log_beliefs[v])
+        if v != root:
+            p = _given_separator(p, nodes[v], nodes[previous[v]])
+        operands += [p, [index[a] for a in nodes[v]]]
+    return np.einsum(*operands, [index[a] for a in attrs], optimize="greedy")
+
+
+def _breadth_first(jt: JunctionTree, root: int) -> tuple[list[int], dict[int, int | None]]:
+    """The tree's cliques in breadth-first order from ``root``, and each one's predecessor on the way."""
+    adjacent: dict[int, list[int]] = {i: [] for i in range(len(jt.nodes))}
     for v, p in jt.parent.items():
         if p is not None:
             adjacent[v].append(p)
             adjacent[p].append(v)
-    root = min((i for i, n in enumerate(nodes) if attrs[0] in n), key=lambda i: math.prod(jt.shapes[i]))
-    previous = {root: None}
+    previous: dict[int, int | None] = {root: None}
     order = [root]
     queue = deque([root])
     while queue:
@@ -200,23 +214,26 @@ def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.nda
                 previous[u] = v
                 order.append(u)
                 queue.append(u)
-    keep = {root}
+    return order, previous
+
+
+def _covering_subtree(nodes, attrs, order, previous) -> set[int]:
+    """The smallest subtree holding ``order[0]`` (a clique of ``attrs[0]``) and a clique of every other attribute."""
+    keep = {order[0]}
     for a in attrs[1:]:
         v = next(i for i in order if a in nodes[i])  # the nearest clique holding a
         while v not in keep:
             keep.add(v)
             v = previous[v]
-    index = {a: i for i, a in enumerate(jt.domain.attrs)}
-    operands = []
-    for v in sorted(keep, key=order.index):
-        p = np.exp(calibration.log_beliefs[v])
-        if v != root:
-            sep = set(nodes[v]) & set(nodes[previous[v]])
-            axes = tuple(i for i, a in enumerate(nodes[v]) if a not in sep)
-            total = p.sum(axis=axes, keepdims=True) if axes else p
-            p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
-        operands += [p, [index[a] for a in nodes[v]]]
-    return np.einsum(*operands, [index[a] for a in attrs], optimize="greedy")
+    return keep
+
+
+def _given_separator(p: np.ndarray, node, parent) -> np.ndarray:
+    """A clique's belief ``p`` over ``node`` divided by its marginal on the separator with ``parent``."""
+    sep = set(node) & set(parent)
+    axes = tuple(i for i, a in enumerate(node) if a not in sep)
+    total = p.sum(axis=axes, keepdims=True) if axes else p
+    return np.divide(p, total, out=np.zeros_like(p), where=total > 0)
 
 
 def fit_final_model(
@@ -225,7 +242,7 @@ def fit_final_model(
 ):
     """The published model: a ``PrivateMarkovEstimator`` fit of every measured set, as a clique.
 
-    ``start``, a [`MarkovFit`][pgmpy_dp.structure.marginals.MarkovFit] of the same releases, is
+    ``start``, a [`MarkovFit`][pgmpy_dp.synthesis.marginals.MarkovFit] of the same releases, is
     where CGM-EM starts (its ``init``) instead of the naive fit: the objective and so the optimum
     are the estimator's own, only the way there is shorter. ``regularization`` is the estimator's
     (a number applies to every clique); ``max_iter`` a fixed budget of EM maps like the estimator's

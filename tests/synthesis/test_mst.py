@@ -8,7 +8,8 @@ import pytest
 
 from pgmpy_dp import Domain
 from pgmpy_dp.privacy import selection
-from pgmpy_dp.structure import mst
+from pgmpy_dp.synthesis import mst
+from pgmpy_dp.synthesis.method import Measurements
 from pgmpy_dp.tables.counting import contingency_table
 
 
@@ -50,9 +51,9 @@ def test_select_tree_spends_rho_and_is_a_spanning_tree(monkeypatch):
 
 def test_run_mst_recovers_the_chain():
     codes, dom = tree_data()
-    releases = []
-    model, out, selected = mst.run_mst(codes, dom, rho=1.0, rng=np.random.default_rng(1), releases=releases)
-    assert out == releases and len(out) == 2
+    recorder = Measurements()
+    model, out, selected = mst.run_mst(codes, dom, rho=1.0, rng=np.random.default_rng(1), recorder=recorder)
+    assert out == recorder.releases and len(out) == 2 and recorder.selected == selected
     assert {frozenset(p) for p in selected} >= {frozenset("ab"), frozenset("bc"), frozenset("cd")}
     assert [t.attrs for t in out[0].tables] == [(v,) for v in "abcde"]
     assert [t.attrs for t in out[1].tables] == selected
@@ -163,7 +164,7 @@ def test_an_attribute_whose_states_all_merge_and_no_compression():
 
 
 def test_merged_label_never_spells_a_declared_state():
-    from pgmpy_dp.structure.compression import Compression
+    from pgmpy_dp.synthesis.compression import Compression
 
     dom = Domain({"a": [(1, 2), 1, 2]})
     c = Compression(dom, {"a": [True, False, False]})

@@ -12,7 +12,7 @@ from pgmpy_dp import PrivacyBudget, PrivateSynthesizer
 from pgmpy_dp.privacy import selection
 from pgmpy_dp.privacy.domain import DomainError
 from pgmpy_dp.privacy.parameters import epsilon_delta_to_rho
-from pgmpy_dp.structure import aim, marginals, mst
+from pgmpy_dp.synthesis import aim, marginals, mst
 
 DOMAIN = {"a": [0, 1], "b": [0, 1], "c": [0, 1, 2], "d": ["x", "y"]}
 
@@ -216,7 +216,7 @@ def test_privbayes_fits_a_bayesian_network_and_spends_its_budget(budget_kwargs):
 
 
 def test_privbayes_refunds_before_its_first_noise_and_keeps_after(monkeypatch):
-    from pgmpy_dp.structure import privbayes
+    from pgmpy_dp.synthesis import privbayes
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")

@@ -13,7 +13,7 @@ What differs from the paper, and why:
 
 * **Score.** The paper's ``R(X, Pi) = 1/2 ||P[X, Pi] - P[X] P[Pi]||_1`` has a sensitivity that
   depends on the record count ``n``, which is private. We score the same distance on counts,
-  ``n R = 1/2 sum |N(x, pi) - N(x) N(pi) / n|`` ([`independence_score`][pgmpy_dp.structure.privbayes.independence_score]),
+  ``n R = 1/2 sum |N(x, pi) - N(x) N(pi) / n|`` ([`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score]),
   whose sensitivity is at most 2 whatever ``n`` (see `SCORE_SENSITIVITY`): the same ranking,
   with a data-free scale.
 * **Degree.** For attributes with many states the paper replaces the fixed degree ``k`` by its
@@ -27,7 +27,7 @@ What differs from the paper, and why:
   ``d - 1`` selections in equal parts, 1% to the noisy count, the rest to the family tables,
   split so as to minimise their expected total noise
   ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]).
-  [`privbayes_split`][pgmpy_dp.structure.privbayes.privbayes_split] states it; the parts add up
+  [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split] states it; the parts add up
   to the total exactly.
 """
 
@@ -47,22 +47,26 @@ from ..estimators.allocation import error_optimal_allocation
 from ..estimators.bayesian import DiscretePrivateMLE
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from ..privacy.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
-from ..privacy.parameters import check_epsilon, check_positive, check_rho
+from ..privacy.loss import PrivacyLoss, PureDP, privacy_loss
+from ..privacy.parameters import check_positive
 from ..privacy.random_state import check_random_state
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
 from ..tables.release import release_from_codes
+from .method import Measurements, Method, Plan
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)  # pgmpy 1.1 deprecation notices on import
     from pgmpy.models import DiscreteBayesianNetwork
 
 __all__ = [
+    "PRIVBAYES",
     "COUNT_FRACTION",
     "DEFAULT_STRUCTURE_FRACTION",
     "DEFAULT_THETA",
     "MAX_CANDIDATES",
     "SCORE_SENSITIVITY",
+    "PrivBayes",
     "PrivBayesSplit",
     "independence_score",
     "maximal_parent_sets",
@@ -85,7 +89,7 @@ DEFAULT_THETA = 8.0
 #: parent sets are dropped (a rule on public sizes and earlier noisy choices only).
 MAX_CANDIDATES = 20_000
 
-#: Sensitivity of [`independence_score`][pgmpy_dp.structure.privbayes.independence_score] when one
+#: Sensitivity of [`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score] when one
 #: record is added or removed. With ``E = N(x) N(pi) / n``, adding a record moves one count by 1
 #: and moves ``E`` by at most ``sum |E' - E| <= (3n + 1) / (n + 1) < 3`` in total, so the score,
 #: half the L1 distance, moves by less than ``(1 + 3) / 2``.
@@ -212,12 +216,12 @@ def _exact_remainder(total: float, parts: list[float]) -> float:
 
 def privbayes_split(total: float, n_attrs: int, *, unit: str = "epsilon",
                     structure_fraction: float = DEFAULT_STRUCTURE_FRACTION, count: bool = True) -> PrivBayesSplit:
-    """The budget split of [`run_privbayes`][pgmpy_dp.structure.privbayes.run_privbayes].
+    """The budget split of [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes].
 
     ``COUNT_FRACTION`` of ``total`` for the noisy record count (if ``count`` and there is a
     selection step), ``structure_fraction`` of it over the ``n_attrs - 1`` selection steps in
     equal parts, and the remainder for the tables, so that the parts sum to ``total`` exactly.
-    [`run_privbayes`][pgmpy_dp.structure.privbayes.run_privbayes] makes no count (``count=False``) when
+    [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes] makes no count (``count=False``) when
     a public count is declared or ``degree=0`` (no parent sets to cap).
 
     Examples
@@ -249,17 +253,7 @@ def _selection_epsilon(split: PrivBayesSplit, i: int) -> float:
     return eps
 
 
-def _check_inputs(codes, domain, epsilon, rho, degree, structure_fraction, theta, n_records) -> tuple[int, str, float]:
-    if not isinstance(domain, Domain):
-        raise TypeError(f"domain must be a pgmpy_dp.Domain, got {type(domain).__name__}")
-    if len(domain.attrs) == 0:
-        raise ValueError("domain has no attributes; declare the public states of at least one column")
-    if (epsilon is None) == (rho is None):
-        raise ValueError(
-            "give exactly one of epsilon (pure DP: discrete Laplace tables) or rho (zCDP: discrete Gaussian "
-            "tables), e.g. epsilon=1.0"
-        )
-    total, unit = (check_epsilon(epsilon), "epsilon") if rho is None else (check_rho(rho), "rho")
+def _check_settings(degree, structure_fraction, theta, n_records) -> None:
     if degree is not None and (isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Integral)):
         raise TypeError(f"degree must be None or a non-negative int (the most parents per node), got {degree!r}")
     if degree is not None and degree < 0:
@@ -273,29 +267,54 @@ def _check_inputs(codes, domain, epsilon, rho, degree, structure_fraction, theta
     check_positive(theta, "theta", "8.0")
     if n_records is not None:
         check_positive(n_records, "n_records", "len(df) if the record count is public")
+
+
+def _check_codes(codes, domain: Domain) -> int:
+    """The number of rows of ``codes``, one valid code array per attribute of ``domain``."""
     if not isinstance(codes, Mapping):
         raise TypeError(f"codes must map each attribute of domain to its integer codes, got {type(codes).__name__}")
     n_rows = None
     for a in domain.attrs:
-        if a not in codes:
-            raise DomainError(f"no codes given for attribute {a!r}; encode the data with Domain.encode")
-        c = np.asarray(codes[a])
-        if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
-            raise TypeError(f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} with {c.ndim} dimension(s)")
-        if n_rows is None:
-            n_rows = len(c)
-        elif len(c) != n_rows:
+        c = _attribute_codes(codes, domain, a)
+        if n_rows is not None and len(c) != n_rows:
             raise ValueError(f"codes of {a!r} have another number of rows than the other attributes; give one per record")
-        if len(c) and (c.min() < 0 or c.max() >= domain.size(a)):
-            raise DomainError(
-                f"codes of {a!r} must be in [0, {domain.size(a)}) (positions in its declared states); some are "
-                "outside (values withheld: they come from the private data)"
-            )
+        n_rows = len(c)
     if not n_rows:
         raise ValueError("the data has no rows; PrivBayes needs at least one record")
+    return n_rows
+
+
+def _attribute_codes(codes, domain: Domain, a: str) -> np.ndarray:
+    if a not in codes:
+        raise DomainError(f"no codes given for attribute {a!r}; encode the data with Domain.encode")
+    c = np.asarray(codes[a])
+    if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
+        raise TypeError(f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} with {c.ndim} dimension(s)")
+    if len(c) and (c.min() < 0 or c.max() >= domain.size(a)):
+        raise DomainError(
+            f"codes of {a!r} must be in [0, {domain.size(a)}) (positions in its declared states); some are "
+            "outside (values withheld: they come from the private data)"
+        )
+    return c
+
+
+def _check_domain(domain) -> None:
+    if not isinstance(domain, Domain):
+        raise TypeError(f"domain must be a pgmpy_dp.Domain, got {type(domain).__name__}")
+    if len(domain.attrs) == 0:
+        raise ValueError("domain has no attributes; declare the public states of at least one column")
     for a in domain.attrs:
         domain.check_table((a,))  # every node's table must be releasable, whatever parents it gets
-    return n_rows, unit, total
+
+
+def _check_inputs(codes, domain, loss, degree, structure_fraction, theta, n_records) -> tuple[int, str, float]:
+    """The row count, the budget's unit and its total, once every input is checked (nothing is spent)."""
+    _check_domain(domain)
+    _check_settings(degree, structure_fraction, theta, n_records)
+    n_rows = _check_codes(codes, domain)
+    if isinstance(loss, PureDP):
+        return n_rows, "epsilon", loss.epsilon
+    return n_rows, "rho", loss.rho
 
 
 def _noisy_count(n_rows: int, budget: float, unit: str, rng) -> float:
@@ -337,7 +356,9 @@ def _candidates(remaining, placed, sizes, cap, degree) -> list[tuple[str, tuple[
         return out
 
 
-def _select(codes, domain, split, cap, degree, first, show_progress, rng) -> list[tuple[str, tuple[str, ...]]]:
+def _select(codes, domain, split, cap, degree, first, show_progress, rng,
+            recorder: Measurements | None = None) -> list[tuple[str, tuple[str, ...]]]:
+    """The network's families in the order chosen; each goes to ``recorder`` (if given) as soon as it is drawn."""
     sizes = {a: domain.size(a) for a in domain.attrs}
     placed = [first]
     remaining = [a for a in domain.attrs if a != first]
@@ -354,6 +375,8 @@ def _select(codes, domain, split, cap, degree, first, show_progress, rng) -> lis
         )
         x, parents = pairs[pick]
         selected.append((x, parents))
+        if recorder is not None:
+            recorder.select((x, parents))
         placed.append(x)
         remaining.remove(x)
     return selected
@@ -380,13 +403,13 @@ def run_privbayes(
     structure_fraction: float = DEFAULT_STRUCTURE_FRACTION,
     theta: float = DEFAULT_THETA,
     n_records: float | None = None,
-    on_noise=None,
+    recorder: Measurements | None = None,
 ):
     """PrivBayes on encoded data: a greedy private network, noisy family tables, our CPD fit.
 
     Spends exactly ``epsilon`` (pure DP: exponential mechanism and discrete Laplace tables) or
     ``rho`` (zCDP: exponential mechanism at ``epsilon_i`` costing ``epsilon_i**2 / 8``, discrete
-    Gaussian tables), split as [`privbayes_split`][pgmpy_dp.structure.privbayes.privbayes_split]
+    Gaussian tables), split as [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split]
     states. It charges no budget: the caller charges the total once.
 
     Parameters
@@ -396,7 +419,8 @@ def run_privbayes(
     domain : Domain
         The public domain; every attribute becomes a node.
     epsilon, rho : float
-        Exactly one: the total pure-DP or zCDP budget.
+        Exactly one: the total pure-DP or zCDP budget (or a loss value as ``epsilon``: ``PureDP``
+        spends epsilon, ``ZCDP`` and ``ApproxDP`` the rho they imply).
     rng : numpy.random.Generator or int, optional
         Seed for reproducible experiments only; ``None`` uses OS randomness and OpenDP's exact samplers.
     show_progress : bool
@@ -409,10 +433,10 @@ def run_privbayes(
         The usefulness ratio: a family may have at most ``n / (theta * noise scale)`` cells.
     n_records : float, optional
         A public record count; without it a noisy count is made (``COUNT_FRACTION`` of the budget).
-    on_noise : callable, optional
-        Called once, with no argument, after the inputs are checked and just before the first noise
-        is drawn (a caller holding a budget charge commits it there: from then on a failure is a
-        function of noisy outputs and the charge must stay).
+    recorder : Measurements, optional
+        Handed each noisy output as soon as it exists: the noisy record count (which commits the
+        caller's charge), each selected family, the release of the family tables. A failure
+        afterwards (in the CPD fit, say) leaves in it everything the budget paid for.
 
     Returns
     -------
@@ -433,34 +457,67 @@ def run_privbayes(
     >>> model.check_model(), len(selected), releases[0].epsilon < 1.0
     (True, 8, True)
     """
-    n_rows, unit, total = _check_inputs(codes, domain, epsilon, rho, degree, structure_fraction, theta, n_records)
+    loss = privacy_loss(epsilon, rho, who="run_privbayes", example="epsilon=1.0 (pure DP) or rho=0.5 (zCDP)")
+    n_rows, unit, total = _check_inputs(codes, domain, loss, degree, structure_fraction, theta, n_records)
     rng = check_random_state(rng, "rng")
+    recorder = Measurements() if recorder is None else recorder
     attrs = list(domain.attrs)
     codes = {a: np.asarray(codes[a]) for a in attrs}
     split = privbayes_split(total, len(attrs), unit=unit, structure_fraction=float(structure_fraction),
                             count=n_records is None and degree != 0)
     first = attrs[int(rng.integers(len(attrs))) if rng is not None else secrets.randbelow(len(attrs))]
-    if on_noise is not None:
-        on_noise()
-    if len(attrs) > 1:
-        if split.count:
-            cap = _cell_cap(_noisy_count(n_rows, split.count, unit, rng), split, len(attrs), float(theta))
-        elif n_records is not None:
-            cap = _cell_cap(float(n_records), split, len(attrs), float(theta))
-        else:
-            cap = 0.0  # degree 0: the empty parent set is the only candidate
-        selected = _select(codes, domain, split, cap, degree, first, show_progress, rng)
-    else:
-        selected = [(first, ())]
+    selected = _select_network(codes, domain, split, n_rows, n_records, degree, float(theta), first,
+                               show_progress, rng, recorder)
     families = [(x, *parents) for x, parents in selected]
     budgets = _table_budgets(domain, families, split)
-    release = release_from_codes(
+    release = recorder.release(release_from_codes(
         codes, domain, families, budget=None, random_state=rng, label="PrivBayes family tables",
         n_records=n_records, show_progress=show_progress, **{unit: budgets},
-    )
+    ))
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(attrs)
     model.add_edges_from((p, x) for x, parents in selected for p in parents)
     estimator = DiscretePrivateMLE(show_progress=show_progress).fit_release(model, [release])
     model.add_cpds(*estimator.parameters_)
     return model, [release], selected
+
+
+def _select_network(codes, domain, split, n_rows, n_records, degree, theta, first, show_progress, rng, recorder):
+    """The families, the first node's (drawn without the data) first; noisy count and selections recorded."""
+    recorder.selected.append((first, ()))  # data-free: kept, but no noise yet
+    if len(domain.attrs) == 1:
+        return [(first, ())]
+    if split.count:
+        n_hat = _noisy_count(n_rows, split.count, split.unit, rng)
+        recorder.noise()  # the first noisy output: the charge stays from here on
+        cap = _cell_cap(n_hat, split, len(domain.attrs), theta)
+    elif n_records is not None:
+        cap = _cell_cap(float(n_records), split, len(domain.attrs), theta)
+    else:
+        cap = 0.0  # degree 0: the empty parent set is the only candidate
+    return _select(codes, domain, split, cap, degree, first, show_progress, rng, recorder)
+
+
+class PrivBayes(Method):
+    """PrivBayes behind the synthesizer's protocol: pure DP (``epsilon`` alone) or zCDP.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.privacy.loss import PureDP
+    >>> PRIVBAYES.check(Domain({"a": [0, 1], "b": [0, 1]}), PureDP(1.0)).loss
+    PureDP(epsilon=1.0)
+    """
+
+    name = "privbayes"
+
+    def check(self, domain: Domain, loss: PrivacyLoss) -> Plan:
+        _check_domain(domain)
+        return Plan(domain, loss)
+
+    def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
+        return run_privbayes(codes, plan.domain, epsilon=plan.loss, rng=rng, show_progress=show_progress,
+                             recorder=recorder)
+
+
+#: The PrivBayes method object of the synthesizer's registry.
+PRIVBAYES = PrivBayes()

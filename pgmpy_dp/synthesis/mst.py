@@ -2,7 +2,7 @@
 
 The zCDP budget ``rho`` is split in three equal parts. A third measures every 1-way marginal
 with Gaussian noise. Per attribute, the states whose noisy count is below three noise scales
-then merge into one (MST's compression, [`Compression`][pgmpy_dp.structure.compression.Compression];
+then merge into one (MST's compression, [`Compression`][pgmpy_dp.synthesis.compression.Compression];
 post-processing). A third selects a spanning tree by Kruskal's algorithm, each edge drawn by the
 exponential mechanism among the pairs that join two components; a pair's score is the L1 distance
 between its true 2-way table over the merged states and the independence estimate from the noisy
@@ -14,22 +14,32 @@ the noisy 1-way counts of its states, see docs/synthesis.md).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .._progress import progress
 from ..engine import project_simplex
 from ..estimators.evidence import pooled_n_records
-from ..privacy.domain import Domain, DomainError
+from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
+from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
 from .compression import THRESHOLD, Compression
 from .marginals import check_noise_scale, fit_final_model, measure
+from .method import Measurements, Method, Plan
 
-__all__ = ["check_mst", "pair_scores", "run_mst", "select_tree"]
+__all__ = ["MST", "Mst", "check_mst", "pair_scores", "run_mst", "select_tree"]
 
 
 def check_mst(domain: Domain, rho: float) -> None:
     """Refuse, from public facts only, a domain or budget MST cannot run on (nothing is spent).
+
+    The spanning tree may pick any pair, and each picked pair's 2-way table is released: a pair
+    whose declared states make more cells than one release allows is refused here, before the
+    1-way release and the tree selection are paid for. The limit is checked on the declared
+    states, not the merged ones: which states merge depends on the noisy counts, known only
+    after spending (see docs/synthesis.md).
 
     Examples
     --------
@@ -37,16 +47,37 @@ def check_mst(domain: Domain, rho: float) -> None:
     Traceback (most recent call last):
     ...
     ValueError: the budget is too small for MST's 1-way marginals: their noise scale 1.73205e+15 exceeds the largest supported 1.09951e+12 (the tables would be pure noise); raise rho (or epsilon)
+    >>> check_mst(Domain({"a": range(4000), "b": range(3000), "c": [0, 1]}), rho=1.0)
+    Traceback (most recent call last):
+    ...
+    pgmpy_dp.privacy.domain.CellLimitError: MST releases the 2-way table of every pair its spanning tree picks, and it may pick any pair: columns 'a' (4,000 states) and 'b' (3,000 states) make 12,000,000 cells, more than the 10,000,000 of one release (1 such pair in all); declare coarser domains for these columns (bins, or fewer states), or use method='aim', whose default workload leaves such sets out
     """
     d = len(domain.attrs)
     if d < 2:
         raise DomainError("MST needs at least two columns (a spanning tree joins them); use method='aim' for one")
+    _check_pair_cells(domain)
     check_noise_scale((d / (2.0 * rho / 3.0)) ** 0.5, "MST's 1-way marginals")
 
 
+def _check_pair_cells(domain: Domain) -> None:
+    sizes = sorted((domain.size(a) for a in domain.attrs), reverse=True)
+    if sizes[0] * sizes[1] <= DEFAULT_MAX_CELLS:  # the two largest columns make the largest pair
+        return
+    over = [p for p in itertools.combinations(domain.attrs, 2) if domain.cells(p) > DEFAULT_MAX_CELLS]
+    a, b = max(over, key=domain.cells)
+    count = "1 such pair" if len(over) == 1 else f"{len(over)} such pairs"
+    raise CellLimitError(
+        f"MST releases the 2-way table of every pair its spanning tree picks, and it may pick any pair: "
+        f"columns {a!r} ({domain.size(a):,} states) and {b!r} ({domain.size(b):,} states) make "
+        f"{domain.cells((a, b)):,} cells, more than the {DEFAULT_MAX_CELLS:,} of one release ({count} in all); "
+        "declare coarser domains for these columns (bins, or fewer states), or use method='aim', whose "
+        "default workload leaves such sets out"
+    )
+
+
 def run_mst(
-    codes, domain: Domain, *, rho: float, rng=None, show_progress: bool = False, releases: list | None = None,
-    threshold: float | None = THRESHOLD,
+    codes, domain: Domain, *, rho: float, rng=None, show_progress: bool = False,
+    recorder: Measurements | None = None, threshold: float | None = THRESHOLD,
 ):
     """Run MST on encoded data; return ``(model, releases, selected)``.
 
@@ -63,9 +94,9 @@ def run_mst(
         exact samplers.
     show_progress : bool
         Progress bars over the tree's edges and the final fit.
-    releases : list, optional
-        A list each release is appended to as soon as its noise is drawn (what a failure
-        afterwards leaves paid for).
+    recorder : Measurements, optional
+        Handed each release and each tree edge as soon as it is drawn (what a failure
+        afterwards leaves paid for); the first commits the caller's charge.
     threshold : float or None
         States whose noisy 1-way count is below ``threshold`` noise scales merge before the 2-way
         measurements (two or more per attribute; ``None`` merges nothing).
@@ -93,9 +124,8 @@ def run_mst(
     """
     attrs = list(domain.attrs)
     third = rho / 3.0
-    releases = [] if releases is None else releases
-    oneway = measure(codes, domain, [(a,) for a in attrs], third, rng, "MST: 1-way marginals")
-    releases.append(oneway)
+    recorder = Measurements() if recorder is None else recorder
+    oneway = recorder.release(measure(codes, domain, [(a,) for a in attrs], third, rng, "MST: 1-way marginals"))
     n = pooled_n_records([oneway])
     compression = None if threshold is None else Compression.from_release(oneway, threshold)
     if compression is not None and compression.merged:
@@ -104,13 +134,12 @@ def run_mst(
     else:
         compression, fitted_oneway = None, oneway
     scores = pair_scores(codes, domain, {a: project_simplex(fitted_oneway[(a,)].values / n) for a in attrs}, n)
-    selected = select_tree(attrs, scores, third, rng, show_progress)
-    twoway = measure(codes, domain, selected, rho - 2.0 * third, rng, "MST: tree 2-way marginals")
-    releases.append(twoway)
+    selected = select_tree(attrs, scores, third, rng, show_progress, recorder=recorder)
+    twoway = recorder.release(measure(codes, domain, selected, rho - 2.0 * third, rng, "MST: tree 2-way marginals"))
     model = fit_final_model([fitted_oneway, twoway], domain, show_progress).model_
     if compression is not None:
         model = compression.expand(model)
-    return model, list(releases), selected
+    return model, list(recorder.releases), selected
 
 
 def pair_scores(codes, domain: Domain, probs, n: float) -> dict[tuple[str, str], float]:
@@ -134,9 +163,12 @@ def pair_scores(codes, domain: Domain, probs, n: float) -> dict[tuple[str, str],
     return scores
 
 
-def select_tree(attrs, scores, rho: float, rng=None, show_progress: bool = False) -> list[tuple[str, str]]:
+def select_tree(
+    attrs, scores, rho: float, rng=None, show_progress: bool = False, recorder: Measurements | None = None
+) -> list[tuple[str, str]]:
     """A spanning tree by Kruskal's algorithm, each edge drawn by the exponential mechanism
     (sensitivity 1) among the pairs joining two components; spends exactly ``rho`` (zCDP).
+    Each edge goes to ``recorder`` (if given) as soon as it is drawn.
 
     Examples
     --------
@@ -167,4 +199,30 @@ def select_tree(attrs, scores, rho: float, rng=None, show_progress: bool = False
         chosen = candidates[exponential_mechanism([scores[e] for e in candidates], eps, 1.0, rng)]
         component[find(chosen[0])] = find(chosen[1])
         selected.append(chosen)
+        if recorder is not None:
+            recorder.select(chosen)
     return selected
+
+
+class Mst(Method):
+    """MST behind the synthesizer's protocol: a zCDP method with no settings of its own.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.privacy.loss import ZCDP
+    >>> MST.check(Domain({"a": [0, 1], "b": [0, 1]}), ZCDP(1.0)).loss
+    ZCDP(rho=1.0)
+    """
+
+    name = "mst"
+
+    def check(self, domain: Domain, loss: PrivacyLoss) -> Plan:
+        check_mst(domain, self.zcdp_rho(loss))
+        return Plan(domain, loss)
+
+    def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
+        return run_mst(codes, plan.domain, rho=plan.loss.rho, rng=rng, show_progress=show_progress, recorder=recorder)
+
+
+#: The MST method object of the synthesizer's registry.
+MST = Mst()
