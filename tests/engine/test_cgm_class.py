@@ -66,3 +66,15 @@ def test_squarem_keeps_the_plain_step_when_the_budget_runs_out():
     assert (point, nxt, alpha, used) == (here.theta, one, 0.0, 1) and len(calls) == 1
     point, nxt, alpha, used = squarem.step(worse, theta, here, one, budget=100)
     assert alpha == 1.0 and point is one.theta and 2 < used < 100  # halved towards 1: the double EM step
+
+
+def test_the_convergence_warning_points_at_the_caller_of_the_facade_and_of_fit(loopy_model):
+    """Through the facade's extra frame too, so warnings filters and de-duplication see the caller's line."""
+    from pgmpy_dp.engine import ConvergenceWarning
+
+    jt, meas = _setup(loopy_model)
+    with pytest.warns(ConvergenceWarning) as facade:
+        cgm_em(jt, meas, 2000, max_iter=2, count_tol=0)
+    with pytest.warns(ConvergenceWarning) as direct:
+        CgmEM(jt, meas, 2000, options=CgmOptions(max_iter=2, count_tol=0)).fit()
+    assert [w.filename for w in facade] == [__file__] and [w.filename for w in direct] == [__file__]
