@@ -1,16 +1,10 @@
 """The one fit of a Markov network's log-potentials to noisy tables: a naive warm start, then CGM-EM.
 
-Every Markov fit runs here: the Markov estimator's, the synthesizer's rounds and its published
-model (through the estimator), and the refits of ``pgmpy_dp.query_interval``.
-[`fit_settings`][pgmpy_dp.estimators.markov_fit.fit_settings] turns the hyper-parameters and the
-public facts of the evidence (noise scales, table shapes, the record count) into
-[`FitSettings`][pgmpy_dp.estimators.markov_fit.FitSettings]: the method, both stages' L2 weights
-([`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]), the warm start's targets, the
-iteration budget and both tolerances (the naive stage's by
-[`naive_tolerance`][pgmpy_dp.estimators.markov_fit.naive_tolerance]).
-[`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov] runs the two stages under them. A fit
-records its settings (``PrivateMarkovEstimator.fit_settings_``) and a refit passes them back, so it
-repeats the fit instead of deriving the settings again.
+The Markov estimator, the synthesizer's rounds and the refits of ``pgmpy_dp.query_interval`` all fit
+here. [`fit_settings`][pgmpy_dp.estimators.markov_fit.fit_settings] derives, from the hyper-parameters
+and public facts only, everything a fit runs under; a fit records them
+(``PrivateMarkovEstimator.fit_settings_``) and a refit passes them back to
+[`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov] instead of deriving them again.
 """
 
 from __future__ import annotations
@@ -26,22 +20,18 @@ from ..privacy.domain import Domain
 from .measurements import warm_start_targets
 from .priors import markov_weights
 
-__all__ = ["EM_BUDGET", "Evidence", "FitSettings", "MarkovFitResult", "fit_markov", "fit_settings",
-           "naive_tolerance", "start_potentials"]
+__all__ = ["EM_BUDGET", "Evidence", "FitSettings", "MarkovFitResult", "fit_markov", "fit_settings", "naive_tolerance",
+           "start_potentials"]
 
 #: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget, not a convergence
 #: requirement (the accuracy gains over naive MLE are reached there and EM is usually still
 #: moving, so a warning at this budget would fire on almost every fit; see docs/markov.md).
 EM_BUDGET = 30
-#: The naive stage's smallest L-BFGS iteration cap (it is ``max(NAIVE_MIN_ITER, max_iter)``).
-NAIVE_MIN_ITER = 1000
 
 
 class Evidence(NamedTuple):
-    """What a fit reads: the cliques (one potential each), the engine measurements inside them, each
-    clique's noisy estimates of exactly its table
-    ([`clique_measurements`][pgmpy_dp.estimators.measurements.clique_measurements]), the record count
-    and the tied groups (indices into ``cliques``, or None)."""
+    """The cliques, then what [`clique_measurements`][pgmpy_dp.estimators.measurements.clique_measurements]
+    makes of the releases for them, the record count and the tied groups (indices into ``cliques``)."""
 
     cliques: list
     measurements: list
@@ -54,28 +44,13 @@ class Evidence(NamedTuple):
 class FitSettings:
     """How a Markov fit runs: everything a refit of it must repeat.
 
-    Attributes
-    ----------
-    method : {"cgm-em", "naive-mle"}
-        CGM-EM after a naive warm start, or the naive fit alone.
-    max_iter : int
-        EM maps; the naive stage runs up to ``max(1000, max_iter)`` L-BFGS iterations.
-    tol : float
-        CGM-EM's stop: the relative change of the EM objective.
-    naive_tol : float
-        The naive stage's stop: gradient max-norm per record
-        ([`naive_tolerance`][pgmpy_dp.estimators.markov_fit.naive_tolerance]).
-    warm_start : {"reconciled", "noisy"} or None
-        The naive stage's targets: reconciled tables, or each table projected on its own
-        (``"noisy"``, tied potentials; ``None``, naive MLE).
-    naive_regularization : float
-        L2 weight of the naive stage, against the log-likelihood of all records.
-    cgm_regularization : float or numpy.ndarray
-        L2 weight of CGM-EM's M-step (or one per clique).
-    m_step_iter : int or None
-        L-BFGS iterations per M-step (None: the engine's choice from the noise).
-    e_step_iter : int
-        Largest number of belief-propagation sweeps per E-step.
+    ``method`` (``"cgm-em"`` or ``"naive-mle"``), ``max_iter`` (EM maps; the naive stage runs up to
+    ``max(1000, max_iter)`` L-BFGS iterations), ``tol`` (EM's relative change of its objective),
+    ``naive_tol`` (the naive stage's, `naive_tolerance`), ``warm_start`` (the naive stage's targets:
+    ``"reconciled"``; ``"noisy"`` for tied potentials, as a pooled table estimates the group's mean table,
+    not each member's, which reconciling would force to agree; None for naive MLE), the L2 weights of both
+    stages against all ``N`` records, and CGM-EM's ``m_step_iter`` and ``e_step_iter`` (``nlbp_iter``
+    of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]).
     """
 
     method: str
@@ -90,10 +65,8 @@ class FitSettings:
 
 
 class MarkovFitResult(NamedTuple):
-    """The fitted log-potentials (one per clique) and the chosen method's own loop: its iterations,
-    whether its tolerance was reached and its last change (EM iterations and relative change of the
-    EM objective, or L-BFGS iterations and gradient max-norm for naive MLE); the EM objective after
-    each iteration (empty for naive MLE) and the naive stage's L-BFGS iterations (0 if skipped)."""
+    """The log-potentials; the method's own iterations, convergence and last change (see
+    ``PrivateMarkovEstimator``), EM's objectives, and the naive stage's iterations (0 if skipped)."""
 
     log_potentials: list
     n_iter: int
@@ -104,11 +77,9 @@ class MarkovFitResult(NamedTuple):
 
 
 def naive_tolerance(method: str, tol: float, measurements, n_records: float) -> float:
-    """Gradient tolerance (max-norm, per record) of the naive stage: ``tol * 1e-2``.
-
-    As CGM-EM's warm start it stops once no cell's gradient exceeds the most precise
-    table's noise scale (per record) if that is larger: the gradient is model minus target
-    probability, a target is known only to about its noise scale, and EM re-fits every cell from there.
+    """Gradient tolerance (max-norm, per record) of the naive stage: ``tol * 1e-2``, or as CGM-EM's
+    warm start the most precise table's noise scale per record if larger (the gradient is model minus
+    target probability, a target is known only to about its noise scale, and EM re-fits every cell).
 
     Examples
     --------
@@ -126,16 +97,12 @@ def naive_tolerance(method: str, tol: float, measurements, n_records: float) -> 
 def fit_settings(method: str, evidence: Evidence, regularization="auto", max_iter: int | None = None,
                  tol: float = 1e-6, per_clique: bool = True, m_step_iter: int | None = None,
                  e_step_iter: int = 10) -> FitSettings:
-    """The settings of a fit of ``evidence``: the budget, the weights, the warm start and the tolerances.
-
-    ``max_iter=None`` is the fixed budget `EM_BUDGET`; ``regularization`` and ``per_clique`` are
-    [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]'. Everything is a function of
-    the hyper-parameters and of public facts of the evidence.
+    """The settings of a fit of ``evidence``; ``max_iter=None`` is `EM_BUDGET`, ``regularization`` and
+    ``per_clique`` are [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]'.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> import pgmpy_dp
     >>> from pgmpy_dp.estimators.measurements import clique_measurements
     >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
     >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
@@ -146,50 +113,29 @@ def fit_settings(method: str, evidence: Evidence, regularization="auto", max_ite
     """
     naive, cgm = markov_weights(regularization, evidence.cliques, evidence.clique_tables, evidence.measurements,
                                 evidence.tied, evidence.n_records, per_clique)
-    return FitSettings(
-        method=method,
-        max_iter=EM_BUDGET if max_iter is None else int(max_iter),
-        tol=tol,
-        naive_tol=naive_tolerance(method, tol, evidence.measurements, evidence.n_records),
-        warm_start=_warm_start_used(method, evidence.tied),
-        naive_regularization=naive,
-        cgm_regularization=cgm,
-        m_step_iter=m_step_iter,
-        e_step_iter=e_step_iter,
-    )
+    budget = EM_BUDGET if max_iter is None else int(max_iter)
+    naive_tol = naive_tolerance(method, tol, evidence.measurements, evidence.n_records)
+    warm_start = None if method != "cgm-em" else "noisy" if any(len(g) > 1 for g in evidence.tied or []) else "reconciled"
+    return FitSettings(method, budget, tol, naive_tol, warm_start, naive, cgm, m_step_iter, e_step_iter)
 
 
 def fit_markov(engine, evidence: Evidence, settings: FitSettings, *, init: Sequence[np.ndarray] | None = None,
                naive_init: Sequence[np.ndarray] | None = None, callback=None) -> MarkovFitResult:
-    """Fit log-potentials to ``evidence`` under ``settings``: the naive stage, then CGM-EM.
+    """Fit log-potentials to ``evidence`` under ``settings`` with ``engine``: the naive stage, then CGM-EM.
 
-    Parameters
-    ----------
-    engine : JunctionTree or LoopyBP
-        Inference over ``evidence.cliques``.
-    evidence : Evidence
-    settings : FitSettings
-    init : sequence of numpy.ndarray, optional
-        Where the method's own loop starts (one array per clique, e.g. the previous fit's
-        potentials, [`start_potentials`][pgmpy_dp.estimators.markov_fit.start_potentials]):
-        CGM-EM then skips the naive stage.
-    naive_init : sequence of numpy.ndarray, optional
-        Where the naive stage starts when it runs (a refit: the fitted potentials, near its optimum).
-    callback : callable, optional
-        CGM-EM's ``callback(iteration, objective, change)``.
+    ``init`` (one array per clique, e.g. the previous fit's, `start_potentials`) is where the method's
+    own loop starts: CGM-EM then skips the naive stage. ``naive_init`` is where the naive stage starts
+    when it runs (a refit: the fitted potentials). ``callback`` is CGM-EM's.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> import pgmpy_dp
     >>> from pgmpy_dp.engine import JunctionTree
     >>> from pgmpy_dp.estimators.measurements import clique_measurements
     >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 250, "b": [0, 1, 0, 0] * 250})
-    >>> d = {"a": [0, 1], "b": [0, 1]}
-    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain=d, random_state=0)
+    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
     >>> evidence = Evidence([("a", "b")], *clique_measurements([rel], [("a", "b")]), 1000.0)
-    >>> engine = JunctionTree(rel.domain, evidence.cliques)
-    >>> fit = fit_markov(engine, evidence, fit_settings("cgm-em", evidence))
+    >>> fit = fit_markov(JunctionTree(rel.domain, evidence.cliques), evidence, fit_settings("cgm-em", evidence))
     >>> len(fit.log_potentials), fit.log_potentials[0].shape, fit.mle_n_iter > 0
     (1, (2, 2), True)
     """
@@ -199,7 +145,7 @@ def fit_markov(engine, evidence: Evidence, settings: FitSettings, *, init: Seque
         targets = warm_start_targets(settings.warm_start, evidence.cliques, evidence.clique_tables, n)
         naive = fit_log_potentials(
             engine, targets, settings.naive_regularization / n, evidence.tied,
-            init=init if init is not None else naive_init, max_iter=max(NAIVE_MIN_ITER, settings.max_iter),
+            init=init if init is not None else naive_init, max_iter=max(1000, settings.max_iter),
             tol=settings.naive_tol, warn=settings.method == "naive-mle",  # as a warm start it need not converge
         )
         if settings.method == "naive-mle":
@@ -216,9 +162,8 @@ def fit_markov(engine, evidence: Evidence, settings: FitSettings, *, init: Seque
 
 
 def start_potentials(init: Mapping | None, cliques, domain: Domain) -> list[np.ndarray] | None:
-    """``init`` (clique -> log-potential array, axes in the key's order) as one start per clique.
-
-    Cliques ``init`` has no potential for start at zero; its keys and shapes are checked.
+    """``init`` (clique -> log-potentials, axes in the key's order) as one start per clique, zero where it has
+    none; its keys and shapes are checked.
 
     Examples
     --------
@@ -244,15 +189,3 @@ def start_potentials(init: Mapping | None, cliques, domain: Domain) -> list[np.n
             )
         given[frozenset(key)] = np.transpose(values, [key.index(a) for a in c])
     return [given.get(frozenset(c), np.zeros(domain.shape(c))) for c in cliques]
-
-
-def _warm_start_used(method: str, tied_idx) -> str | None:
-    """The targets of CGM-EM's warm start: "reconciled", or "noisy" with tied potentials; None for naive MLE.
-
-    A pooled table estimates the group's mean table, not each member's, so every member gets
-    the same estimate, and reconciling would force the members' shared attributes to agree
-    although their true marginals differ (the first and last steps of a chain).
-    """
-    if method != "cgm-em":
-        return None
-    return "noisy" if any(len(g) > 1 for g in tied_idx or []) else "reconciled"

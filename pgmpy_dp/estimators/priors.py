@@ -1,13 +1,9 @@
-"""The prior on a Markov network's log-potentials: the L2 weights every private fit derives from public facts.
+"""The Gaussian prior ``lambda/2 ||theta||^2`` on log-potentials: its weights, from public facts only.
 
-A fit of log-potentials to noisy tables puts a Gaussian prior ``lambda/2 ||theta||^2`` on them.
-Its weight depends only on the noise scales, table shapes and the record count estimate, never
-on the counts: naive MLE's weight ([`auto_regularization`][pgmpy_dp.estimators.priors.auto_regularization]),
-CGM-EM's scaled weight ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization], also the
-Bayesian-network fit's) and its floored one ([`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]),
-applied per clique by [`per_clique_weights`][pgmpy_dp.estimators.priors.per_clique_weights];
-[`markov_weights`][pgmpy_dp.estimators.priors.markov_weights] is the rule of the Markov fit's two stages.
-The evidence behind the rules is in docs/markov.md.
+Naive MLE's weight, CGM-EM's scaled one (also the Bayesian-network fit's) and its floored one depend
+on the noise scales, table shapes and the record count estimate, never on the counts;
+[`markov_weights`][pgmpy_dp.estimators.priors.markov_weights] is the Markov fit's rule. The evidence
+is in docs/markov.md.
 """
 
 from __future__ import annotations
@@ -16,10 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = [
-    "PRIOR_PRECISION", "UNRESOLVED_PRIOR_PRECISION", "auto_regularization", "cgm_regularization",
-    "floored_regularization", "markov_weights", "per_clique_weights",
-]
+__all__ = ["PRIOR_PRECISION", "UNRESOLVED_PRIOR_PRECISION", "auto_regularization", "cgm_regularization",
+           "floored_regularization", "markov_weights", "per_clique_weights"]
 
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
 #: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
@@ -147,22 +141,17 @@ def markov_weights(regularization, cliques, clique_tables, measurements, tied_id
                    per_clique: bool = True) -> tuple:
     """The L2 weights ``(naive, cgm)`` of the Markov fit's naive stage and of CGM-EM's M-step.
 
-    A number is both weights. ``"auto"``: naive MLE's weight from every table
-    ([`auto_regularization`][pgmpy_dp.estimators.priors.auto_regularization]) and CGM-EM's floored one
-    ([`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]), set per clique from
-    the tables over exactly that clique (``per_clique``, the estimator's rule), or once from all tables
-    (the rule of AIM's rounds, see docs/synthesis.md).
+    A number is both. ``"auto"``: `auto_regularization` from every table, and `floored_regularization`
+    set per clique from the tables over exactly that clique (``per_clique``, the estimator's rule) or
+    once from all tables (AIM's rounds, docs/synthesis.md).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> import pgmpy_dp
     >>> from pgmpy_dp.estimators.measurements import clique_measurements
     >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
     >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
     >>> ms, per = clique_measurements([rel], [("a", "b")])
-    >>> markov_weights(0.5, [("a", "b")], per, ms, None, 100.0)
-    (0.5, 0.5)
     >>> naive, cgm = markov_weights("auto", [("a", "b")], per, ms, None, 100.0)
     >>> bool(naive > PRIOR_PRECISION), cgm == floored_regularization(naive, [m.scale for m in ms])
     (True, True)
