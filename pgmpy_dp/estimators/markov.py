@@ -63,8 +63,8 @@ class PrivateMarkovEstimator(BaseObject):
     max_iter : int or None
         Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
         ``max(1000, max_iter)`` L-BFGS iterations. ``None`` is a fixed budget of
-        [`EM_BUDGET`][pgmpy_dp.estimators.markov_fit.EM_BUDGET] (30) iterations: EM is usually
-        still moving there (``converged_`` is then False) and the fit does not warn. An explicit ``max_iter`` asks for
+        `EM_BUDGET` (30) iterations: EM is usually still moving there (``converged_``
+        is then False) and the fit does not warn. An explicit ``max_iter`` asks for
         convergence: if EM stops there before ``tol``, a ``ConvergenceWarning`` says so.
     tol : float
         Relative change of the EM objective at which EM stops (EM also stops once no

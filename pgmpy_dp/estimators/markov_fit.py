@@ -40,7 +40,7 @@ class Evidence(NamedTuple):
     tied: list | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # a weight may be an array: no elementwise ==
 class FitSettings:
     """How a Markov fit runs: everything a refit of it must repeat.
 
