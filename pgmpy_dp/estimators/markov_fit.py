@@ -98,18 +98,7 @@ def fit_settings(method: str, evidence: Evidence, regularization="auto", max_ite
                  tol: float = 1e-6, per_clique: bool = True, m_step_iter: int | None = None,
                  e_step_iter: int = 10) -> FitSettings:
     """The settings of a fit of ``evidence``; ``max_iter=None`` is `EM_BUDGET`, ``regularization`` and
-    ``per_clique`` are [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]'.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from pgmpy_dp.estimators.measurements import clique_measurements
-    >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
-    >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
-    >>> evidence = Evidence([("a", "b")], *clique_measurements([rel], [("a", "b")]), 100.0)
-    >>> s = fit_settings("cgm-em", evidence, regularization=0.5)
-    >>> s.max_iter, s.warm_start, s.naive_regularization, s.naive_tol
-    (30, 'reconciled', 0.5, 0.01)
+    ``per_clique`` are [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]' (an example: `fit_markov`).
     """
     naive, cgm = markov_weights(regularization, evidence.cliques, evidence.clique_tables, evidence.measurements,
                                 evidence.tied, evidence.n_records, per_clique)
@@ -135,7 +124,10 @@ def fit_markov(engine, evidence: Evidence, settings: FitSettings, *, init: Seque
     >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 250, "b": [0, 1, 0, 0] * 250})
     >>> rel = df.dp.release([("a", "b")], epsilon=1.0, domain={"a": [0, 1], "b": [0, 1]}, random_state=0)
     >>> evidence = Evidence([("a", "b")], *clique_measurements([rel], [("a", "b")]), 1000.0)
-    >>> fit = fit_markov(JunctionTree(rel.domain, evidence.cliques), evidence, fit_settings("cgm-em", evidence))
+    >>> settings = fit_settings("cgm-em", evidence)
+    >>> settings.max_iter, settings.warm_start, settings.naive_tol   # EM_BUDGET; scale 1 over 1000 records
+    (30, 'reconciled', 0.001)
+    >>> fit = fit_markov(JunctionTree(rel.domain, evidence.cliques), evidence, settings)
     >>> len(fit.log_potentials), fit.log_potentials[0].shape, fit.mle_n_iter > 0
     (1, (2, 2), True)
     """
