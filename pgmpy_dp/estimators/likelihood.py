@@ -43,7 +43,7 @@ from ..engine.junction_tree import triangulate
 from ..privacy.domain import Domain
 from .conditionals import cpd_values
 from .consistency import project_consistent
-from .markov import UNRESOLVED_PRIOR_PRECISION
+from .priors import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION, auto_regularization, cgm_regularization
 
 __all__ = [
     "BN_DIRICHLET_SPREAD", "BN_WEIGHT_CAP", "DEFAULT_MAX_ITER", "DirichletCPDStep", "FamilyFit", "MAX_CLIQUE_CELLS",
@@ -63,7 +63,7 @@ MAX_CLIQUE_CELLS = 2_000_000
 MAX_EXACT_CELLS = 250_000
 START_ITER = 100  # L-BFGS iterations of the warm start (see _initial_log_potentials)
 #: The cap ``DiscretePrivateMLE`` puts on its prior weight: the uniform Dirichlet(1)'s ``1 / trigamma(1) =
-#: 6 / pi**2``, the log-count precision of a cell the noise cannot resolve (``markov.UNRESOLVED_PRIOR_PRECISION``).
+#: 6 / pi**2``, the log-count precision of a cell the noise cannot resolve (``priors.UNRESOLVED_PRIOR_PRECISION``).
 #: A stronger prior would claim the CPD columns flatter than that law (derivation in `noise_regularization`).
 BN_WEIGHT_CAP = UNRESOLVED_PRIOR_PRECISION
 #: How much wider than the Gaussian prior's (of weight ``w``) the Dirichlet prior's spread of centred
@@ -166,7 +166,7 @@ def noise_regularization(tables, n_records: float, cap: float | None = None) -> 
     at or below zero towards probability zero, which costs dearly in KL when
     the true probability is small but positive. The prior only needs to be as
     strong as the noise: we take the CGM-EM weight that
-    [`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization] derives for a Markov
+    [`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization] derives for a Markov
     network, ``min(1, mean_i (v_i K_i / N) / mean_i b_i)``, with ``v_i``, ``K_i`` and
     ``b_i`` each table's noise variance, cell count and scale, but without the
     part of that rule that would remain for noiseless tables, so the fit is the
@@ -204,8 +204,6 @@ def noise_regularization(tables, n_records: float, cap: float | None = None) -> 
     >>> noise_regularization([NoisyTable(("a",), np.zeros(2), epsilon=1e9, scale=1e-9)], 100.0) < 1e-15
     True
     """
-    from .markov import cgm_regularization
-
     weight = cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
     if cap is None:
         return weight
@@ -221,8 +219,6 @@ def _variance(m: Measurement) -> float:
 
 def _noise_excess(tables, n_records: float) -> float:
     """``mean_i v_i K_i / N``: the noise's share of the naive-MLE prior weight of the Markov estimator."""
-    from .markov import PRIOR_PRECISION, auto_regularization
-
     return max(auto_regularization(tables, n_records) - PRIOR_PRECISION, 0.0)
 
 

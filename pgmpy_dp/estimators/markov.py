@@ -4,9 +4,10 @@ Bernstein et al. (2017): release the clique contingency tables with Laplace
 noise (sensitivity = number of cliques), then either fit the maximum-likelihood
 potentials to the noisy tables as if they were exact (``"naive-mle"``, after
 projecting each table onto the simplex), or treat the true tables as latent and
-fit by EM for collective graphical models (``"cgm-em"``). All numerical work is
-done by `pgmpy_dp.engine`; this module converts between pgmpy models and
-the engine's arrays and checks that releases and models fit together.
+fit by EM for collective graphical models (``"cgm-em"``). The fit itself is
+[`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov], shared with the synthesizer and the
+refits; this module converts between pgmpy models and the engine's arrays and checks that
+releases and models fit together.
 """
 
 from __future__ import annotations
@@ -21,13 +22,7 @@ import pandas as pd
 
 from skbase.base import BaseObject
 
-from ..engine import (
-    ConvergenceWarning,
-    JunctionTree,
-    cgm_em,
-    fit_log_potentials,
-    make_inference,
-)
+from ..engine import ConvergenceWarning, JunctionTree, make_inference
 from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
@@ -37,108 +32,14 @@ from ..tables.artifact import MarginalRelease
 from ..tables.contribution import check_contribution
 from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
-# the refits of pgmpy_dp.uncertainty rebuild a fit's measurements and targets through these names
 from .fitted import remember_fit
-from .measurements import clique_measurements, measured_subcliques, per_clique_weights, warm_start_targets
+from .markov_fit import EM_BUDGET, Evidence, fit_markov, fit_settings, start_potentials
+from .measurements import clique_measurements, measured_subcliques
 
-__all__ = [
-    "PrivateMarkovEstimator", "auto_regularization", "cgm_regularization", "floored_regularization",
-    "ConvergenceWarning",
-]
+__all__ = ["PrivateMarkovEstimator", "ConvergenceWarning"]
 
 _METHODS = ("cgm-em", "naive-mle")
-#: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget, not a convergence
-#: requirement (the accuracy gains over naive MLE are reached there and EM is usually still
-#: moving, so a warning at this budget would fire on almost every fit; see docs/markov.md).
-EM_BUDGET = 30
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
-
-#: Prior precision of each log-potential entry under ``regularization="auto"``:
-#: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
-PRIOR_PRECISION = 1.0
-
-#: The floor of CGM-EM's prior precision, ``6 / pi**2``. A cell count the noise cannot resolve is
-#: only known to be non-negative and of the order of the noise; the maximum-entropy law for that
-#: is an exponential of mean ``sigma``, and the log of an exponential variable has variance
-#: ``pi**2 / 6`` (the trigamma function at 1) whatever ``sigma`` is. See `floored_regularization`.
-UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
-
-
-def auto_regularization(tables, n_records: float) -> float:
-    """The L2 weight naive MLE uses under ``regularization="auto"``.
-
-    Naive MLE treats a noisy table as ``N`` exact records. With per-cell noise
-    variance ``v`` on a table of ``K`` cells, a cell of typical probability
-    ``1/K`` is in fact estimated with the precision of ``N_eff = 1 / (1/N + v K / N^2)``
-    records, so a unit-variance Gaussian prior on the log-potentials is worth
-    ``N / N_eff = 1 + v K / N`` times more against the naive likelihood. We
-    average that factor over the tables. It only depends on public facts
-    (scales, shapes and the record count estimate).
-
-    Examples
-    --------
-    >>> from pgmpy_dp.tables import NoisyTable
-    >>> t = NoisyTable(("a", "b"), np.zeros((10, 10)), epsilon=0.1, scale=10.0)
-    >>> round(auto_regularization([t], n_records=10_000), 2)
-    3.0
-    """
-    factors = [1.0 + t.variance * t.values.size / n_records for t in tables]
-    return PRIOR_PRECISION * float(np.mean(factors))
-
-
-def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
-    """The scaled L2 weight of a CGM-EM M-step (the Bayesian-network fit's; floored for Markov networks).
-
-    A cell the noisy data call empty is held up by the penalty until its
-    likelihood gradient balances it. For naive MLE that gradient is the cell's
-    probability itself, for CGM-EM it is the Laplace gradient, bounded by
-    ``1 / scale``: the same penalty would leave such cells about ``scale``
-    times more mass. So CGM-EM uses the naive weight divided by the mean noise
-    scale, capped at the unit prior (`PRIOR_PRECISION`).
-
-    Examples
-    --------
-    >>> cgm_regularization(5.6, [48.0, 48.0])
-    0.11666666666666665
-    >>> cgm_regularization(1236.0, [240.0])
-    1.0
-    """
-    return float(min(PRIOR_PRECISION, naive_regularization / max(1.0, float(np.mean(scales)))))
-
-
-def floored_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
-    """CGM-EM's default L2 weight under ``regularization="auto"``: the scaled weight, floored at ``6 / pi**2``.
-
-    The penalty ``lambda/2 * sum(theta**2)`` is one Gaussian prior on every
-    log-potential entry, so one weight acts on every cell, resolved or not.
-    Where the records outweigh the noise the likelihood's precision (about
-    ``(count / scale)**2``) swamps any prior of order one, and the weight does
-    not matter. Where the noise cannot resolve a cell, a release says only
-    that its count is non-negative and of the order of the noise scale. The
-    maximum-entropy law for that is an exponential, whose log has variance
-    ``pi**2 / 6`` whatever the scale: the log-count precision such a cell is
-    known to is `UNRESOLVED_PRIOR_PRECISION` = ``6 / pi**2``. A smaller
-    weight is a wider prior than that law: it lets unresolved log-potentials
-    spread further than the noise can explain, i.e. it treats those cells as
-    better resolved by the data than the law allows. So the weight is floored
-    there. Where the scaled rule
-    ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization],
-    capped at the unit prior) asks for more, its weight is kept.
-
-    What is derived is the floor's value (the inverse trigamma function at 1).
-    Combining the two by ``max`` is a choice, not a derivation: it keeps the
-    scaled rule wherever that rule is the stronger one (small ``N``, where
-    naive MLE's weight is large), which is where the floor alone was measured
-    to lose (docs/markov.md). The Bayesian-network fit uses ``cgm_regularization``.
-
-    Examples
-    --------
-    >>> round(floored_regularization(5.6, [48.0, 48.0]), 4)   # scaled 0.117: floored
-    0.6079
-    >>> floored_regularization(1236.0, [240.0])                # scaled 1.0 (the cap): kept
-    1.0
-    """
-    return float(max(cgm_regularization(naive_regularization, scales), UNRESOLVED_PRIOR_PRECISION))
 
 
 class PrivateMarkovEstimator(BaseObject):
@@ -173,9 +74,9 @@ class PrivateMarkovEstimator(BaseObject):
     regularization : float or "auto"
         ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
         against the log-likelihood of all ``N`` records. ``"auto"``:
-        [`auto_regularization`][pgmpy_dp.estimators.markov.auto_regularization] for the
+        [`auto_regularization`][pgmpy_dp.estimators.priors.auto_regularization] for the
         naive MLE and
-        [`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]
+        [`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]
         for CGM-EM's M-step, applied per clique to the tables over exactly that clique
         (tied cliques and cliques measured only inside larger tables: to all tables).
         A number is used by every stage and clique.
@@ -232,6 +133,10 @@ class PrivateMarkovEstimator(BaseObject):
         empty for ``"naive-mle"``.
     inference_ : str
         ``"junction-tree"`` or ``"loopy"``.
+    fit_settings_ : FitSettings
+        Everything the fit ran under (method, budget, both stages' weights and tolerances, the warm
+        start's targets; [`FitSettings`][pgmpy_dp.estimators.markov_fit.FitSettings]): the refits of
+        ``pgmpy_dp.query_interval`` repeat the fit with them.
 
     Examples
     --------
@@ -284,17 +189,31 @@ class PrivateMarkovEstimator(BaseObject):
         if self.inference not in ("auto", "junction-tree", "loopy"):
             raise ValueError(f"inference must be 'auto', 'junction-tree' or 'loopy', got {self.inference!r}")
 
-    def _naive_tol(self, measurements, n_records: float) -> float:
-        """Gradient tolerance (max-norm, per record) of the naive MLE.
-
-        As CGM-EM's warm start it stops once no cell's gradient exceeds the most precise
-        table's noise scale (per record): the gradient is model minus target probability, a
-        target is known only to about its noise scale, and EM re-fits every cell from there.
-        """
-        tol = self.tol * 1e-2
-        if self.method == "cgm-em":
-            tol = max(tol, min(m.scale for m in measurements) / n_records)
-        return tol
+    def _fit_core(self, engine, evidence: Evidence, start) -> None:
+        """The shared fit (`fit_markov`) under ``fit_settings_``, its outcome stored as learned attributes."""
+        settings = self.fit_settings_
+        cgm = settings.method == "cgm-em"
+        self.warm_start_, self.max_iter_ = settings.warm_start, settings.max_iter
+        self.regularization_ = {"naive-mle": settings.naive_regularization}
+        if cgm:
+            self.regularization_.update({"warm-start": settings.naive_regularization,
+                                         "cgm-em": settings.cgm_regularization})
+        bar = ProgressCallback(self.show_progress and cgm, settings.max_iter, "CGM-EM")
+        try:
+            result = fit_markov(engine, evidence, settings, init=start, callback=bar.callback)
+        finally:
+            bar.close()
+        self.log_potentials_, self.log_likelihood_ = result.log_potentials, result.log_likelihood
+        self.n_iter_, self.converged_, self.tolerance_ = result.n_iter, result.converged, result.tolerance
+        self.mle_n_iter_ = result.mle_n_iter
+        if cgm and not result.converged and self.max_iter is not None:  # the default budget does not warn
+            warnings.warn(
+                f"CGM-EM did not converge: relative change of the EM objective {result.tolerance:.2e} "
+                f"after max_iter={self.max_iter} iterations is above tol={self.tol:g}; "
+                "raise max_iter or tol (the returned model is the last iterate)",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
     # -- public API --------------------------------------------------------------------------
     def fit(
@@ -418,7 +337,7 @@ class PrivateMarkovEstimator(BaseObject):
             _check_tied_states(data_domain, model_cliques, _tied_indices(model_cliques, tied))
             requests = _release_requests(model_cliques, _tied_indices(model_cliques, tied))
             _check_per_table_budget(epsilon if rho is None else rho, requests, model_cliques)
-            _init_potentials(init, model_cliques, data_domain)
+            start_potentials(init, model_cliques, data_domain)
             release = release_marginals(
                 data, requests, epsilon,
                 domain=domain, budget=budget, random_state=self.random_state,
@@ -453,76 +372,21 @@ class PrivateMarkovEstimator(BaseObject):
 
         # appended, so the indices of tied groups still point at the model's cliques
         model_cliques = model_cliques + measured_subcliques(releases, model_cliques)
-        measurements, clique_tables = clique_measurements(releases, model_cliques, tied_idx)
-        n_records = pooled_n_records(releases)
+        evidence = Evidence(model_cliques, *clique_measurements(releases, model_cliques, tied_idx),
+                            pooled_n_records(releases), tied_idx)
         engine = make_inference(model_domain, model_cliques, self.inference)
         self.inference_ = "junction-tree" if isinstance(engine, JunctionTree) else "loopy"
         if self.inference == "auto" and self.inference_ == "loopy":  # decided from the graph and declared states
             warnings.warn("this model's junction tree has a clique above engine.DEFAULT_MAX_JT_CELLS cells: fitting "
                           "with loopy belief propagation (approximate; inference_ = 'loopy')", UserWarning, stacklevel=2)
-
-        self.warm_start_ = _warm_start_used(self.method, tied_idx)
-        self.max_iter_ = budget = EM_BUDGET if self.max_iter is None else int(self.max_iter)
-        naive_targets = warm_start_targets(self.warm_start_, model_cliques, clique_tables, n_records)
-        if self.regularization == "auto":
-            lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n_records)
-            lam_cgm = floored_regularization(lam_naive, [m.scale for m in measurements])
-            lam_cgm = per_clique_weights(
-                lambda tables, scales: floored_regularization(auto_regularization(tables, n_records), scales),
-                model_cliques, clique_tables, measurements, tied_idx, lam_cgm,
-            )
-        else:
-            lam_naive = lam_cgm = float(self.regularization)
-        self.regularization_ = {"naive-mle": lam_naive}
-        start = _init_potentials(init, model_cliques, model_domain)
-        if start is not None and self.method == "cgm-em":
-            naive = None
-            self.mle_n_iter_ = 0
-        else:
-            with warnings.catch_warnings():
-                if self.method == "cgm-em":
-                    warnings.simplefilter("ignore", ConvergenceWarning)  # only a warm start
-                naive = fit_log_potentials(
-                    engine, naive_targets, lam_naive / n_records, tied_idx, init=start,
-                    max_iter=max(1000, budget), tol=self._naive_tol(measurements, n_records),
-                )
-            self.mle_n_iter_ = naive.n_iter
-        if self.method == "naive-mle":
-            theta = naive.log_potentials
-            self.n_iter_, self.converged_ = naive.n_iter, naive.converged
-            self.tolerance_ = naive.gradient_norm
-            self.log_likelihood_ = []
-        else:
-            self.regularization_["warm-start"] = lam_naive
-            self.regularization_["cgm-em"] = lam_cgm
-            bar = ProgressCallback(self.show_progress, budget, "CGM-EM")
-            try:
-                result = cgm_em(
-                    engine, measurements, n_records, lam_cgm / n_records, tied_idx,
-                    init=naive.log_potentials if naive is not None else start, max_iter=budget, tol=self.tol,
-                    callback=bar.callback, warn=False,
-                )
-            finally:
-                bar.close()
-            theta = result.log_potentials
-            self.n_iter_, self.converged_ = result.n_iter, result.converged
-            self.tolerance_ = result.tolerance
-            self.log_likelihood_ = list(result.log_likelihood)
-            if not result.converged and self.max_iter is not None:  # the default budget does not warn
-                warnings.warn(
-                    f"CGM-EM did not converge: relative change of the EM objective {result.tolerance:.2e} "
-                    f"after max_iter={self.max_iter} iterations is above tol={self.tol:g}; "
-                    "raise max_iter or tol (the returned model is the last iterate)",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
+        self.fit_settings_ = fit_settings(self.method, evidence, self.regularization, self.max_iter, self.tol)
+        self._fit_core(engine, evidence, start_potentials(init, model_cliques, model_domain))
         self.releases_ = releases
         self.cliques_ = model_cliques
         self.tied_ = tied_idx
-        self.log_potentials_ = theta
-        self.n_records_ = n_records
+        self.n_records_ = evidence.n_records
         self.domain_ = model_domain
-        self.model_ = _to_pgmpy(model, model_domain, model_cliques, theta, engine)
+        self.model_ = _to_pgmpy(model, model_domain, model_cliques, self.log_potentials_, engine)
         remember_fit(self.model_, self, self.model_.get_factors())
         return self
 
@@ -556,27 +420,6 @@ def _check_init(init, tied) -> None:
         )
     if tied is not None:
         raise ValueError("init cannot be combined with tied (a shared potential has one start); drop one of them")
-
-
-def _init_potentials(init, cliques, domain: Domain) -> list[np.ndarray] | None:
-    """``init`` as one start per clique (zeros where it has none), its keys and shapes checked."""
-    if init is None:
-        return None
-    index = {frozenset(c): c for c in cliques}
-    given = {}
-    for key, values in init.items():
-        key = (key,) if isinstance(key, str) else tuple(key)
-        c = index.get(frozenset(key))
-        if c is None:
-            raise ValueError(f"init has a potential for {key}, which is not a clique of the model ({cliques})")
-        values = np.asarray(values, dtype=float)
-        if values.shape != domain.shape(key) or not np.all(np.isfinite(values)):
-            raise ValueError(
-                f"init[{key}] must be a finite array of shape {domain.shape(key)} (the states of {key}), "
-                f"got shape {values.shape}"
-            )
-        given[frozenset(key)] = np.transpose(values, [key.index(a) for a in c])
-    return [given.get(frozenset(c), np.zeros(domain.shape(c))) for c in cliques]
 
 
 def _check_clique_args(cliques, tied) -> None:
@@ -709,18 +552,6 @@ def _check_tied_states(domain: Domain, cliques, tied_idx) -> None:
                         f"{b!r} has {list(domain[b])}; tied potentials are matched position by position, so declare "
                         "the same states for both (domain=...) or untie them"
                     )
-
-
-def _warm_start_used(method: str, tied_idx) -> str | None:
-    """The targets of CGM-EM's warm start: "reconciled", or "noisy" with tied potentials; None for naive MLE.
-
-    A pooled table estimates the group's mean table, not each member's, so every member gets
-    the same estimate, and reconciling would force the members' shared attributes to agree
-    although their true marginals differ (the first and last steps of a chain).
-    """
-    if method != "cgm-em":
-        return None
-    return "noisy" if any(len(g) > 1 for g in tied_idx or []) else "reconciled"
 
 
 def _to_pgmpy(model, domain: Domain, cliques, theta, engine):

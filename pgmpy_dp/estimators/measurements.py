@@ -5,9 +5,7 @@ Every table of every release over attributes inside a model clique becomes one
 pooled measurement); the tables over exactly a clique also give the targets of the naive fit
 that starts CGM-EM, made consistent first by [`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables].
 [`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques] names the measured
-attribute sets that get a potential of their own besides the model's cliques, and
-[`per_clique_weights`][pgmpy_dp.estimators.measurements.per_clique_weights] applies a prior rule to
-each clique's own tables.
+attribute sets that get a potential of their own besides the model's cliques.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from ..engine import Measurement, project_simplex, reconcile_tables
 from ..privacy.domain import DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 
-__all__ = ["clique_measurements", "measured_subcliques", "per_clique_weights", "warm_start_targets"]
+__all__ = ["clique_measurements", "measured_subcliques", "warm_start_targets"]
 
 
 def _member_factor(release, table) -> float:
@@ -75,39 +73,6 @@ def measured_subcliques(releases, cliques) -> list[tuple[str, ...]]:
                 seen.add(s)
                 out.append(tuple(a for a in host if a in s))
     return out
-
-
-def per_clique_weights(rule, cliques, clique_tables, measurements, tied_idx, pooled: float):
-    """One prior weight per clique: ``rule(tables, scales)`` on the tables over exactly that clique.
-
-    A rule that trades a table's cells against its noise scale, applied once to the mean over
-    all tables, prices a 1-way table of 16 cells like a 2-way one of 8,500; per clique, a
-    well-resolved table gets the weight it asks for and so does a large sparse one. Cliques of a
-    tied group, and cliques no table measures on its own, keep the ``pooled`` weight. Returns one
-    float when every weight agrees, else an array in clique order.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import pgmpy_dp
-    >>> df = pd.DataFrame({"a": [0, 1, 1, 0] * 25, "b": [0, 1, 0, 0] * 25})
-    >>> d = {"a": [0, 1], "b": [0, 1]}
-    >>> rel = df.dp.release([("a", "b"), ("a",)], epsilon=1.0, domain=d, random_state=0)
-    >>> cliques = [("a", "b"), ("a",)]
-    >>> ms, per = clique_measurements([rel], cliques)
-    >>> per_clique_weights(lambda tables, scales: float(tables[0].values.size), cliques, per, ms, None, 1.0)
-    array([4., 2.])
-    """
-    scales: dict = {}
-    for m in measurements:
-        if m.members is None:
-            scales.setdefault(frozenset(m.attrs), []).append(m.scale)
-    tied = {i for g in tied_idx or [] if len(g) > 1 for i in g}
-    out = [
-        pooled if i in tied or frozenset(c) not in scales else rule(tables, scales[frozenset(c)])
-        for i, (c, tables) in enumerate(zip(cliques, clique_tables))
-    ]
-    return pooled if len(set(out)) == 1 else np.array(out)
 
 
 class _CliqueEstimate(NamedTuple):

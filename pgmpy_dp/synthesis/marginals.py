@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, triangulate
+from ..engine import ConvergenceWarning, JunctionTree, triangulate
 from ..estimators.evidence import pooled_n_records
-from ..estimators.markov import (
-    EM_BUDGET, PrivateMarkovEstimator, auto_regularization, cgm_regularization, floored_regularization,
-)
-from ..estimators.measurements import clique_measurements, warm_start_targets
+from ..estimators.markov import PrivateMarkovEstimator
+from ..estimators.markov_fit import EM_BUDGET, Evidence, fit_markov, fit_settings, start_potentials
+from ..estimators.measurements import clique_measurements
+from ..estimators.priors import cgm_regularization
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
 from ..tables.release import release_from_codes
@@ -86,10 +86,12 @@ class MarkovFit:
     Each measured attribute set gets its own potential (1-way tables included: node potentials
     keep the L2 prior from flattening the margins of large domains, see docs/synthesis.md). A
     refit after a new measurement starts from the previous log-potentials, the new clique's at zero.
-    The L2 weight is the Markov estimator's floored one
-    ([`floored_regularization`][pgmpy_dp.estimators.markov.floored_regularization]) over all tables;
+    Each fit is the Markov estimator's ([`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov]);
+    its L2 weight is the floored one
+    ([`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]) over all tables
+    (``per_clique=False`` of [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]);
     ``scaled_regularization`` is the last fit's weight before the floor
-    ([`cgm_regularization`][pgmpy_dp.estimators.markov.cgm_regularization]), which AIM's published
+    ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization]), which AIM's published
     model uses (see docs/synthesis.md).
 
     Parameters
@@ -133,28 +135,17 @@ class MarkovFit:
         (True, (2, 2))
         """
         cliques = measured_cliques(releases)
-        previous = {frozenset(c): (c, t) for c, t in zip(self.cliques, self.theta)}
         jt = JunctionTree(self.domain, cliques)
-        measurements, clique_tables = clique_measurements(releases, cliques)
-        n = pooled_n_records(releases)
-        lam_naive = auto_regularization([t for ts in clique_tables for t in ts], n)
-        lam = floored_regularization(lam_naive, [m.scale for m in measurements])
-        if previous:
-            init = []
-            for c in cliques:
-                old = previous.get(frozenset(c))
-                if old is None:
-                    init.append(np.zeros(self.domain.shape(c)))
-                else:
-                    init.append(np.transpose(old[1], [old[0].index(a) for a in c]))
-        else:  # first fit: the naive fit to the reconciled tables, as PrivateMarkovEstimator starts
-            targets = warm_start_targets("reconciled", cliques, clique_tables, n)
-            tol = max(1e-8, min(m.scale for m in measurements) / n)
-            init = fit_log_potentials(jt, targets, lam_naive / n, max_iter=1000, tol=tol, warn=False).log_potentials
-        result = cgm_em(jt, measurements, n, lam / n, init=init, max_iter=self.max_iter,
-                        m_step_iter=self.m_step_iter, nlbp_iter=self.e_step_iter, warn=False)
-        self.cliques, self.theta, self.jt, self.n_records = cliques, list(result.log_potentials), jt, n
-        self.scaled_regularization = cgm_regularization(lam_naive, [m.scale for m in measurements])
+        evidence = Evidence(cliques, *clique_measurements(releases, cliques), pooled_n_records(releases))
+        settings = fit_settings("cgm-em", evidence, max_iter=self.max_iter, per_clique=False,
+                                m_step_iter=self.m_step_iter, e_step_iter=self.e_step_iter)
+        # a refit starts from the previous potentials (new cliques at zero); the first from the naive stage
+        init = start_potentials(dict(zip(self.cliques, self.theta)), cliques, self.domain) if self.cliques else None
+        result = fit_markov(jt, evidence, settings, init=init)
+        self.cliques, self.theta, self.jt, self.n_records = cliques, list(result.log_potentials), jt, evidence.n_records
+        self.scaled_regularization = cgm_regularization(
+            settings.naive_regularization, [m.scale for m in evidence.measurements]
+        )
         self._calibration = jt.calibrate(self.theta)
         return self
 

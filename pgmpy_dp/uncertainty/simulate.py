@@ -22,15 +22,16 @@ from collections.abc import Callable
 import numpy as np
 
 from .._progress import progress
-from ..engine import ConvergenceWarning, JunctionTree, cgm_em, fit_log_potentials, make_inference
+from ..engine import ConvergenceWarning, JunctionTree, make_inference
 from ..estimators.bayesian import DiscretePrivateMLE
 from ..estimators.conditionals import cpd_values
 from ..estimators.evidence import pooled_n_records
 from ..estimators.fitted import estimator_of
+from ..estimators.markov import PrivateMarkovEstimator
 
-# The Markov estimator's measurement and warm-start helpers: the refits must build the very
-# targets the fit built, so they reuse its code rather than copy it.
-from ..estimators.markov import PrivateMarkovEstimator, clique_measurements, warm_start_targets
+# The Markov fit itself: a refit runs the very stages, under the very settings, of the fit it repeats.
+from ..estimators.markov_fit import Evidence, fit_markov
+from ..estimators.measurements import clique_measurements
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM, discrete_gaussian_noise, discrete_laplace_noise
 from ..privacy.random_state import check_random_state
@@ -153,7 +154,7 @@ def check_n_jobs(n_jobs) -> int:
 
 
 def _markov_view(est) -> FitView:
-    """A ``PrivateMarkovEstimator``: its measured tables inside the cliques, refitted by its two stages."""
+    """A ``PrivateMarkovEstimator``: its measured tables inside the cliques, refitted under its ``fit_settings_``."""
     _check_record_level(est.releases_)
     cliques = list(est.cliques_)
     theta = [np.asarray(t, dtype=np.float64) for t in est.log_potentials_]
@@ -166,7 +167,8 @@ def _markov_view(est) -> FitView:
             releases.append((r.domain, tables, r.mechanism, n))
 
     def make_fit(engine):
-        return functools.partial(_markov_refit, est, engine, theta_hat=theta, n=n)
+        return functools.partial(_markov_refit, est.fit_settings_, engine, cliques=cliques, tied=est.tied_,
+                                 theta_hat=theta, n=n)
 
     return FitView(est.domain_, cliques, theta, est.inference_, releases, max(1, int(round(n))), make_fit,
                    est.log_potentials_)
@@ -204,28 +206,16 @@ def _bayesian_view(est) -> FitView:
     return FitView(domain, families, theta, "junction-tree", releases, n_draw, make_fit, est.parameters_)
 
 
-def _markov_refit(est, engine, boots, *, theta_hat, n: float) -> list[np.ndarray]:
-    """The estimator's two stages on simulated tables, warm-started from the fitted parameters.
+def _markov_refit(settings, engine, boots, *, cliques, tied, theta_hat, n: float) -> list[np.ndarray]:
+    """The fit's own two stages (`fit_markov`) on simulated tables, under the settings it recorded.
 
-    The naive stage fits the targets and L2 weight the fit's own first stage used, EM its own
-    weight, iteration budget and tolerance.
+    The naive stage starts from the fitted parameters (near the refit's optimum; a fit that
+    started elsewhere, ``init=``, cannot be repeated on simulated data), then EM runs its budget.
     """
-    cliques, tied, reg = est.cliques_, est.tied_, est.regularization_
-    measurements, clique_tables = clique_measurements(boots, cliques, tied)
+    evidence = Evidence(cliques, *clique_measurements(boots, cliques, tied), n, tied)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        targets = warm_start_targets(getattr(est, "warm_start_", None), cliques, clique_tables, n)
-        naive = fit_log_potentials(
-            engine, targets, reg.get("warm-start", reg["naive-mle"]) / n, tied, init=theta_hat,
-            max_iter=max(1000, est.max_iter_), tol=est.tol * 1e-2, warn=False,
-        )
-        if est.method == "naive-mle":
-            return naive.log_potentials
-        result = cgm_em(
-            engine, measurements, n, reg["cgm-em"] / n, tied, init=naive.log_potentials,
-            max_iter=est.max_iter_, tol=est.tol, warn=False,
-        )
-    return result.log_potentials
+        warnings.simplefilter("ignore", ConvergenceWarning)  # convergence chatter of simulated fits
+        return fit_markov(engine, evidence, settings, naive_init=theta_hat).log_potentials
 
 
 def _bayesian_refit(step, domain, families, boots) -> list[np.ndarray]:

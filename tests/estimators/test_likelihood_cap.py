@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pgmpy_dp.estimators.likelihood import BN_WEIGHT_CAP, noise_regularization
-from pgmpy_dp.estimators.markov import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION
+from pgmpy_dp.estimators.priors import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION
 from pgmpy_dp.tables import NoisyTable
 
 BN_PRIOR_CAP = 2.0 / np.pi**2  # Jeffreys' Dirichlet(1/2) precision: a tighter cap than the default

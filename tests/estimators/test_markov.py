@@ -10,6 +10,7 @@ from pgmpy.models import DiscreteMarkovNetwork
 import pgmpy_dp
 from pgmpy_dp import DomainError, PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, Measurement, cgm_em, fit_log_potentials
+from pgmpy_dp.estimators.markov_fit import naive_tolerance
 from pgmpy_dp.evaluation.markov import kl_divergence, kl_divergence_potentials
 from pgmpy_dp.privacy.domain import Domain
 from pgmpy_dp.tables import contingency_table, release_marginals
@@ -207,15 +208,17 @@ def test_cgm_warm_start_stops_at_the_noise_scale():
     naive, _ = fit("naive-mle", release)
     scale = min(t.scale for t in release.tables)
     tables = [Measurement(t.attrs, t.values, t.scale) for t in release.tables]
-    assert cgm._naive_tol(tables, cgm.n_records_) == pytest.approx(scale / cgm.n_records_)
-    assert naive._naive_tol(tables, naive.n_records_) == pytest.approx(naive.tol * 1e-2)
+    assert cgm.fit_settings_.naive_tol == naive_tolerance("cgm-em", cgm.tol, tables, cgm.n_records_)
+    assert naive_tolerance("cgm-em", cgm.tol, tables, cgm.n_records_) == pytest.approx(scale / cgm.n_records_)
+    assert naive.fit_settings_.naive_tol == naive_tolerance("naive-mle", naive.tol, tables, naive.n_records_)
+    assert naive.fit_settings_.naive_tol == pytest.approx(naive.tol * 1e-2)
     assert cgm.mle_n_iter_ < naive.mle_n_iter_
 
 
 def test_the_default_budget_does_not_warn_but_an_explicit_max_iter_does():
     """``max_iter=None`` is a fixed budget of EM_BUDGET iterations (no warning when EM is still moving
     there); the same cap asked for explicitly warns, and both fits are the same."""
-    from pgmpy_dp.estimators.markov import EM_BUDGET
+    from pgmpy_dp.estimators.markov_fit import EM_BUDGET
 
     from pgmpy.utils import get_example_model
 

@@ -13,8 +13,9 @@ from pgmpy.models import DiscreteMarkovNetwork
 
 import pgmpy_dp
 import pgmpy_dp.estimators.markov as markov_module
+import pgmpy_dp.estimators.priors as priors
 from pgmpy_dp import PrivateMarkovEstimator
-from pgmpy_dp.estimators.markov import UNRESOLVED_PRIOR_PRECISION, auto_regularization, floored_regularization
+from pgmpy_dp.estimators.priors import UNRESOLVED_PRIOR_PRECISION, auto_regularization, floored_regularization
 from pgmpy_dp.estimators.measurements import clique_measurements, measured_subcliques
 from pgmpy_dp.tables import release_marginals
 
@@ -47,7 +48,7 @@ def test_a_measured_margin_is_not_shrunk_toward_uniform(method, seed, monkeypatc
     assert new.cliques_ == [("a", "b"), ("a",)]
     assert len(new.model_.get_factors()) == 2
     monkeypatch.setattr(markov_module, "measured_subcliques", lambda releases, cliques: [])
-    monkeypatch.setattr(markov_module, "per_clique_weights", lambda rule, cliques, tables, ms, tied, pooled: pooled)
+    monkeypatch.setattr(priors, "per_clique_weights", lambda rule, cliques, tables, ms, tied, pooled: pooled)
     old = PrivateMarkovEstimator(method=method, show_progress=False).fit(model, release)
     assert old.cliques_ == [("a", "b")]
     err_new, err_old = _margin_l1(new, empirical), _margin_l1(old, empirical)

@@ -7,12 +7,12 @@ import pytest
 from pgmpy.models import DiscreteMarkovNetwork
 from scipy.special import polygamma
 
-import pgmpy_dp.estimators.markov as markov_module
+import pgmpy_dp.estimators.markov_fit as markov_fit
 import pgmpy_dp.estimators.measurements as measurements
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning, max_disagreement
 from pgmpy_dp.estimators.evidence import pooled_n_records
-from pgmpy_dp.estimators.markov import (
+from pgmpy_dp.estimators.priors import (
     UNRESOLVED_PRIOR_PRECISION,
     auto_regularization,
     cgm_regularization,
@@ -90,13 +90,13 @@ def test_warm_start_is_fitted_to_the_reconciled_targets(monkeypatch):
     """EM is started from the fit to the reconciled (consistent) targets, not to the noisy ones."""
     release = release_marginals(_frame(3000), EDGES, epsilon=0.3, random_state=8)
     seen = []
-    fit = markov_module.fit_log_potentials
+    fit = markov_fit.fit_log_potentials
 
     def spy(engine, targets, *a, **k):
         seen.append([np.array(t) for t in targets])
         return fit(engine, targets, *a, **k)
 
-    monkeypatch.setattr(markov_module, "fit_log_potentials", spy)
+    monkeypatch.setattr(markov_fit, "fit_log_potentials", spy)
     est = PrivateMarkovEstimator(show_progress=False, max_iter=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

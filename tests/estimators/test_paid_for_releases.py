@@ -14,6 +14,7 @@ from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
 
 import pgmpy_dp.estimators.bayesian as bayesian
 import pgmpy_dp.estimators.markov as markov
+import pgmpy_dp.estimators.markov_fit as markov_fit
 from pgmpy_dp import DiscretePrivateMLE, MarginalRelease, PrivacyBudget, PrivateMarkovEstimator
 from pgmpy_dp.engine import ConvergenceWarning
 
@@ -37,19 +38,19 @@ def _fail(*args, **kwargs):
 
 
 @pytest.mark.parametrize(
-    "method, stage, exc",
+    "method, module, stage, exc",
     [
-        ("cgm-em", "cgm_em", KeyboardInterrupt),  # Ctrl-C during EM
-        ("cgm-em", "cgm_em", Injected),
-        ("naive-mle", "fit_log_potentials", Injected),
-        ("cgm-em", "_to_pgmpy", Injected),  # even the very last step
+        ("cgm-em", markov_fit, "cgm_em", KeyboardInterrupt),  # Ctrl-C during EM
+        ("cgm-em", markov_fit, "cgm_em", Injected),
+        ("naive-mle", markov_fit, "fit_log_potentials", Injected),
+        ("cgm-em", markov, "_to_pgmpy", Injected),  # even the very last step
     ],
 )
-def test_markov_fit_that_fails_after_its_release_keeps_it(monkeypatch, method, stage, exc):
+def test_markov_fit_that_fails_after_its_release_keeps_it(monkeypatch, method, module, stage, exc):
     def raise_it(*args, **kwargs):
         raise exc("injected after the release")
 
-    monkeypatch.setattr(markov, stage, raise_it)
+    monkeypatch.setattr(module, stage, raise_it)
     budget = PrivacyBudget(1.0)
     est = PrivateMarkovEstimator(method=method, random_state=0, show_progress=False)
     with pytest.raises(exc):

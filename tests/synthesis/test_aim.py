@@ -8,7 +8,7 @@ import pytest
 
 from pgmpy_dp import Domain
 from pgmpy_dp.engine import JunctionTree
-from pgmpy_dp.estimators import markov
+from pgmpy_dp.estimators import priors
 from pgmpy_dp.privacy import selection
 from pgmpy_dp.privacy.domain import DomainError
 from pgmpy_dp.synthesis import aim, marginals
@@ -178,6 +178,6 @@ def test_the_published_fit_starts_from_the_last_rounds_fit(monkeypatch):
     ((start, kw),) = starts
     assert isinstance(start, marginals.MarkovFit)
     assert kw == {"regularization": start.scaled_regularization, "max_iter": aim.FINAL_EM_MAPS}
-    assert 0 < start.scaled_regularization < markov.UNRESOLVED_PRIOR_PRECISION  # the rule before the floor: under it here
+    assert 0 < start.scaled_regularization < priors.UNRESOLVED_PRIOR_PRECISION  # the rule before the floor: under it here
     assert start.cliques == marginals.measured_cliques(releases)  # fitted to every release, the last included
     assert sorted(map(sorted, (f.scope() for f in model.get_factors()))) == sorted(map(sorted, start.cliques))

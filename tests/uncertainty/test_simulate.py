@@ -10,6 +10,7 @@ from uncertainty_models import CHAIN, DOMAIN, bn_fitted, fitted, truth_theta
 
 import pgmpy_dp
 from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, max_disagreement
+from pgmpy_dp.estimators import markov_fit
 from pgmpy_dp.tables import release_from_codes
 from pgmpy_dp.uncertainty import simulate
 from pgmpy_dp.uncertainty.simulate import fit_view, refits, response_refits
@@ -74,7 +75,8 @@ def test_response_refits_draw_every_second_level_with_one_seed(mn_est):
 
 
 def test_markov_refits_use_the_fits_own_stages_and_weights(monkeypatch):
-    """Each refit runs the fit's first stage (its warm-start targets and weight) and then EM with its weight."""
+    """Each refit runs the fit's first stage (its warm-start targets, weight and tolerance) and then EM with its
+    weight, all read from the settings the fit recorded (``fit_settings_``), not derived again."""
     rng = np.random.default_rng(11)
     codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 1500, random_state=rng)
     release = release_from_codes(codes, DOMAIN, CHAIN, 0.3, random_state=rng)
@@ -83,25 +85,51 @@ def test_markov_refits_use_the_fits_own_stages_and_weights(monkeypatch):
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(DiscreteMarkovNetwork(CHAIN), release)
     seen = {"naive": [], "em": []}
-    naive, em = simulate.fit_log_potentials, simulate.cgm_em
+    naive, em = markov_fit.fit_log_potentials, markov_fit.cgm_em
 
     def naive_spy(engine, targets, regularization, *a, **k):
-        seen["naive"].append(([np.array(t) for t in targets], regularization))
+        seen["naive"].append(([np.array(t) for t in targets], regularization, k["tol"]))
         return naive(engine, targets, regularization, *a, **k)
 
     def em_spy(engine, measurements, n, regularization, *a, **k):
         seen["em"].append((regularization, k["max_iter"]))
         return em(engine, measurements, n, regularization, *a, **k)
 
-    monkeypatch.setattr(simulate, "fit_log_potentials", naive_spy)
-    monkeypatch.setattr(simulate, "cgm_em", em_spy)
+    monkeypatch.setattr(markov_fit, "fit_log_potentials", naive_spy)
+    monkeypatch.setattr(markov_fit, "cgm_em", em_spy)
     refits(fit_view(est), 3, 0)
     reg, n = est.regularization_, est.n_records_
     assert len(seen["naive"]) == len(seen["em"]) == 3
-    for targets, lam in seen["naive"]:
+    # the warm start's own tolerance: the most precise table's noise scale per record, not tol * 1e-2
+    scale = min(t.scale for t in release.tables)
+    assert est.fit_settings_.naive_tol == pytest.approx(scale / n) and scale / n > est.tol * 1e-2
+    for targets, lam, tol in seen["naive"]:
         assert lam == pytest.approx(reg.get("warm-start", reg["naive-mle"]) / n, rel=1e-12)
+        assert tol == est.fit_settings_.naive_tol
         assert max_disagreement(est.cliques_, targets) < 1e-10  # the fit's reconciled warm start
     assert all(e == (pytest.approx(reg["cgm-em"] / n, rel=1e-12), est.max_iter_) for e in seen["em"])
+
+
+def test_markov_refits_read_the_settings_the_fit_recorded(monkeypatch):
+    """A refit repeats the recorded settings: change the record and the refits follow it."""
+    import dataclasses
+
+    rng = np.random.default_rng(12)
+    codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 1500, random_state=rng)
+    release = release_from_codes(codes, DOMAIN, CHAIN, 0.3, random_state=rng)
+    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False).fit(DiscreteMarkovNetwork(CHAIN), release)
+    assert est.fit_settings_.max_iter == est.max_iter_ and est.fit_settings_.method == est.method
+    est.fit_settings_ = dataclasses.replace(est.fit_settings_, max_iter=2, cgm_regularization=0.125)
+    seen = []
+    em = markov_fit.cgm_em
+
+    def em_spy(engine, measurements, n, regularization, *a, **k):
+        seen.append((regularization * n, k["max_iter"]))
+        return em(engine, measurements, n, regularization, *a, **k)
+
+    monkeypatch.setattr(markov_fit, "cgm_em", em_spy)
+    refits(fit_view(est), 2, 0)
+    assert seen == [(pytest.approx(0.125, rel=1e-12), 2)] * 2
 
 
 def test_bayesian_refits_run_the_estimators_own_step_on_a_copy(monkeypatch):
