@@ -859,7 +859,8 @@ def test_fuzz_unusual_column_labels(case):
 
 # -- structure learners ------------------------------------------------------------------------------
 from pgmpy_dp import PrivateIsingEstimator, PrivatePairwiseEstimator  # noqa: E402
-from pgmpy_dp.structure import NotFittedError, pairwise  # noqa: E402
+from pgmpy_dp import _memory  # noqa: E402
+from pgmpy_dp.structure import NotFittedError  # noqa: E402
 
 LEARNERS = [PrivateIsingEstimator, PrivatePairwiseEstimator]
 _BINARY = {"b": [0, 1], "c": [True, False], "d": ["u", "v"]}
@@ -900,7 +901,7 @@ def test_bad_learner_input_spends_nothing(cls, case):
 
 
 def test_a_learner_too_large_for_memory_spends_nothing(monkeypatch):
-    monkeypatch.setattr(pairwise, "_available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 2**30)
     rng = np.random.default_rng(0)
     df = pd.DataFrame({c: rng.integers(0, 1000, 200) for c in "abc"}).astype(pd.CategoricalDtype(range(1000)))
     budget = PrivacyBudget(rho=100.0)

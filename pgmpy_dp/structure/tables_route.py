@@ -42,7 +42,8 @@ from ..estimators.markov import PrivateMarkovEstimator
 from ..privacy import Domain
 from ..privacy.random_state import check_random_state
 from ..tables.artifact import MarginalRelease, NoisyTable
-from ..tables.release import release_from_codes
+from ..tables.counting import contingency_tables
+from ..tables.release import release_counts, release_from_codes
 
 __all__ = [
     "ALPHA_ROWS",
@@ -57,6 +58,7 @@ __all__ = [
     "is_exact",
     "memory_needed",
     "refit_on_edges",
+    "release_counted",
     "release_pair_tables",
     "wald_scores",
 ]
@@ -355,10 +357,32 @@ def wald_scores(weights: dict, covariances: dict, alpha: float = EDGE_ALPHA) -> 
 
 
 def release_pair_tables(codes, dom: Domain, rho: float, *, budget=None, random_state=None,
-                        n_records=None, label=None) -> MarginalRelease:
-    """One discrete Gaussian release of every two-way table at total ``rho``."""
+                        n_records=None, label=None, on_noise=None) -> MarginalRelease:
+    """One discrete Gaussian release of every two-way table at total ``rho``.
+
+    ``on_noise`` (for a learner charged once for its whole fit): see
+    [`release_counted`][pgmpy_dp.structure.tables_route.release_counted].
+    """
+    if on_noise is not None:
+        return release_counted(codes, dom, _pairs(dom), rho, random_state=random_state, n_records=n_records,
+                               on_noise=on_noise)
     return release_from_codes(codes, dom, _pairs(dom), rho=rho, budget=budget, random_state=random_state,
                               n_records=n_records, label=label)
+
+
+def release_counted(codes, dom: Domain, tables, rho: float, *, random_state=None, n_records=None,
+                    on_noise) -> MarginalRelease:
+    """Count ``tables`` exactly, call ``on_noise()``, then draw their discrete Gaussian noise at total ``rho``.
+
+    The same numbers as [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] without a
+    budget, for a caller that holds the fit's one charge: ``on_noise`` (its ``commit``) runs after the
+    counting, so an interrupt while counting still refunds. ``codes`` must come from ``dom.encode``
+    and hold at least one row, and every table fit ``DEFAULT_MAX_CELLS``: the caller checks both
+    before charging.
+    """
+    exact = contingency_tables(codes, dom, tables)
+    on_noise()
+    return release_counts(exact, dom, tables, rho=rho, random_state=random_state, n_records=n_records)
 
 
 def edge_alpha(n_records: float) -> float:

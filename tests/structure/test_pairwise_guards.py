@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from pgmpy_dp import PrivacyBudget
+from pgmpy_dp import _memory
 from pgmpy_dp.structure import NotFittedError, PrivateIsingEstimator, PrivatePairwiseEstimator, pairwise
 from pgmpy_dp.structure.pairwise import MAX_N_ITER
 
@@ -35,7 +36,7 @@ def test_n_iter_is_bounded_before_anything_is_charged(cls, n_iter, error):
 
 
 def test_a_fit_too_large_for_memory_is_refused_before_charging(monkeypatch):
-    monkeypatch.setattr(pairwise, "_available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 2**30)
     states = list(range(1000))
     rng = np.random.default_rng(0)
     df = pd.DataFrame({c: rng.integers(0, 1000, 200) for c in "abc"}).astype(pd.CategoricalDtype(states))
