@@ -526,10 +526,18 @@ def _mn_rs_from_release(df, rs, budget):
     return est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), release)
 
 
+def _sample_rs(df, rs, budget):
+    from pgmpy.factors.discrete import DiscreteFactor
+
+    mn = DiscreteMarkovNetwork([("a", "b")])
+    mn.add_factors(DiscreteFactor(["a", "b"], [2, 2], [1.0, 2.0, 3.0, 4.0]))
+    return pgmpy_dp.sample(mn, 5, random_state=rs)
+
+
 @pytest.mark.parametrize(
     "call",
-    [_release_rs, _bn_rs, _mn_rs, _mn_rs_from_release],
-    ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator(df)", "PrivateMarkovEstimator(release)"],
+    [_release_rs, _bn_rs, _mn_rs, _mn_rs_from_release, _sample_rs],
+    ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator(df)", "PrivateMarkovEstimator(release)", "sample"],
 )
 @pytest.mark.parametrize("case", RANDOM_STATE_CASES, ids=["str", "False", "np.True_", "float", "negative", "RandomState"])
 def test_bad_random_state_is_refused_by_every_entry_point(call, case):
