@@ -179,6 +179,10 @@ DATA_CASES = [
      r"column 'b' has values outside its declared domain \[2, 3\]"),
     ("unhashable values", _with(OBJ, a=pd.Series([["x"], "y"] * 6, dtype=object)), STATES, TypeError,
      r"column 'a' holds values that are not scalar states"),
+    ("list-valued declared states", OBJ, {**STATES, "a": [["x", "y"], ["z"]]}, DomainError,
+     r"attribute 'a' lists the state \['x', 'y'\], a list; a state must be a hashable scalar"),
+    ("a list among declared states", OBJ, {**STATES, "a": ["x", ["y"], "z"]}, DomainError,
+     r"attribute 'a' lists the state \['y'\], a list"),
     ("empty frame", G.iloc[:0], None, ValueError, r"(DataFrame is empty|data has no rows)"),
     ("domain names an absent column", G, {**STATES, "zz": [0, 1]}, DomainError,
      r"names column\(s\) \['zz'\] that are not in the DataFrame"),
@@ -892,6 +896,10 @@ LEARNER_CASES = [
      r"column 'd' declares a single state"),
     ("unknown value", {}, dict(data=_binary_frame().astype(object).assign(d=["u", "secret-42"] * 15),
                                 domain=_BINARY), DomainError, r"column 'd' has values outside .*withheld"),
+    ("empty frame", {}, dict(data=_binary_frame().iloc[:0]), ValueError, r"data has no rows; .*Nothing was charged"),
+    ("empty frame, Frank-Wolfe", dict(route="frank-wolfe", width=1.0, n_iter=3), dict(data=_binary_frame().iloc[:0]),
+     ValueError, r"data has no rows"),
+    ("list-valued state", {}, dict(domain={"d": [["u"], ["v"]]}), DomainError, r"attribute 'd' lists the state \['u'\]"),
 ]
 
 
