@@ -32,6 +32,10 @@ sets ``T`` from the theory ([`frank_wolfe_iterations`][pgmpy_dp.structure.frank_
 with a declared ``n_records`` or a noisy count bought with ``COUNT_SHARE`` of ``rho``. ``width=None``
 spends ``WIDTH_SHARE`` of ``rho`` on a tables-route pilot fit and takes ``WIDTH_MARGIN`` times its
 width ([`pgmpy_dp.structure.routing`][pgmpy_dp.structure.routing]); the regressions get the rest.
+All regressions together step over each row at most ``MAX_STEPS_PER_ROW`` times
+([`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]): the default ``T`` is clipped to it,
+and a fit beyond it even at the fewest iterations (a pairwise fit on a column of about 450 states or
+more) is refused before charging, from the declared states alone.
 
 Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
 largest absolute weight exceeds ``threshold`` (or ``eta / 2``); with neither, when it

@@ -426,6 +426,30 @@ def _confirm_on_refit(refit: PrivateMarkovEstimator, dom: Domain, candidates, si
     return score
 
 
+def _select_by_icov(release: MarginalRelease, dom: Domain, weights: dict, prec, sigma: float, n_hat: float,
+                    alpha: float, rng):
+    """The icov route's selection: a loose screen, the screened graph refitted, then its own Wald test.
+
+    Returns the scores, the critical value, the edges, the refit on them and the method's name.
+    """
+    score, crit = wald_scores(weights, _icov_covariance(prec, dom, sigma, n_hat), alpha)
+    score = _standardise(score)
+    screen = float(norm.isf(max(alpha, SCREEN_ALPHA) / (2.0 * max(len(score), 1))))
+    candidates = [e for e in _pairs(dom) if score[e] > screen]
+    refit = refit_on_edges(release, dom, candidates)
+    second = _confirm_on_refit(refit, dom, candidates, sigma, n_hat, rng)
+    method = "icov"
+    if second is None:
+        edges = [e for e in candidates if score[e] > crit]
+    else:
+        score = {**score, **second}
+        edges = [e for e in candidates if second[e] > crit]
+        method = "icov+refit"
+    if edges != candidates:
+        refit = refit_on_edges(release, dom, edges)
+    return score, crit, edges, refit, method
+
+
 def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | None = None,
                      alpha: float | None = None, random_state=None) -> TablesFit:
     """Couplings, edges and refitted potentials from a release of every two-way table (post-processing).
@@ -460,20 +484,9 @@ def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | N
         edges = [e for e in _pairs(dom) if score[e] > crit]
         refit = refit_on_edges(release, dom, edges)
     else:
-        score, crit = wald_scores(weights, _icov_covariance(prec, dom, sigma, n_hat), alpha)
-        score = _standardise(score)
-        screen = float(norm.isf(max(alpha, SCREEN_ALPHA) / (2.0 * max(len(score), 1))))
-        candidates = [e for e in _pairs(dom) if score[e] > screen]
-        refit = refit_on_edges(release, dom, candidates)
-        second = _confirm_on_refit(refit, dom, candidates, sigma, n_hat, check_random_state(random_state))
-        if second is None:
-            edges = [e for e in candidates if score[e] > crit]
-        else:
-            score = {**score, **second}
-            edges = [e for e in candidates if second[e] > crit]
-            method = "icov+refit"
-        if edges != candidates:
-            refit = refit_on_edges(release, dom, edges)
+        score, crit, edges, refit, method = _select_by_icov(
+            release, dom, weights, prec, sigma, n_hat, alpha, check_random_state(random_state)
+        )
     # the selection fit only selects; the reported couplings are the refit's (zero off the graph),
     # the model the learner returns
     w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)
