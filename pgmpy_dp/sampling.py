@@ -14,8 +14,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ._memory import check_memory
 from .engine import DEFAULT_MAX_JT_CELLS, JunctionTree
 from .privacy.domain import PUBLIC_COLUMNS_ATTR, Domain
+from .privacy.random_state import check_random_state
 
 __all__ = ["DEFAULT_BURN_IN", "MAX_EXACT_CELLS", "sample"]
 
@@ -56,7 +58,7 @@ def sample(
     n : int
         Number of records, a positive integer.
     random_state : int or numpy.random.Generator, optional
-        Seed or generator; the same seed gives the same records.
+        Seed (a non-negative int) or generator; the same seed gives the same records.
     max_cells : int
         Largest junction-tree clique (in cells) a Markov network is sampled exactly with.
     burn_in : int
@@ -71,10 +73,13 @@ def sample(
     Raises
     ------
     TypeError
-        If ``model`` is not a fitted pgmpy network (or an estimator holding one), or ``n`` is not
-        an integer.
+        If ``model`` is not a fitted pgmpy network (or an estimator holding one), ``n`` is not
+        an integer, or ``random_state`` is not a seed.
     ValueError
-        If ``n`` is not positive, or a variable has no CPD or factor.
+        If ``n`` is not positive, ``random_state`` is a negative int, or a variable has no CPD or factor.
+    NotEnoughMemoryError
+        If ``n`` records cannot fit in the memory this process may still allocate (a
+        ``ValueError`` and a ``MemoryError``), before anything is drawn.
 
     Examples
     --------
@@ -89,6 +94,25 @@ def sample(
     >>> round(float((df["a"] == df["b"]).mean()), 1)
     0.8
     """
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    model = _check_model(model)
+    n = _check_n(n, len(model.nodes()))
+    _check_sampler_settings(max_cells, burn_in)
+    rng = check_random_state(random_state)
+    rng = np.random.default_rng() if rng is None else rng
+    if isinstance(model, DiscreteBayesianNetwork):
+        states, codes = _forward_sample(model, n, rng)
+    else:
+        states, codes = _markov_sample(model, n, rng, max_cells, burn_in)
+    nodes = list(model.nodes())
+    df = pd.DataFrame({v: pd.Categorical.from_codes(codes[v], categories=list(states[v])) for v in nodes})
+    df.attrs[PUBLIC_COLUMNS_ATTR] = nodes  # the states come from the model, not from any data
+    return df
+
+
+def _check_model(model):
+    """The pgmpy network to sample: ``model`` itself, or the ``model_`` of a fitted estimator."""
     from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
 
     fitted = getattr(model, "model_", None)
@@ -99,25 +123,30 @@ def sample(
             "sample needs a fitted pgmpy model (DiscreteBayesianNetwork or DiscreteMarkovNetwork) or a fitted "
             f"estimator holding one in model_, got {type(model).__name__}; fit it first"
         )
+    return model
+
+
+def _check_n(n, n_columns: int) -> int:
+    """``n`` as an int, refused (before anything is drawn) when it is not a count or its rows cannot fit in memory."""
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"n must be a positive integer number of records, got {n!r}; pass e.g. n=1_000_000")
     if n < 1:
         raise ValueError(f"n must be a positive integer number of records, got {n}")
+    n = int(n)
+    # every column's codes and the uniform draws and row indices of one step, 8 bytes each per record:
+    # a lower bound on the peak, so only a request that certainly cannot fit is refused
+    check_memory(
+        8 * n * (n_columns + 2),
+        f"sample(n={n:,}) would need",
+        "draw fewer records at a time (several calls with different seeds give independent rows)",
+    )
+    return n
+
+
+def _check_sampler_settings(max_cells, burn_in) -> None:
     for name, value in (("max_cells", max_cells), ("burn_in", burn_in)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (name == "max_cells"):
             raise ValueError(f"{name} must be a {'positive' if name == 'max_cells' else 'non-negative'} integer, got {value!r}")
-    if random_state is not None and not isinstance(random_state, (numbers.Integral, np.random.Generator)):
-        raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}")
-    rng = np.random.default_rng(random_state)
-    n = int(n)
-    if isinstance(model, DiscreteBayesianNetwork):
-        states, codes = _forward_sample(model, n, rng)
-    else:
-        states, codes = _markov_sample(model, n, rng, max_cells, burn_in)
-    nodes = list(model.nodes())
-    df = pd.DataFrame({v: pd.Categorical.from_codes(codes[v], categories=list(states[v])) for v in nodes})
-    df.attrs[PUBLIC_COLUMNS_ATTR] = nodes  # the states come from the model, not from any data
-    return df
 
 
 def _draw(p: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pgmpy_dp"
 
 #: DESIGN.md's layers, lowest first; a module may import its own layer and those below
 LAYERS = {
-    "_blas": 0, "_progress": 0,
+    "_blas": 0, "_memory": 0, "_progress": 0,
     "privacy": 1,
     "tables": 2,
     "engine": 3,

@@ -179,6 +179,10 @@ DATA_CASES = [
      r"column 'b' has values outside its declared domain \[2, 3\]"),
     ("unhashable values", _with(OBJ, a=pd.Series([["x"], "y"] * 6, dtype=object)), STATES, TypeError,
      r"column 'a' holds values that are not scalar states"),
+    ("list-valued declared states", OBJ, {**STATES, "a": [["x", "y"], ["z"]]}, DomainError,
+     r"attribute 'a' lists the state \['x', 'y'\], a list; a state must be a hashable scalar"),
+    ("a list among declared states", OBJ, {**STATES, "a": ["x", ["y"], "z"]}, DomainError,
+     r"attribute 'a' lists the state \['y'\], a list"),
     ("empty frame", G.iloc[:0], None, ValueError, r"(DataFrame is empty|data has no rows)"),
     ("domain names an absent column", G, {**STATES, "zz": [0, 1]}, DomainError,
      r"names column\(s\) \['zz'\] that are not in the DataFrame"),
@@ -526,10 +530,18 @@ def _mn_rs_from_release(df, rs, budget):
     return est.fit(DiscreteMarkovNetwork([("a", "b"), ("b", "c")]), release)
 
 
+def _sample_rs(df, rs, budget):
+    from pgmpy.factors.discrete import DiscreteFactor
+
+    mn = DiscreteMarkovNetwork([("a", "b")])
+    mn.add_factors(DiscreteFactor(["a", "b"], [2, 2], [1.0, 2.0, 3.0, 4.0]))
+    return pgmpy_dp.sample(mn, 5, random_state=rs)
+
+
 @pytest.mark.parametrize(
     "call",
-    [_release_rs, _bn_rs, _mn_rs, _mn_rs_from_release],
-    ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator(df)", "PrivateMarkovEstimator(release)"],
+    [_release_rs, _bn_rs, _mn_rs, _mn_rs_from_release, _sample_rs],
+    ids=["release", "DiscretePrivateMLE", "PrivateMarkovEstimator(df)", "PrivateMarkovEstimator(release)", "sample"],
 )
 @pytest.mark.parametrize("case", RANDOM_STATE_CASES, ids=["str", "False", "np.True_", "float", "negative", "RandomState"])
 def test_bad_random_state_is_refused_by_every_entry_point(call, case):
@@ -859,7 +871,8 @@ def test_fuzz_unusual_column_labels(case):
 
 # -- structure learners ------------------------------------------------------------------------------
 from pgmpy_dp import PrivateIsingEstimator, PrivatePairwiseEstimator  # noqa: E402
-from pgmpy_dp.structure import NotFittedError, pairwise  # noqa: E402
+from pgmpy_dp import _memory  # noqa: E402
+from pgmpy_dp.structure import NotFittedError  # noqa: E402
 
 LEARNERS = [PrivateIsingEstimator, PrivatePairwiseEstimator]
 _BINARY = {"b": [0, 1], "c": [True, False], "d": ["u", "v"]}
@@ -883,6 +896,10 @@ LEARNER_CASES = [
      r"column 'd' declares a single state"),
     ("unknown value", {}, dict(data=_binary_frame().astype(object).assign(d=["u", "secret-42"] * 15),
                                 domain=_BINARY), DomainError, r"column 'd' has values outside .*withheld"),
+    ("empty frame", {}, dict(data=_binary_frame().iloc[:0]), ValueError, r"data has no rows; .*Nothing was charged"),
+    ("empty frame, Frank-Wolfe", dict(route="frank-wolfe", width=1.0, n_iter=3), dict(data=_binary_frame().iloc[:0]),
+     ValueError, r"data has no rows"),
+    ("list-valued state", {}, dict(domain={"d": [["u"], ["v"]]}), DomainError, r"attribute 'd' lists the state \['u'\]"),
 ]
 
 
@@ -900,7 +917,7 @@ def test_bad_learner_input_spends_nothing(cls, case):
 
 
 def test_a_learner_too_large_for_memory_spends_nothing(monkeypatch):
-    monkeypatch.setattr(pairwise, "_available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 2**30)
     rng = np.random.default_rng(0)
     df = pd.DataFrame({c: rng.integers(0, 1000, 200) for c in "abc"}).astype(pd.CategoricalDtype(range(1000)))
     budget = PrivacyBudget(rho=100.0)

@@ -130,6 +130,42 @@ def test_bad_n_is_a_clear_error(asia, n, error):
         sample(asia, n)
 
 
+@pytest.mark.parametrize("n, shown", [(10**12, "1,000,000,000,000"), (2**64, "18,446,744,073,709,551,616")])
+def test_more_records_than_memory_holds_is_a_clear_error_before_drawing(asia, n, shown):
+    # numpy's own answers were a raw MemoryError (10**12) and "Maximum allowed size exceeded" (2**64)
+    from pgmpy_dp._memory import NotEnoughMemoryError
+
+    with pytest.raises(NotEnoughMemoryError, match=rf"^sample\(n={shown}\) would need about .* GiB, more than the .* "
+                                                   r"GiB this process can still allocate; draw fewer records"):
+        sample(asia, n, random_state=0)
+
+
+def test_the_memory_check_counts_the_columns(asia, monkeypatch):
+    from pgmpy_dp import _memory
+
+    monkeypatch.setattr(_memory, "available_memory", lambda: 8 * 1000 * (len(asia.nodes()) + 2))
+    assert len(sample(asia, 1000, random_state=0)) == 1000
+    with pytest.raises(MemoryError, match=r"sample\(n=1,001\)"):
+        sample(asia, 1001, random_state=0)
+
+
+@pytest.mark.parametrize("seed, error, message", [
+    (-1, ValueError, r"random_state must be a non-negative int seed, got -1; pass e.g. random_state=0"),
+    (1.5, TypeError, r"random_state must be None, a non-negative int seed or a numpy.random.Generator, got 1.5"),
+    (True, TypeError, r"a bool is not a seed"),
+])
+def test_a_bad_seed_gets_the_message_fit_gives(asia, seed, error, message):
+    with pytest.raises(error, match=message):
+        sample(asia, 5, random_state=seed)
+
+
+def test_seeds_and_generators_draw_the_same_rows_as_before(asia):
+    # the seed is validated by check_random_state; the generator it makes is numpy's default_rng
+    a = sample(asia, 200, random_state=np.random.default_rng(11))
+    pd.testing.assert_frame_equal(a, sample(asia, 200, random_state=11))
+    assert len(sample(asia, 3)) == 3  # None: OS randomness
+
+
 def test_non_model_input_is_a_clear_error(asia):
     with pytest.raises(TypeError, match="sample needs a fitted pgmpy model.*got DataFrame"):
         sample(pd.DataFrame({"a": [0, 1]}), 10)

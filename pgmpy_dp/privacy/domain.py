@@ -123,6 +123,90 @@ def _check_state(value, what: str):
         raise DomainError(f"{what} must be a hashable scalar such as a str or int, got {value!r}") from None
 
 
+def _parse_states(attr: str, values) -> tuple:
+    """The declared states of ``attr`` as a tuple of distinct hashable scalars, or a DomainError naming the bad one."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise DomainError(
+            f"states of attribute {attr!r} must be a list of values, got {values!r}"
+        )
+    values = tuple(_as_python(v) for v in values)
+    if len(values) == 0:
+        raise DomainError(f"attribute {attr!r} has an empty domain; declare at least one state")
+    if any(isinstance(v, float) and math.isnan(v) for v in values):
+        raise DomainError(
+            f"attribute {attr!r} lists NaN as a state; NaN is not a public state "
+            "(name one with missing=, e.g. Domain(..., missing='Missing'))"
+        )
+    for v in values:
+        try:
+            hash(v)
+        except TypeError:
+            raise DomainError(
+                f"attribute {attr!r} lists the state {v!r}, a {type(v).__name__}; a state must be a hashable "
+                f"scalar such as a str or int: list each state on its own (e.g. {{{attr!r}: [1, 2, 3]}}), "
+                "or make a compound state a tuple or a str"
+            ) from None
+    if len(set(values)) != len(values):
+        dup = pd.Series(values)[pd.Series(values).duplicated()].tolist()
+        raise DomainError(f"attribute {attr!r} lists a state twice: {dup}")
+    return values
+
+
+def _redeclared(other: Domain, bins) -> tuple[dict, dict]:
+    """``other``'s plain states (without their missing state) and its bins merged with ``bins``, to declare again."""
+    missing = other._missing
+    states = {a: [v for v in s if not (a in missing and v == missing[a])]
+              for a, s in other._states.items() if a not in other._bins}
+    return states, {**other._bins, **(bins or {})}
+
+
+def _declared(df: pd.DataFrame, domain) -> Domain:
+    """``domain=`` as a Domain; a plain mapping may name columns of ``df`` only (a misspelt name is an error)."""
+    if isinstance(domain, Domain):
+        return domain
+    if isinstance(domain, Mapping):
+        unknown = [c for c in domain if c not in df.columns]
+        if unknown:
+            raise DomainError(
+                f"domain= (state_names= for DiscretePrivateMLE) names column(s) {unknown} that are not in the DataFrame (columns: "
+                f"{list(df.columns)[:20]}); fix the name or drop the entry"
+            )
+    return Domain(domain or {})
+
+
+def _dtype_states(df: pd.DataFrame, columns) -> tuple[dict, set]:
+    """The categories of ``columns`` (all undeclared, so each needs a categorical dtype), and those not vouched public."""
+    states, from_dtype = {}, set()
+    # columns whose categorical dtype the frame's producer declared public (see DataDerivedDomainWarning)
+    vouched = set(df.attrs.get(PUBLIC_COLUMNS_ATTR, ()))
+    dtypes = df.dtypes  # one lookup: df[col] costs tens of microseconds per call
+    for col in columns:
+        if not isinstance(dtypes[col], pd.CategoricalDtype):
+            raise DomainError(
+                f"column {col!r} has no public domain; declare it with "
+                f"df[{col!r}].astype(pd.CategoricalDtype([...])), domain={{{col!r}: [...]}} "
+                f"or, for a numeric column, public bin edges: domain=pgmpy_dp.Domain(bins={{{col!r}: [...]}})"
+            )
+        states[col] = list(dtypes[col].categories)
+        if col not in vouched:
+            from_dtype.add(col)
+    return states, from_dtype
+
+
+def _parse_bins(bins, parsed: dict) -> dict[str, tuple[float, ...]]:
+    """Checked edges of each binned attribute; their labels become its states in ``parsed``."""
+    out = {}
+    for attr, edges in (bins or {}).items():
+        _check_name(attr, "bins")
+        if attr in parsed:
+            raise DomainError(
+                f"attribute {attr!r} is declared both with states and with bins; declare it once"
+            )
+        out[attr] = _check_edges(attr, edges)
+        parsed[attr] = bin_labels(out[attr])
+    return out
+
+
 def _as_python(value):
     """Return a JSON- and hash-friendly Python scalar for numpy scalars."""
     return value.item() if isinstance(value, np.generic) else value
@@ -183,67 +267,50 @@ class Domain:
     ) -> None:
         states = _check_mapping(states, "states")
         bins = _check_mapping(bins, "bins")
-        base_bins: dict[str, tuple[float, ...]] = {}
         base_missing: dict[str, object] = {}
         self._missing_all = None
         if isinstance(states, Domain):
-            base_bins, base_missing = dict(states._bins), dict(states._missing)
-            self._missing_all = states._missing_all
-            # a copy: the states already carry the labels and missing states of ``states``
-            self._states = dict(states._states)
-            self._bins, self._missing, self._from_dtype = base_bins, base_missing, set()
+            self._copy(states)
             if bins is None and missing is None:
                 return
-            states = {a: [v for v in s if not (a in base_missing and v == base_missing[a])]
-                      for a, s in states._states.items() if a not in base_bins}
-            bins = {**base_bins, **(bins or {})}
+            base_missing = self._missing
+            states, bins = _redeclared(states, bins)
         parsed: dict[str, tuple] = {}
         for attr, values in (states or {}).items():
             _check_name(attr, "states")
-            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-                raise DomainError(
-                    f"states of attribute {attr!r} must be a list of values, got {values!r}"
-                )
-            values = tuple(_as_python(v) for v in values)
-            if len(values) == 0:
-                raise DomainError(f"attribute {attr!r} has an empty domain; declare at least one state")
-            if any(isinstance(v, float) and math.isnan(v) for v in values):
-                raise DomainError(
-                    f"attribute {attr!r} lists NaN as a state; NaN is not a public state "
-                    "(name one with missing=, e.g. Domain(..., missing='Missing'))"
-                )
-            if len(set(values)) != len(values):
-                dup = pd.Series(values)[pd.Series(values).duplicated()].tolist()
-                raise DomainError(f"attribute {attr!r} lists a state twice: {dup}")
-            parsed[attr] = values
-        self._bins = {}
-        for attr, edges in (bins or {}).items():
-            _check_name(attr, "bins")
-            if attr in parsed:
-                raise DomainError(
-                    f"attribute {attr!r} is declared both with states and with bins; declare it once"
-                )
-            self._bins[attr] = _check_edges(attr, edges)
-            parsed[attr] = bin_labels(self._bins[attr])
+            parsed[attr] = _parse_states(attr, values)
+        self._bins = _parse_bins(bins, parsed)
         self._missing = {}
+        per_attr = self._missing_per_attr(missing, parsed)
+        for attr, label in {**{a: m for a, m in base_missing.items() if a in parsed}, **per_attr}.items():
+            self._add_missing(parsed, attr, label)
+        self._states = parsed
+        self._from_dtype: set[str] = set()
+
+    def _copy(self, other: Domain) -> None:
+        # the states already carry the labels and missing states of ``other``
+        self._missing_all = other._missing_all
+        self._states, self._bins, self._missing = dict(other._states), dict(other._bins), dict(other._missing)
+        self._from_dtype = set()
+
+    def _add_missing(self, parsed: dict, attr: str, label) -> None:
+        label = _as_python(label)
+        _check_state(label, f"the missing state of {attr!r}")
+        self._missing[attr] = label
+        if label not in parsed[attr]:
+            parsed[attr] = (*parsed[attr], label)
+
+    def _missing_per_attr(self, missing, parsed: dict) -> dict:
+        """``missing=`` as ``{attr: state}``; a single state is also kept for columns added later."""
         if isinstance(missing, Mapping):
             unknown = [a for a in missing if a not in parsed]
             if unknown:
                 raise DomainError(f"missing= names attribute(s) {unknown} that are not in the domain {list(parsed)}")
-            per_attr = dict(missing)
-        elif missing is not None:
+            return dict(missing)
+        if missing is not None:
             self._missing_all = missing
-            per_attr = dict.fromkeys(parsed, missing)
-        else:
-            per_attr = {}
-        for attr, label in {**{a: m for a, m in base_missing.items() if a in parsed}, **per_attr}.items():
-            label = _as_python(label)
-            _check_state(label, f"the missing state of {attr!r}")
-            self._missing[attr] = label
-            if label not in parsed[attr]:
-                parsed[attr] = (*parsed[attr], label)
-        self._states = parsed
-        self._from_dtype: set[str] = set()
+            return dict.fromkeys(parsed, missing)
+        return {}
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -276,31 +343,8 @@ class Domain:
         _check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
         _check_columns_exist(df, columns)
-        if isinstance(domain, Mapping):
-            unknown = [c for c in domain if c not in df.columns]
-            if unknown:
-                raise DomainError(
-                    f"domain= (state_names= for DiscretePrivateMLE) names column(s) {unknown} that are not in the DataFrame (columns: "
-                    f"{list(df.columns)[:20]}); fix the name or drop the entry"
-                )
-        declared = domain if isinstance(domain, Domain) else Domain(domain or {})
-        states, from_dtype = {}, set()
-        # columns whose categorical dtype the frame's producer declared public (see DataDerivedDomainWarning)
-        vouched = set(df.attrs.get(PUBLIC_COLUMNS_ATTR, ()))
-        dtypes = df.dtypes  # one lookup: df[col] costs tens of microseconds per call
-        for col in columns:
-            if col in declared:
-                continue
-            if isinstance(dtypes[col], pd.CategoricalDtype):
-                states[col] = list(dtypes[col].categories)
-                if col not in vouched:
-                    from_dtype.add(col)
-            else:
-                raise DomainError(
-                    f"column {col!r} has no public domain; declare it with "
-                    f"df[{col!r}].astype(pd.CategoricalDtype([...])), domain={{{col!r}: [...]}} "
-                    f"or, for a numeric column, public bin edges: domain=pgmpy_dp.Domain(bins={{{col!r}: [...]}})"
-                )
+        declared = _declared(df, domain)
+        states, from_dtype = _dtype_states(df, [c for c in columns if c not in declared])
         missing = declared._missing_all
         found = Domain(states, missing=missing) if states else Domain()
         keep = [c for c in columns if c in declared]

@@ -67,5 +67,8 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
             f"got {random_state!r} ({type(random_state).__name__}); {hint}"
         )
     if isinstance(random_state, (int, np.integer)) and random_state < 0:
-        raise ValueError(f"{name} must be a non-negative int seed, got {random_state!r}")
+        raise ValueError(
+            f"{name} must be a non-negative int seed, got {random_state!r}; pass e.g. {name}=0 for a reproducible "
+            "experiment, or None for a real release"
+        )
     return np.random.default_rng(random_state)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 
 import pandas as pd
 
 from ..privacy import (
+    DEFAULT_MAX_CELLS,
+    CellLimitError,
     Domain,
     DomainError,
     PrivacyBudget,
@@ -31,29 +34,41 @@ class LearnerChecks:
 
     def _check_params(self) -> None:
         for name in ("width", "eta"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0):
-                raise ValueError(f"{name} must be None (derived privately) or a positive finite number, got {v!r}")
+            _check_positive(name, getattr(self, name), "None (derived privately)")
         if not isinstance(self.route, str) or self.route not in routing.ROUTES:
             raise ValueError(f"route must be one of {routing.ROUTES}, got {self.route!r}")
-        r = self.radius
-        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 0):
-            raise ValueError(f"radius must be None (from width) or a positive finite number, got {r!r}")
+        _check_positive("radius", self.radius, "None (from width)")
         t = self.threshold
-        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t < 0):
+        if t is not None and (not _is_real(t) or not math.isfinite(t) or t < 0):
             raise ValueError(f"threshold must be None (eta / 2, or the fit's noise level) or a non-negative number, got {t!r}")
-        if self.n_iter is None:
+        _check_n_iter(self.n_iter)
+
+    @staticmethod
+    def _check_n_records(n_records) -> None:
+        if n_records is not None and (not _is_real(n_records) or not math.isfinite(n_records) or n_records <= 0):
+            raise ValueError(f"n_records must be None or a positive public record count, got {n_records!r}")
+
+    @staticmethod
+    def _check_rows(data: pd.DataFrame) -> None:
+        # An empty frame is a malformed call, refused before charging as the synthesizer and the
+        # releases refuse it; any frame with rows runs, whatever its (private) size.
+        if len(data) == 0:
+            raise ValueError("data has no rows; a structure learner needs at least one record. Nothing was charged")
+
+    def _check_tables(self, dom: Domain, route: str) -> None:
+        """Refuse, before charging, a two-way table too large to release (declared states only).
+
+        The tables route, and Frank-Wolfe's width pilot (``width=None``), release every two-way table.
+        """
+        if route == "frank-wolfe" and self.width is not None:
             return
-        if isinstance(self.n_iter, bool) or not isinstance(self.n_iter, numbers.Integral):
-            raise TypeError(
-                f"n_iter must be a positive integer, got {self.n_iter!r} ({type(self.n_iter).__name__}); "
-                "or None to set it from the theory"
-            )
-        if not 1 <= self.n_iter <= MAX_N_ITER:
-            raise ValueError(
-                f"n_iter must be between 1 and {MAX_N_ITER:,}, got {self.n_iter!r}; e.g. n_iter=50 "
-                "(more iterations add noise to every selection and are rarely useful)"
-            )
+        for a, b in itertools.combinations(dom.attrs, 2):
+            if dom.size(a) * dom.size(b) > DEFAULT_MAX_CELLS:
+                raise CellLimitError(
+                    f"the two-way table ({a!r}, {b!r}) would have {dom.size(a) * dom.size(b):,} cells, more than "
+                    f"DEFAULT_MAX_CELLS={DEFAULT_MAX_CELLS:,}; declare fewer states (merge rare ones or coarser "
+                    "bins). Nothing was charged"
+                )
 
     def _check_budget(self, budget) -> None:
         if budget is None:
@@ -108,4 +123,26 @@ class LearnerChecks:
     def _check_states(self, attr: str, k: int, states) -> None:
         pass
 
-    # -- fitting -----------------------------------------------------------------------------
+
+def _is_real(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, numbers.Real)
+
+
+def _check_positive(name: str, v, default: str) -> None:
+    if v is not None and (not _is_real(v) or not math.isfinite(v) or v <= 0):
+        raise ValueError(f"{name} must be {default} or a positive finite number, got {v!r}")
+
+
+def _check_n_iter(n_iter) -> None:
+    if n_iter is None:
+        return
+    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral):
+        raise TypeError(
+            f"n_iter must be a positive integer, got {n_iter!r} ({type(n_iter).__name__}); "
+            "or None to set it from the theory"
+        )
+    if not 1 <= n_iter <= MAX_N_ITER:
+        raise ValueError(
+            f"n_iter must be between 1 and {MAX_N_ITER:,}, got {n_iter!r}; e.g. n_iter=50 "
+            "(more iterations add noise to every selection and are rarely useful)"
+        )

@@ -40,6 +40,9 @@ from ..privacy.selection import exponential_mechanism_rho, opendp_noisy_max
 from ..privacy.random_state import check_random_state
 
 __all__ = [
+    "MAX_ITERATIONS",
+    "MAX_STEPS_PER_ROW",
+    "MIN_ITERATIONS",
     "frank_wolfe_iterations",
     "frank_wolfe_logistic",
     "frank_wolfe_noise_scale",
@@ -212,6 +215,14 @@ ITERATION_CONSTANT = 0.35
 
 #: Fewest and most iterations the rule returns.
 MIN_ITERATIONS, MAX_ITERATIONS = 10, 2_000
+
+#: Most Frank-Wolfe steps a structure fit takes over each row (its regressions times their
+#: iterations): every step of every regression reads every row, about 5e-8 CPU-seconds per row
+#: and step on a 2-core machine, so 0.05 s per row at this bound. A fit's default iterations are
+#: clipped to it, and a fit that exceeds it even at ``MIN_ITERATIONS`` (or its given ``n_iter``),
+#: such as a pairwise fit on a 1,000-state column (half a million regressions), is refused before
+#: charging.
+MAX_STEPS_PER_ROW = 1_000_000
 
 
 def frank_wolfe_iterations(n_records: float, rho: float, radius: float, n_features: int) -> int:

@@ -32,6 +32,10 @@ sets ``T`` from the theory ([`frank_wolfe_iterations`][pgmpy_dp.structure.frank_
 with a declared ``n_records`` or a noisy count bought with ``COUNT_SHARE`` of ``rho``. ``width=None``
 spends ``WIDTH_SHARE`` of ``rho`` on a tables-route pilot fit and takes ``WIDTH_MARGIN`` times its
 width ([`pgmpy_dp.structure.routing`][pgmpy_dp.structure.routing]); the regressions get the rest.
+All regressions together step over each row at most ``MAX_STEPS_PER_ROW`` times
+([`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]): the default ``T`` is clipped to it,
+and a fit beyond it even at the fewest iterations (a pairwise fit on a column of about 450 states or
+more) is refused before charging, from the declared states alone.
 
 Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
 largest absolute weight exceeds ``threshold`` (or ``eta / 2``); with neither, when it
@@ -48,8 +52,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
-import os
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -64,12 +66,18 @@ from ..privacy import (
     check_delta,
     rho_to_epsilon_delta,
 )
+from .._memory import check_memory
 from ..privacy.random_state import check_random_state
-from ..tables.release import release_from_codes
 from . import routing
 from .checks import MAX_N_ITER, LearnerChecks
-from .frank_wolfe import _frank_wolfe_batch, frank_wolfe_iterations, frank_wolfe_noise_scale
-from .tables_route import fit_tables_route, refit_on_edges, release_pair_tables
+from .frank_wolfe import (
+    MAX_STEPS_PER_ROW,
+    MIN_ITERATIONS,
+    _frank_wolfe_batch,
+    frank_wolfe_iterations,
+    frank_wolfe_noise_scale,
+)
+from .tables_route import fit_tables_route, refit_on_edges, release_counted, release_pair_tables
 from .tables_route import memory_needed as tables_memory_needed
 
 __all__ = ["MAX_N_ITER", "PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
@@ -79,21 +87,6 @@ _BATCH_CELLS = 4_000_000
 
 class NotFittedError(ValueError, AttributeError):
     """A fitted attribute was asked for before ``fit`` (a ``ValueError`` and an ``AttributeError``, as in scikit-learn)."""
-
-
-def _available_memory() -> int:
-    """Bytes of memory this machine can still hand out (``MemAvailable``), or its physical memory."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return 2**63
 
 
 def min_rows_for_structure(p: int, rho: float, k: int = 2) -> int:
@@ -145,21 +138,20 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
 
         Only the declared domain enters the estimate, so the refusal says nothing about the data; the
-        arrays that grow with the rows are batched to a few tens of megabytes.
+        arrays that grow with the rows are batched to a few tens of megabytes. What this process may
+        still allocate counts its own limits ([`available_memory`][pgmpy_dp._memory.available_memory]).
         """
         sizes = [dom.size(a) for a in dom.attrs]
         need = tables_memory_needed(sizes)
         if route == "frank-wolfe":
             # a pilot of the tables route estimates the width when none is given
             need = self._memory_needed(sizes) + (need if self.width is None else 0)
-        have = _available_memory()
-        if need > have:
-            raise ValueError(
-                f"{type(self).__name__} would need about {need / 2**30:,.1f} GiB for {len(dom)} columns with up to "
-                f"{max(dom.size(a) for a in dom.attrs)} declared states, more than the {have / 2**30:,.1f} GiB "
-                "available; declare fewer states (merge rare ones), fit fewer columns, or use a machine with "
-                "more memory. Nothing was charged"
-            )
+        check_memory(
+            need,
+            f"{type(self).__name__} would need",
+            f"that is for {len(dom)} columns with up to {max(sizes)} declared states: declare fewer states "
+            "(merge rare ones), fit fewer columns, or use a machine with more memory. Nothing was charged",
+        )
 
     @staticmethod
     def _memory_needed(sizes) -> int:
@@ -172,6 +164,32 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         # edge weights kept in several forms (raw, symmetrised, pgmpy factors)
         edges = 32 * sum(a * b for a, b in itertools.combinations(sizes, 2))
         return batch + node + edges
+
+    def _check_work(self, dom: Domain, route: str) -> None:
+        """Refuse, before charging, a Frank-Wolfe fit whose regressions would pass over each row too often.
+
+        Every iteration of every regression touches every row, so the run time is the row count times
+        ``problems x iterations``; both factors are public (the declared states, ``n_iter`` or the
+        fewest iterations the theory's rule returns), the row count is not. Above ``MAX_STEPS_PER_ROW``
+        the fit is refused, as a default fit would run for hours after charging.
+        """
+        if route != "frank-wolfe":
+            return
+        problems = self._n_problems([dom.size(a) for a in dom.attrs])
+        iterations = MIN_ITERATIONS if self.n_iter is None else int(self.n_iter)
+        if problems * iterations > MAX_STEPS_PER_ROW:
+            raise ValueError(
+                f"{type(self).__name__}'s Frank-Wolfe route would run {problems:,} regressions (one per pair "
+                f"of states of each column; up to {max(dom.size(a) for a in dom.attrs)} declared states) of "
+                f"{iterations} iterations each, {problems * iterations:,} passes over every row, more than "
+                f"MAX_STEPS_PER_ROW={MAX_STEPS_PER_ROW:,}: it would run for hours. Use route='tables', or "
+                "declare fewer states (merge rare ones). Nothing was charged"
+            )
+
+    @staticmethod
+    def _n_problems(sizes) -> int:
+        """Frank-Wolfe regressions of a fit on columns of ``sizes`` states: one per pair of states of each column."""
+        return sum(k * (k - 1) // 2 for k in sizes)
 
     def fit(
         self,
@@ -210,71 +228,78 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         ------
         TypeError, ValueError
             Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, an
-            unknown ``route``, a ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an undeclared
-            or single-state domain, a value outside the declared domain, or work arrays larger than
-            the available memory (estimated from the declared states alone). No check reads the row count.
+            unknown ``route``, a ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an empty
+            ``data``, an undeclared or single-state domain, a value outside the declared domain, a
+            two-way table above ``DEFAULT_MAX_CELLS``, work arrays larger than the memory this
+            process may still allocate, or a Frank-Wolfe fit above ``MAX_STEPS_PER_ROW`` (all
+            estimated from the declared states alone). No other check reads the row count.
         """
         self._check_params()
         rng = check_random_state(self.random_state)
         rho = self._resolve_rho(rho, epsilon, delta, budget)
         self._check_budget(budget)
-        if n_records is not None and (
-            isinstance(n_records, bool) or not isinstance(n_records, numbers.Real)
-            or not math.isfinite(n_records) or n_records <= 0
-        ):
-            raise ValueError(f"n_records must be None or a positive public record count, got {n_records!r}")
+        self._check_n_records(n_records)
         dom = self._domain(data, domain)
+        self._check_rows(data)
         fw_settings = self.n_iter is not None or self.radius is not None
         route = routing.choose_route(self.route, len(dom), max(dom.size(a) for a in dom.attrs), rho, fw_settings)
+        self._check_tables(dom, route)
         self._check_memory(dom, route)
+        self._check_work(dom, route)
         codes = dom.encode(data)
         self.releases_ = []
         self.domain_, self.route_ = dom, route
         label = f"{type(self).__name__} ({len(dom)} nodes, {route} route)"
         if budget is not None:
-            # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing
+            # charged before any noise: a budget that is too small or pure-DP raises here, spending nothing;
+            # the charge is committed just before the first noise is drawn, so a failure before it refunds
             with budget.charge(rho=rho, label=label) as ch:
-                self._fit_route(route, codes, dom, rho, rng, ch, n_records)
+                self._fit_route(route, codes, dom, rho, rng, ch.commit, n_records)
         else:
-            self._fit_route(route, codes, dom, rho, rng, None, n_records)
+            self._fit_route(route, codes, dom, rho, rng, _no_charge, n_records)
         self.rho_ = rho
         return self
 
-    def _fit_route(self, route, codes, dom, rho, rng, charge, n_records) -> None:
-        if charge is not None:
-            charge.commit()  # every path below draws noise first
+    def _fit_route(self, route, codes, dom, rho, rng, commit, n_records) -> None:
+        """Run ``route``; ``commit()`` is called before each step that draws noise."""
         if route == "tables":
-            release = release_pair_tables(codes, dom, rho, random_state=rng, n_records=n_records)
+            release = release_pair_tables(codes, dom, rho, random_state=rng, n_records=n_records, on_noise=commit)
             self.releases_.append(release)
             self._finish_tables(fit_tables_route(release, dom, threshold=self._user_threshold(), random_state=rng), dom)
             return
-        rho_left, n_hat, width = rho, n_records, self.width
-        if width is None:
-            share = routing.WIDTH_SHARE * rho
-            release = release_pair_tables(codes, dom, share, random_state=rng, n_records=n_records)
-            self.releases_.append(release)
-            pilot = fit_tables_route(release, dom, random_state=rng)
-            # a pilot that finds nothing still needs a ball with room; the boundary warning flags it
-            width = max(routing.width_from_fit(pilot.weights, pilot.node_weights, pilot.edges, dom.attrs), 1e-3)
-            width *= routing.WIDTH_MARGIN
-            n_hat = release.n_records_estimate
-            rho_left -= share
-        elif self.n_iter is None and n_records is None:
-            share = routing.COUNT_SHARE * rho
-            release = release_from_codes(codes, dom, [(dom.attrs[0],)], rho=share, random_state=rng)
-            self.releases_.append(release)
-            n_hat = release.n_records_estimate
-            rho_left -= share
+        rho_left, n_hat, width = self._frank_wolfe_settings(codes, dom, rho, rng, commit, n_records)
         self.width_ = float(width)
         self.domain_sizes_ = [dom.size(a) for a in dom.attrs]
         self.n_records_ = None if n_hat is None else max(float(n_hat), 1.0)
-        self.n_iter_ = int(self.n_iter) if self.n_iter is not None else self._iterations(dom, rho_left)
+        self.n_iter_ = int(self.n_iter) if self.n_iter is not None else self._default_iterations(dom, rho_left)
         self._l1 = []
-        W, theta = self._solve(codes, dom, rho_left, rng, None)
+        W, theta = self._solve(codes, dom, rho_left, rng, commit)
         self.l1_fraction_ = np.asarray(self._l1)
         del self._l1
         self._finish(W, theta, dom)
         routing.warn_if_on_boundary(self.l1_fraction_, type(self).__name__)
+
+    def _frank_wolfe_settings(self, codes, dom, rho, rng, commit, n_records):
+        """The regressions' ``rho``, the record count and the width: given, or bought with a share of ``rho``."""
+        if self.width is None:
+            share = routing.WIDTH_SHARE * rho
+            release = release_pair_tables(codes, dom, share, random_state=rng, n_records=n_records, on_noise=commit)
+            self.releases_.append(release)
+            pilot = fit_tables_route(release, dom, random_state=rng)
+            # a pilot that finds nothing still needs a ball with room; the boundary warning flags it
+            width = max(routing.width_from_fit(pilot.weights, pilot.node_weights, pilot.edges, dom.attrs), 1e-3)
+            return rho - share, release.n_records_estimate, width * routing.WIDTH_MARGIN
+        if self.n_iter is None and n_records is None:
+            share = routing.COUNT_SHARE * rho
+            release = release_counted(codes, dom, [(dom.attrs[0],)], share, random_state=rng, on_noise=commit)
+            self.releases_.append(release)
+            return rho - share, release.n_records_estimate, self.width
+        return rho, n_records, self.width
+
+    def _default_iterations(self, dom, rho) -> int:
+        """The theory's iterations, at most ``MAX_STEPS_PER_ROW`` passes over each row by all regressions."""
+        problems = self._n_problems(self.domain_sizes_)
+        return min(self._iterations(dom, rho), max(MIN_ITERATIONS, MAX_STEPS_PER_ROW // problems))
 
     def _user_threshold(self) -> float | None:
         if self.threshold is not None:
@@ -312,8 +337,8 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         """``radius``, or the smallest l1 ball holding every regression's true weights under ``width_``."""
         return self._radius_factor * float(self.width_) if self.radius is None else float(self.radius)
 
-    def _run(self, X, labels, m, allowed, radius, rho_problem, rng, charge):
-        """Frank-Wolfe on ``m`` problems in batches; commits the charge once noise exists.
+    def _run(self, X, labels, m, allowed, radius, rho_problem, rng, commit):
+        """Frank-Wolfe on ``m`` problems in batches; ``commit()`` before each batch draws its noise.
 
         ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so
         the arrays that grow with the rows stay near ``_BATCH_CELLS`` floats whatever ``m`` is.
@@ -326,8 +351,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         for start in range(0, m, step):
             sl = slice(start, start + step)
             Y = labels(sl)
-            if charge is not None:
-                charge.commit()  # the next call draws noise
+            commit()  # the next call draws noise
             out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter_, scale, allowed[:, sl], rng)
         self._l1.extend(np.abs(out).sum(axis=0) / radius)
         return out, scale
@@ -398,6 +422,10 @@ def _check_edges(edges, attrs) -> list[tuple[str, str]]:
             raise ValueError(f"edge {pair!r} joins a column to itself; an edge joins two different columns")
         out.append(pair)
     return out
+
+
+def _no_charge() -> None:
+    """The ``commit`` of a fit without a budget: nothing to mark."""
 
 
 def _markov_network(nodes, edges):
@@ -507,7 +535,7 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
                 "per column: declare two states, or use PrivatePairwiseEstimator for more"
             )
 
-    def _solve(self, codes, dom, rho, rng, charge):
+    def _solve(self, codes, dom, rho, rng, commit):
         attrs = dom.attrs
         p = len(attrs)
         n = len(codes[attrs[0]])
@@ -518,7 +546,7 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         allowed = np.ones((p + 1, p), dtype=bool)
         allowed[np.arange(p), np.arange(p)] = False  # node i is not its own feature
         radius = self._radius()
-        W, self.noise_scale_ = self._run(Z, lambda sl: Z[:, :p][:, sl], p, allowed, radius, rho / p, rng, charge)
+        W, self.noise_scale_ = self._run(Z, lambda sl: Z[:, :p][:, sl], p, allowed, radius, rho / p, rng, commit)
         # column i holds node i's regression: 2 A_i. (own row masked, so zero) and 2 theta_i
         A_raw = W[:p, :].T / 2.0
         self.raw_coef_ = A_raw
@@ -594,7 +622,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         # a u-vs-v regression sees the rows holding u or v: about 2 / k of them
         return frank_wolfe_iterations(self.n_records_ * 2.0 / k, rho / (len(dom) * (k - 1)), self._radius(), d)
 
-    def _solve(self, codes, dom, rho, rng, charge):
+    def _solve(self, codes, dom, rho, rng, commit):
         attrs = dom.attrs
         p = len(attrs)
         n = len(codes[attrs[0]])
@@ -619,7 +647,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
 
             allowed = np.ones((d, len(pairs)), dtype=bool)
             allowed[offsets[i]:offsets[i + 1], :] = False
-            Wp, scale = self._run(X, labels, len(pairs), allowed, radius, rho / (p * (k - 1)), rng, charge)
+            Wp, scale = self._run(X, labels, len(pairs), allowed, radius, rho / (p * (k - 1)), rng, commit)
             scales.append(scale)
             # D[u, v] = block weights for "u vs v"; centring each block over its states removes
             # the per-block constant, which belongs to the node term

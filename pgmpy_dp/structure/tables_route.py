@@ -42,7 +42,8 @@ from ..estimators.markov import PrivateMarkovEstimator
 from ..privacy import Domain
 from ..privacy.random_state import check_random_state
 from ..tables.artifact import MarginalRelease, NoisyTable
-from ..tables.release import release_from_codes
+from ..tables.counting import contingency_tables
+from ..tables.release import release_counts, release_from_codes
 
 __all__ = [
     "ALPHA_ROWS",
@@ -57,6 +58,7 @@ __all__ = [
     "is_exact",
     "memory_needed",
     "refit_on_edges",
+    "release_counted",
     "release_pair_tables",
     "wald_scores",
 ]
@@ -355,10 +357,32 @@ def wald_scores(weights: dict, covariances: dict, alpha: float = EDGE_ALPHA) -> 
 
 
 def release_pair_tables(codes, dom: Domain, rho: float, *, budget=None, random_state=None,
-                        n_records=None, label=None) -> MarginalRelease:
-    """One discrete Gaussian release of every two-way table at total ``rho``."""
+                        n_records=None, label=None, on_noise=None) -> MarginalRelease:
+    """One discrete Gaussian release of every two-way table at total ``rho``.
+
+    ``on_noise`` (for a learner charged once for its whole fit): see
+    [`release_counted`][pgmpy_dp.structure.tables_route.release_counted].
+    """
+    if on_noise is not None:
+        return release_counted(codes, dom, _pairs(dom), rho, random_state=random_state, n_records=n_records,
+                               on_noise=on_noise)
     return release_from_codes(codes, dom, _pairs(dom), rho=rho, budget=budget, random_state=random_state,
                               n_records=n_records, label=label)
+
+
+def release_counted(codes, dom: Domain, tables, rho: float, *, random_state=None, n_records=None,
+                    on_noise) -> MarginalRelease:
+    """Count ``tables`` exactly, call ``on_noise()``, then draw their discrete Gaussian noise at total ``rho``.
+
+    The same numbers as [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] without a
+    budget, for a caller that holds the fit's one charge: ``on_noise`` (its ``commit``) runs after the
+    counting, so an interrupt while counting still refunds. ``codes`` must come from ``dom.encode``
+    and hold at least one row, and every table fit ``DEFAULT_MAX_CELLS``: the caller checks both
+    before charging.
+    """
+    exact = contingency_tables(codes, dom, tables)
+    on_noise()
+    return release_counts(exact, dom, tables, rho=rho, random_state=random_state, n_records=n_records)
 
 
 def edge_alpha(n_records: float) -> float:
@@ -402,6 +426,30 @@ def _confirm_on_refit(refit: PrivateMarkovEstimator, dom: Domain, candidates, si
     return score
 
 
+def _select_by_icov(release: MarginalRelease, dom: Domain, weights: dict, prec, sigma: float, n_hat: float,
+                    alpha: float, rng):
+    """The icov route's selection: a loose screen, the screened graph refitted, then its own Wald test.
+
+    Returns the scores, the critical value, the edges, the refit on them and the method's name.
+    """
+    score, crit = wald_scores(weights, _icov_covariance(prec, dom, sigma, n_hat), alpha)
+    score = _standardise(score)
+    screen = float(norm.isf(max(alpha, SCREEN_ALPHA) / (2.0 * max(len(score), 1))))
+    candidates = [e for e in _pairs(dom) if score[e] > screen]
+    refit = refit_on_edges(release, dom, candidates)
+    second = _confirm_on_refit(refit, dom, candidates, sigma, n_hat, rng)
+    method = "icov"
+    if second is None:
+        edges = [e for e in candidates if score[e] > crit]
+    else:
+        score = {**score, **second}
+        edges = [e for e in candidates if second[e] > crit]
+        method = "icov+refit"
+    if edges != candidates:
+        refit = refit_on_edges(release, dom, edges)
+    return score, crit, edges, refit, method
+
+
 def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | None = None,
                      alpha: float | None = None, random_state=None) -> TablesFit:
     """Couplings, edges and refitted potentials from a release of every two-way table (post-processing).
@@ -436,20 +484,9 @@ def fit_tables_route(release: MarginalRelease, dom: Domain, threshold: float | N
         edges = [e for e in _pairs(dom) if score[e] > crit]
         refit = refit_on_edges(release, dom, edges)
     else:
-        score, crit = wald_scores(weights, _icov_covariance(prec, dom, sigma, n_hat), alpha)
-        score = _standardise(score)
-        screen = float(norm.isf(max(alpha, SCREEN_ALPHA) / (2.0 * max(len(score), 1))))
-        candidates = [e for e in _pairs(dom) if score[e] > screen]
-        refit = refit_on_edges(release, dom, candidates)
-        second = _confirm_on_refit(refit, dom, candidates, sigma, n_hat, check_random_state(random_state))
-        if second is None:
-            edges = [e for e in candidates if score[e] > crit]
-        else:
-            score = {**score, **second}
-            edges = [e for e in candidates if second[e] > crit]
-            method = "icov+refit"
-        if edges != candidates:
-            refit = refit_on_edges(release, dom, edges)
+        score, crit, edges, refit, method = _select_by_icov(
+            release, dom, weights, prec, sigma, n_hat, alpha, check_random_state(random_state)
+        )
     # the selection fit only selects; the reported couplings are the refit's (zero off the graph),
     # the model the learner returns
     w_fit, theta = _split_potentials(refit.cliques_, refit.log_potentials_, dom)

@@ -68,6 +68,25 @@ def test_bad_declarations(states, message):
         Domain({"c": states})
 
 
+@pytest.mark.parametrize(
+    "states, bad",
+    [([[1, 2], [3]], r"\[1, 2\], a list"), ([1, [2]], r"\[2\], a list"), ([{"x": 1}, 2], r"\{'x': 1\}, a dict"),
+     ([{1, 2}], r"\{1, 2\}, a set")],
+    ids=["lists", "a list among ints", "dict", "set"],
+)
+def test_an_unhashable_state_is_a_domain_error_naming_column_and_state(states, bad):
+    # it was a raw "TypeError: unhashable type: 'list'"
+    with pytest.raises(DomainError, match=rf"attribute 'c' lists the state {bad}; a state must be a hashable scalar"):
+        Domain({"c": states})
+    df = pd.DataFrame({"c": [1, 2]})
+    with pytest.raises(DomainError, match=rf"attribute 'c' lists the state {bad}"):
+        Domain.from_dataframe(df, domain={"c": states})
+
+
+def test_a_tuple_state_is_hashable_and_kept():
+    assert Domain({"c": [(1, 2), (3,)]})["c"] == ((1, 2), (3,))
+
+
 def test_check_table_errors():
     d = Domain({"a": range(1000), "b": range(1000), "c": range(100)})
     with pytest.raises(DomainError, match=r"repeats column\(s\) \['a'\]"):

@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import norm
 
 from pgmpy_dp import PrivacyBudget, PrivateIsingEstimator, PrivatePairwiseEstimator
+from pgmpy_dp import _memory
 from pgmpy_dp.structure import routing, tables_route
 from pgmpy_dp.structure.frank_wolfe import ITERATION_CONSTANT, frank_wolfe_iterations, frank_wolfe_noise_scale
 from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
@@ -329,9 +330,7 @@ def test_new_parameters_survive_clone(cls):
 
 @pytest.mark.parametrize("route", ["tables", "frank-wolfe"])
 def test_the_memory_check_covers_both_routes(monkeypatch, route):
-    from pgmpy_dp.structure import pairwise
-
-    monkeypatch.setattr(pairwise, "_available_memory", lambda: 10_000)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10_000)
     _, df = _ising(6, 200, seed=2)
     budget = PrivacyBudget(rho=1.0)
     with pytest.raises(ValueError, match=r"would need about .* GiB .*Nothing was charged"):
