@@ -58,7 +58,7 @@ import harness
 import pgmpy_dp
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.structure import PrivateIsingEstimator, PrivatePairwiseEstimator
-from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.testing.pairwise_models import model_edges, random_pairwise_model, sample_pairwise_model
 
 ETA = 0.5
 MAX_DEGREE = 3

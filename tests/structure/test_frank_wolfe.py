@@ -14,7 +14,7 @@ from pgmpy_dp.structure.frank_wolfe import (
     frank_wolfe_noise_scale,
     frank_wolfe_rho,
 )
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 
 
 def _logistic_problem(seed=1, n=3000, d=6):

@@ -7,7 +7,7 @@ from pgmpy.inference import BeliefPropagation, VariableElimination
 
 from pgmpy_dp import BudgetExceededError, PrivacyBudget
 from pgmpy_dp.structure import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
-from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.testing.pairwise_models import model_edges, random_pairwise_model, sample_pairwise_model
 from pgmpy_dp.privacy import DomainError
 
 

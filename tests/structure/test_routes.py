@@ -12,7 +12,7 @@ from scipy.stats import norm
 from pgmpy_dp import PrivacyBudget, PrivateIsingEstimator, PrivatePairwiseEstimator
 from pgmpy_dp.structure import routing, tables_route
 from pgmpy_dp.structure.frank_wolfe import ITERATION_CONSTANT, frank_wolfe_iterations, frank_wolfe_noise_scale
-from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.testing.pairwise_models import model_edges, random_pairwise_model, sample_pairwise_model
 
 
 def _ising(p, n, seed, eta=0.5):

@@ -1,8 +1,8 @@
 """Synthetic pairwise Markov networks with known graphs, and exact or Gibbs samples from them.
 
-For tests and benchmarks of structure learning: [`random_pairwise_model`][pgmpy_dp.structure.sampling.random_pairwise_model]
+For tests and benchmarks of structure learning: [`random_pairwise_model`][pgmpy_dp.testing.pairwise_models.random_pairwise_model]
 draws a sparse graph with edge weights of magnitude ``eta``;
-[`sample_pairwise_model`][pgmpy_dp.structure.sampling.sample_pairwise_model] samples it exactly (enumeration) when the state
+[`sample_pairwise_model`][pgmpy_dp.testing.pairwise_models.sample_pairwise_model] samples it exactly (enumeration) when the state
 space is small, else by Gibbs sampling vectorised over independent chains.
 A model is ``(W, theta)``: ``W`` of shape ``(p, p, k, k)`` with
 ``W[j, i] = W[i, j].T`` and zero diagonal blocks, ``theta`` of shape ``(p, k)``;

@@ -3,7 +3,7 @@
 A mechanism ``M`` is ε-differentially private if for every pair of
 neighbouring inputs ``D``, ``D'`` and every event ``E`` on its output,
 ``P[M(D') ∈ E] <= exp(ε) P[M(D) ∈ E]`` and the same with ``D`` and ``D'``
-swapped. [`audit_epsilon`][pgmpy_dp.privacy.audit.audit_epsilon] runs a mechanism many times on two neighbouring
+swapped. [`audit_epsilon`][pgmpy_dp.testing.audit.audit_epsilon] runs a mechanism many times on two neighbouring
 inputs, estimates the probabilities of a family of threshold events with
 Clopper-Pearson intervals, and returns the largest ``log(p_high / p_low)``
 that the intervals still support. With probability at least ``1 - alpha``
@@ -36,7 +36,7 @@ up to sampling error.
 
 Adding a mechanism: write ``one_run(data, rng) -> 1-D array`` (everything the
 mechanism publishes, flattened, with a shape that does not depend on the data),
-wrap it with [`run_in_loop`][pgmpy_dp.privacy.audit.run_in_loop], and call [`audit_epsilon`][pgmpy_dp.privacy.audit.audit_epsilon].
+wrap it with [`run_in_loop`][pgmpy_dp.testing.audit.run_in_loop], and call [`audit_epsilon`][pgmpy_dp.testing.audit.audit_epsilon].
 
 Examples
 --------
@@ -95,7 +95,7 @@ class AuditTarget:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of [`audit_epsilon`][pgmpy_dp.privacy.audit.audit_epsilon].
+    """Outcome of [`audit_epsilon`][pgmpy_dp.testing.audit.audit_epsilon].
 
     ``epsilon_lower`` is a lower confidence bound (at ``1 - alpha``) on the
     epsilon the mechanism achieves; ``passed`` is ``epsilon_lower <= claimed``.

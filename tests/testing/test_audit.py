@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, clopper_pearson, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, clopper_pearson, run_in_loop
 
 
 def _laplace_count(scale):
