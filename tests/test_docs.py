@@ -41,6 +41,7 @@ def run_script(code: str, cwd: Path, env: dict | None = None) -> subprocess.Comp
     )
 
 
+@pytest.mark.slow
 def test_docs_build_strict(tmp_path):
     """Any mkdocs warning (a broken link, an unresolved cross-reference in a docstring) fails."""
     result = subprocess.run(

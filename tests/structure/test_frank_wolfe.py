@@ -29,6 +29,7 @@ def _loss(X, y, w):
     return float(np.logaddexp(0.0, -y * (X @ w)).mean())
 
 
+@pytest.mark.slow
 def test_noiseless_frank_wolfe_matches_sklearn_l1_solution():
     sklearn = pytest.importorskip("sklearn.linear_model")
     X, y = _logistic_problem()

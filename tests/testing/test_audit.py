@@ -26,6 +26,7 @@ def test_clopper_pearson_known_values():
     assert 0.21 < lo < 0.3 < hi < 0.40
 
 
+@pytest.mark.slow
 def test_bound_is_valid_for_a_correct_mechanism_over_many_seeds():
     """At 95% the bound may exceed the truth in at most ~5% of seeds; with tight events it stays below."""
     target = AuditTarget("count, eps=0.5", 0.5, _laplace_count(2.0))
