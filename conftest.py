@@ -1,6 +1,8 @@
 """Root pytest configuration.
 
 * The Dask modules' doctests are skipped when Dask's DataFrame support is absent.
+* Doctests too expensive for the default run (a Frank-Wolfe fit) are marked ``slow``, named in
+  ``SLOW_DOCTESTS`` by module and object (not by path, so that a module can move).
 * pgmpy parses a bnlearn network's BIF file on every ``get_example_model`` call (1.5-3 CPU seconds
   each, for asia as for alarm), and the tests and doctests load the same few networks hundreds of
   times: here each network is parsed once per process and every call gets its own copy (an equal,
@@ -10,6 +12,8 @@
 import functools
 import importlib.util
 import warnings
+
+import pytest
 
 
 def _has_dask_dataframe() -> bool:
@@ -42,6 +46,17 @@ def _parse_networks_once() -> None:
         return parsed(model).copy()
 
     pgmpy.utils.get_example_model = get_example_model
+
+
+#: "module.object" of the doctests that run under ``-m slow`` only
+SLOW_DOCTESTS = {"pairwise.PrivatePairwiseEstimator"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if isinstance(item, pytest.DoctestItem) and ".".join(item.name.split(".")[-2:]) in SLOW_DOCTESTS:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_configure(config):

@@ -5,6 +5,7 @@ Every ``import`` statement counts, wherever it stands (module level, inside a fu
 """
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pgmpy_dp"
@@ -58,6 +59,7 @@ def imported(name: str, path: Path, known) -> set[str]:
     return out
 
 
+@functools.cache  # every test reads the same graph: parse the package once
 def graph() -> dict[str, set[str]]:
     known = modules()
     return {name: imported(name, path, known) for name, path in known.items()}
