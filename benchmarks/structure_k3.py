@@ -17,7 +17,7 @@ Writes ``results/<out>.csv`` (one row per model and fit) and prints the markdown
 the max error, graphs recovered) and the default / mle-true ratio.
 
 Run:  python benchmarks/structure_k3.py [--models 5] [--no-fw]
-      python benchmarks/structure_k3.py --quick        # 1 model, p = 5, n = 2,000, no Frank-Wolfe: seconds
+      python benchmarks/structure_k3.py --quick        # 1 model, p = 4, n = 1,000, no Frank-Wolfe: seconds
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--p", type=int, default=8)
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--no-fw", action="store_true", help="skip the slow Frank-Wolfe fit")
-    args = harness.parse(ap, argv, models=1, p=5, n=2_000, no_fw=True)
+    args = harness.parse(ap, argv, models=1, p=4, n=1_000, no_fw=True)
     runs = pd.DataFrame([r for model in range(args.models)
                          for r in run_model(model, args.p, args.n, fw=not args.no_fw)])
     harness.write_csv(runs, args.out)

@@ -19,5 +19,5 @@ def test_quick_run_compares_the_default_with_the_non_private_fits(tmp_path, monk
     bench.main(["--quick"])
     runs = pd.read_csv(tmp_path / "structure_k3_quick.csv")
     assert list(runs.fit) == ["default", "mle-true", "mle-complete", "sklearn"]  # --quick skips Frank-Wolfe
-    assert runs.max_err.between(0, 1).all() and (runs.p == 5).all() and (runs.n == 2_000).all()
+    assert runs.max_err.between(0, 1).all() and (runs.p == 4).all() and (runs.n == 1_000).all()
     assert "| default |" in capsys.readouterr().out
