@@ -11,11 +11,14 @@ stem of the result files in ``benchmarks/results/``).
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
 import contextlib
 import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 RESULTS = Path(__file__).parent / "results"
@@ -188,3 +191,51 @@ def win_counts(runs: pd.DataFrame, method: str, baseline: str, metrics, **cells)
                      "run_wins": f"{int(p['wins'].sum())}/{int(p['runs'].sum())}"})
     return pd.DataFrame(rows)
 
+
+# structure learning: the weights the benchmarks compare (structure.py, structure_k3.py)
+
+def doubly_centred(t: np.ndarray) -> np.ndarray:
+    """A k x k log-potential without its row and column terms (those belong to the node terms)."""
+    return t - t.mean(axis=0, keepdims=True) - t.mean(axis=1, keepdims=True) + t.mean()
+
+
+def sklearn_weights(codes: np.ndarray, k: int) -> dict:
+    """Non-private l1 logistic regressions of every node on the others, symmetrised doubly centred weights."""
+    from sklearn.linear_model import LogisticRegression
+
+    n, p = codes.shape
+    C = 1.0 / (math.sqrt(math.log(max(p, 3)) / n) / 4 * n)  # liblinear's C multiplies the summed loss
+    if k == 2:
+        S = 2.0 * codes - 1.0
+        A = np.zeros((p, p))
+        for i in range(p):
+            others = np.delete(np.arange(p), i)
+            with quiet():
+                clf = LogisticRegression(l1_ratio=1.0, C=C, solver="liblinear", tol=1e-4, max_iter=1000)
+                clf.fit(S[:, others], codes[:, i])
+            A[i, others] = clf.coef_[0] / 2.0  # the log-odds of x_i are 2 sum_j A_ij s_j + 2 theta_i
+        A = (A + A.T) / 2
+        s = np.array([-1.0, 1.0])
+        return {(i, j): A[i, j] * np.outer(s, s) for i, j in itertools.combinations(range(p), 2)}
+    onehot = np.zeros((n, p * k))
+    onehot[np.arange(n)[:, None], np.arange(p) * k + codes] = 1.0
+    raw = {}
+    for i in range(p):
+        feats = np.delete(np.arange(p * k), np.arange(i * k, (i + 1) * k))
+        D = np.zeros((k, k, p * k))
+        for u, v in itertools.combinations(range(k), 2):
+            rows = np.flatnonzero((codes[:, i] == u) | (codes[:, i] == v))
+            y = codes[rows, i] == u
+            if y.all() or not y.any():
+                continue
+            with quiet():
+                clf = LogisticRegression(l1_ratio=1.0, C=1.0 / (math.sqrt(math.log(max(p, 3)) / n) / 4 * len(rows)),
+                                         solver="liblinear", tol=1e-4, max_iter=1000)
+                clf.fit(onehot[rows][:, feats], y)
+            D[u, v, feats] = clf.coef_[0]
+            D[v, u, feats] = -clf.coef_[0]
+        for j in range(p):
+            if j != i:
+                block = D[:, :, j * k:(j + 1) * k]
+                raw[i, j] = (block - block.mean(axis=2, keepdims=True)).mean(axis=1)
+    return {(i, j): doubly_centred((raw[i, j] + raw[j, i].T) / 2) for i, j in itertools.combinations(range(p), 2)}

@@ -40,6 +40,9 @@ if importlib.util.find_spec("dask") is not None:
     except ImportError:  # dask without its DataFrame extra: `import pgmpy_dp.dask_accessor` says what is missing
         pass
 
+# the package root shows its public names and its own modules, not the tools this file used
+del importlib, pgmpy, warnings
+
 __version__ = "0.1.0"
 
 __all__ = [

@@ -5,6 +5,7 @@ Every ``import`` statement counts, wherever it stands (module level, inside a fu
 """
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pgmpy_dp"
@@ -21,6 +22,7 @@ LAYERS = {
     "sampling": 5,
     "uncertainty": 6,
     "querying": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
+    "testing": 7,
 }
 
 #: Packages of one layer that must stay apart: each imports neither of the others.
@@ -62,6 +64,7 @@ def imported(name: str, path: Path, known) -> set[str]:
     return out
 
 
+@functools.cache  # every test reads the same graph: parse the package once
 def graph() -> dict[str, set[str]]:
     known = modules()
     return {name: imported(name, path, known) for name, path in known.items()}
@@ -147,3 +150,24 @@ def test_the_checker_sees_a_cycle_and_a_function_level_import(tmp_path):
     known = {"pgmpy_dp.privacy.m": module, "pgmpy_dp.tables.release": module}
     assert imported("pgmpy_dp.privacy.m", module, known) == {"pgmpy_dp.tables.release"}
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+def test_the_library_does_not_import_its_test_tooling():
+    """``pgmpy_dp.testing`` serves the tests and benchmarks; no library module may depend on it."""
+    users = sorted(n for n, targets in graph().items() if not n.startswith("pgmpy_dp.testing")
+                   and any(t.startswith("pgmpy_dp.testing") for t in targets))
+    assert users == [], f"library modules importing the test tooling: {users}"
+
+
+def test_the_package_root_shows_only_its_public_names_and_modules():
+    """``dir(pgmpy_dp)``: the names of ``__all__``, ``__version__`` and the package's own modules, no stray imports."""
+    import types
+
+    import pgmpy_dp
+
+    stray = sorted(
+        n for n in dir(pgmpy_dp)
+        if not n.startswith("__") and n not in pgmpy_dp.__all__
+        and not (isinstance(getattr(pgmpy_dp, n), types.ModuleType) and getattr(pgmpy_dp, n).__name__ == f"pgmpy_dp.{n}")
+    )
+    assert stray == [], f"names in dir(pgmpy_dp) that are neither public nor the package's modules: {stray}"

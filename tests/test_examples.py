@@ -12,6 +12,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 SLOW_EXAMPLES = {"private_bn_alarm.py"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path",
     [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW_EXAMPLES else p for p in EXAMPLES],

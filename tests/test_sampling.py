@@ -57,6 +57,7 @@ def asia():
     return load_network("asia")
 
 
+@pytest.mark.slow
 def test_bayesian_network_matches_exact_marginals(asia):
     df = sample(asia, 20_000, random_state=0)
     assert list(df.columns) == list(asia.nodes())
@@ -177,6 +178,7 @@ def test_non_model_input_is_a_clear_error(asia):
         sample(asia, 10, random_state="seed")
 
 
+@pytest.mark.slow
 def test_gibbs_fallback_matches_exact_marginals():
     mn = random_markov([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")], card=2, seed=3)
     n = 20_000

@@ -65,6 +65,7 @@ def _three_aps(n, seed):
     return df, 4, jt, mobility.individual_stats(df, 4)[0]
 
 
+@pytest.mark.slow
 def test_psgd_without_noise_or_clipping_converges_to_the_mle():
     df, k, jt, stats = _three_aps(600, seed=4)
     data = mobility.PSGDData.from_stats(stats)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import pgmpy_dp  # noqa: F401  (df.dp)
-from pgmpy_dp.structure.sampling import sample_pairwise_model
+from pgmpy_dp.testing.pairwise_models import sample_pairwise_model
 
 _BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.append(str(_BENCHMARKS))  # for the shared harness; appended, so no script shadows an installed package

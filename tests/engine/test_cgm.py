@@ -86,6 +86,7 @@ def test_cgm_em_with_gaussian_measurements_recovers_nearly_noiseless_counts():
     np.testing.assert_allclose(fit.counts[0], y.values, atol=0.5)
 
 
+@pytest.mark.slow
 def test_count_rule_stops_when_the_counts_stop_moving(loopy_model):
     """count_tol stops EM long before the objective's relative change reaches rounding level, with
     counts within a small fraction of a noise scale of the fully converged ones (measured: 35-83
@@ -100,6 +101,7 @@ def test_count_rule_stops_when_the_counts_stop_moving(loopy_model):
     assert max(float(np.max(np.abs(a - b))) for a, b in zip(early.counts, full.counts)) < 0.1 * scale
 
 
+@pytest.mark.slow
 def test_short_m_steps_reach_the_same_fixed_point(loopy_model):
     """A partial M-step (5 L-BFGS iterations, the short length) changes EM's path, not its fixed point:
     run to convergence, 5 and 20 iterations per M-step give the same counts and objective."""

@@ -62,6 +62,7 @@ def test_em_fills_a_masked_cell_from_the_other_measurements():
     assert plain.counts[0][0, 0] < 300.0
 
 
+@pytest.mark.slow
 def test_masked_pooled_cell_of_a_tied_chain_is_recovered_when_the_record_count_is_known():
     """A pooled transition table whose (0, 0) cell is unobserved, plus the x1 table, over N known records
     (the setting of clipped, skipped counts with a public N): EM recovers the chain, (0, 0) included."""

@@ -35,6 +35,7 @@ def test_pooled_prediction_is_the_sum_of_member_tables():
     np.testing.assert_allclose(fit_counts, 10.0 * sum(jt_mu[1:]), rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_noiseless_pooled_table_recovers_a_time_homogeneous_chain():
     """A nearly exact pooled edge table plus the x1 table identify the tied potential: EM recovers the marginals.
 

@@ -328,6 +328,7 @@ def child_benchmark():
     return net, df, queries, answer_queries(net, queries, show_progress=False)
 
 
+@pytest.mark.slow
 def test_default_beats_d_ind_on_a_seeded_benchmark(child_benchmark):
     """On child (N = 1e4, epsilon = 1) the 10-run benchmark measured the default's (50 CGM-EM
     iterations) joint KL at 0.16-0.26 of D-Ind's in every run (docs/bayesian.md; 0.16-0.25 with 20)

@@ -51,6 +51,7 @@ def test_projection_keeps_consistent_input_and_trusts_low_variance_tables():
     np.testing.assert_allclose(precise[2], exact[2], rtol=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, noise", [("child", 1.0), ("alarm", 1.0), ("alarm", 30.0)])
 def test_dual_newton_projection_matches_clarabel_within_a_tiny_fraction_of_the_noise(name, noise):
     net, df, domain, families, exact = _family_counts(name, 10_000, seed=4)
@@ -109,6 +110,7 @@ def _family_counts(name: str, n: int, seed: int):
     return net, df, domain, families, [contingency_table(codes, domain, f) for f in families]
 
 
+@pytest.mark.slow
 def test_likelihood_fit_recovers_exact_tables_from_noiseless_measurements():
     from pgmpy_dp.engine import Measurement
     from pgmpy_dp.estimators.likelihood import fit_family_tables
@@ -122,6 +124,7 @@ def test_likelihood_fit_recovers_exact_tables_from_noiseless_measurements():
         assert np.all(got > 0)  # cells without records are tiny, never exactly zero
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", ["laplace", "gaussian"])
 def test_likelihood_fit_beats_each_noisy_table_alone_and_takes_both_noise_models(noise):
     from pgmpy_dp.engine import Measurement

@@ -152,6 +152,7 @@ def _asia(n=5000):
     return net, sample_network(net, n, seed=0), lambda: DiscreteBayesianNetwork(net.edges())
 
 
+@pytest.mark.slow
 def test_estimator_dirichlet_recovers_the_empirical_cpds_without_noise():
     """At epsilon 1e9 the pseudo-count vanishes with the weight: the CPDs are pgmpy's DiscreteMLE ones."""
     import warnings
@@ -193,6 +194,7 @@ def test_best_start_keeps_the_run_with_the_higher_objective():
         fit_family_tables(domain, families, ms, 200.0, regularization=1e-3, warm_start="best")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, eps, binds", [(5000, 1.0, False), (300, 0.05, True)])
 def test_estimator_takes_the_better_start_only_where_the_cap_binds(n, eps, binds):
     """The default fit runs both starts exactly where the capped global weight binds, and only the exact start
@@ -222,6 +224,7 @@ def test_estimator_takes_the_better_start_only_where_the_cap_binds(n, eps, binds
         np.testing.assert_allclose(g, cpd_values(table), atol=1e-12)
 
 
+@pytest.mark.slow
 def test_prior_strength_scales_the_weight_the_fit_reads_its_pseudo_count_from():
     """prior_strength=s is the same fit as fit_family_tables at s times the capped global weight (Dirichlet and
     Gaussian priors); s=1 is the default bit for bit; a weaker prior leaves the fit closer to its noisy tables."""
@@ -274,6 +277,7 @@ def test_a_bad_prior_strength_is_refused_before_spending(bad):
     assert budget.spent == 0
 
 
+@pytest.mark.slow
 def test_query_interval_refits_with_the_estimators_prior_strength():
     """The refits re-run the fit's own consistency step, so a weaker prior moves the refits too."""
     import pgmpy_dp

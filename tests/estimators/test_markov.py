@@ -99,6 +99,7 @@ def test_cgm_em_with_huge_epsilon_converges_to_the_non_private_mle():
         assert np.max(np.abs(m * n - e)) < 0.05 * np.sqrt(n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("regularization", [0.0, "auto"])
 def test_naive_mle_never_gives_nan_or_infinite_potentials_on_projected_zeros(regularization):
     df, *_ = sample_frame(300, seed=2, k=4)
@@ -150,6 +151,7 @@ def test_time_homogeneous_chain_with_tied_potentials():
     assert kl_tied < kl_free  # tying pools the T-1 noisy tables of one shared potential
 
 
+@pytest.mark.slow
 def test_loopy_inference_option_gives_a_close_fit():
     df, *_ = sample_frame(5000, seed=5)
     rel = release_marginals(df, EDGES, epsilon=1.0, random_state=0)

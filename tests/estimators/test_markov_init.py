@@ -44,6 +44,7 @@ def fitted_counts(releases, init, **kw):
     return est, [N * jt.marginal(calibration, c) for c in cliques]
 
 
+@pytest.mark.slow
 def test_a_warm_start_reaches_the_cold_fits_optimum(releases):
     start = MarkovFit(DOMAIN, max_iter=2).fit(releases)  # a few EM maps on its own objective: a nearby point
     init = dict(zip(start.cliques, start.theta))

@@ -34,6 +34,7 @@ def _margin_l1(est, empirical):
     return float(np.abs(pgmpy_dp.query(est, ["a"]).values - empirical).sum())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["cgm-em", "naive-mle"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_measured_margin_is_not_shrunk_toward_uniform(method, seed, monkeypatch):
@@ -71,6 +72,7 @@ def test_measured_subcliques_adds_measured_sub_sets_once_in_clique_order():
     assert measured_subcliques([rel], [("a", "b", "c"), ("c", "d"), ("a", "b")]) == [("a",), ("c",), ("d",)]
 
 
+@pytest.mark.slow
 def test_node_potentials_keep_tied_groups_and_refits_working():
     """Tied cliques keep their indices (extras are appended); the interval refits reuse ``cliques_``."""
     rng = np.random.default_rng(3)

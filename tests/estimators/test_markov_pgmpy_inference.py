@@ -54,6 +54,7 @@ def test_variable_elimination_normalised_is_exact():
         assert np.allclose(answer.normalize(inplace=False).values, enumerate_marginal(mn, "bronc", evidence))
 
 
+@pytest.mark.slow
 def test_belief_propagation_is_exact(tmp_path):
     """pgmpy 1.1's BeliefPropagation stops calibrating when sepset beliefs agree to an absolute 1e-8;
     exported potentials with a total mass of 1e-13..1e-27 (before they were rescaled to 1) made it

@@ -127,6 +127,7 @@ def _kl(method, seed):
     return kl_divergence_potentials(domain, CLIQUES, truth, CLIQUES, est.log_potentials_)
 
 
+@pytest.mark.slow
 def test_cgm_em_with_pooled_measurements_beats_naive_mle():
     # N=2000, eps=0.05: Laplace scale 120 per cell of the pooled table (total 10,000) and of x1's.
     # Measured on seeds 0..7: CGM-EM's KL to the truth was below naive MLE's in 8 of 8, mean ratio

@@ -107,6 +107,7 @@ def _column_gap_within_noise(est_a, est_b, n_records, allocation):
     return checked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("network, n", [("asia", 20_000), ("child", 20_000)])
 def test_the_fallback_agrees_with_the_exact_fit_within_the_noise(network, n, monkeypatch):
     truth = load_network(network)
@@ -152,6 +153,7 @@ def test_progress_and_clone_work_on_the_fallback(low_limit):
     assert clone(est).get_params() == est.get_params()
 
 
+@pytest.mark.slow
 def test_markov_auto_inference_falls_back_to_loopy_and_says_so(monkeypatch):
     from pgmpy.models import DiscreteMarkovNetwork
 
@@ -222,6 +224,7 @@ def test_the_total_cell_rule_makes_the_same_choice_on_neighbouring_data(monkeypa
     assert all(o == outcomes[0] for o in outcomes) and outcomes[0][0] == "local-likelihood"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("network, exact", [("alarm", True), ("insurance", True), ("hailfinder", True),
                                             ("win95pts", True), ("andes", False), ("pigs", False), ("water", False)])
 def test_which_shipped_networks_the_exact_fit_keeps(network, exact):
@@ -233,6 +236,7 @@ def test_which_shipped_networks_the_exact_fit_keeps(network, exact):
     assert (largest <= likelihood.MAX_CLIQUE_CELLS and total <= likelihood.MAX_EXACT_CELLS) == exact
 
 
+@pytest.mark.slow
 def test_the_per_family_sweeps_settle_on_water():
     """Water's families are measured again by many summed tables; their bound must not stall the sweeps.
 

@@ -12,6 +12,7 @@ def test_opendp_race_reports_the_stated_zcdp_cost():
     assert opendp_noisy_max(2.0 / epsilon).map(1.0) == pytest.approx(exponential_mechanism_rho(epsilon), rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seeded", [True, False])
 def test_selection_frequencies_follow_the_exponential_weights(seeded):
     # scores (0, 2 ln 3, 0) at epsilon 1, sensitivity 2: weights exp(q / 4) = (1, sqrt 3, 1)

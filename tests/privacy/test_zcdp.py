@@ -266,6 +266,7 @@ _WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_never_overspend_a_file_budget(tmp_path):
     path = tmp_path / "shared.json"
     PrivacyBudget.open(path, 1.0)

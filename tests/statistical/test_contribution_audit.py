@@ -4,14 +4,14 @@ The added individual owns 6 rows, all in one cell of each table. A release that
 bounds contributions (normalise, or clip at k=2 with epsilon scaled to it) must
 pass the audit at its claimed epsilon; the same release at record level (no
 ``privacy_unit``) lets that individual move each table by 6 and must fail it.
-See `pgmpy_dp.privacy.audit` for what the audit guarantees.
+See `pgmpy_dp.testing.audit` for what the audit guarantees.
 """
 
 import numpy as np
 import pytest
 
 from pgmpy_dp import Domain
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 from pgmpy_dp.tables import release_from_codes
 
 DOM = Domain({"a": [0, 1, 2], "b": [0, 1]})

@@ -1,7 +1,7 @@
 """Black-box privacy audits of every mechanism that touches private data.
 
 Each mechanism is run many times on two neighbouring DataFrames (``NEIGHBOUR``
-is ``DATA`` plus one record) and :func:`pgmpy_dp.privacy.audit.audit_epsilon`
+is ``DATA`` plus one record) and :func:`pgmpy_dp.testing.audit.audit_epsilon`
 computes a Clopper-Pearson lower bound on the epsilon it achieves, over a
 family of threshold events on the affected outputs (Bonferroni over events,
 directions and inputs). The test asserts the bound does not exceed the claimed
@@ -49,7 +49,7 @@ import pytest
 import pgmpy_dp  # noqa: F401  (registers df.dp)
 import pgmpy_dp.tables.release as release_module
 from pgmpy_dp import Domain, PrivacyBudget
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 from pgmpy_dp.tables import release_from_codes
 
 STATES = {"a": ["x", "y", "z"], "b": [0, 1], "c": [True, False]}

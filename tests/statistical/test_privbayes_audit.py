@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from pgmpy_dp import Domain
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 from pgmpy_dp.synthesis import privbayes
 from pgmpy_dp.synthesis.privbayes import PrivBayesSplit, independence_score
 

@@ -7,7 +7,7 @@ event (warning raised, fit refused) next to the noisy output, and checks that
 
 * the event has the same frequency on both frames (for a deterministic event any
   difference is an unbounded privacy loss), and
-* [`audit_epsilon`][pgmpy_dp.privacy.audit.audit_epsilon] over the event and the noisy
+* [`audit_epsilon`][pgmpy_dp.testing.audit.audit_epsilon] over the event and the noisy
   numbers does not exceed the claimed epsilon.
 
 Each audit has a mutant that reproduces a data-dependent rule (warn only when every
@@ -26,7 +26,7 @@ import pytest
 import pgmpy_dp  # noqa: F401  (registers df.dp)
 from pgmpy_dp import DataDerivedDomainWarning, PrivacyBudget
 from pgmpy_dp.structure import PrivateIsingEstimator, min_rows_for_structure
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 
 # -- the data-derived-domain warning -----------------------------------------------------------------
 DTYPE = pd.CategoricalDtype(["x", "y", "z"])  # sorted, unordered: what astype('category') makes

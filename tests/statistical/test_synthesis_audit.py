@@ -16,7 +16,7 @@ import pytest
 
 from pgmpy_dp import Domain
 from pgmpy_dp.privacy import selection
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 from pgmpy_dp.synthesis import aim, mst
 from pgmpy_dp.tables.counting import contingency_table
 

@@ -14,7 +14,7 @@ from pgmpy_dp.structure.frank_wolfe import (
     frank_wolfe_noise_scale,
     frank_wolfe_rho,
 )
-from pgmpy_dp.privacy.audit import AuditTarget, audit_epsilon, run_in_loop
+from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 
 
 def _logistic_problem(seed=1, n=3000, d=6):
@@ -29,6 +29,7 @@ def _loss(X, y, w):
     return float(np.logaddexp(0.0, -y * (X @ w)).mean())
 
 
+@pytest.mark.slow
 def test_noiseless_frank_wolfe_matches_sklearn_l1_solution():
     sklearn = pytest.importorskip("sklearn.linear_model")
     X, y = _logistic_problem()

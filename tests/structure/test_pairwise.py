@@ -7,7 +7,7 @@ from pgmpy.inference import BeliefPropagation, VariableElimination
 
 from pgmpy_dp import BudgetExceededError, PrivacyBudget
 from pgmpy_dp.structure import PrivateIsingEstimator, PrivatePairwiseEstimator, min_rows_for_structure
-from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.testing.pairwise_models import model_edges, random_pairwise_model, sample_pairwise_model
 from pgmpy_dp.privacy import DomainError
 
 
@@ -18,6 +18,7 @@ def ising5():
     return W, theta, df
 
 
+@pytest.mark.slow
 def test_ising_recovers_5_node_graph_at_huge_rho_and_n(ising5):
     W, theta, df = ising5
     truth = model_edges(W, list(df.columns))
@@ -46,6 +47,7 @@ def test_fitted_model_is_queried_by_pgmpy_engines(ising5):
     assert abs(p_ve[1] - emp) < 0.03
 
 
+@pytest.mark.slow
 def test_pairwise_recovers_graph_k3():
     W, theta = random_pairwise_model(6, k=3, max_degree=2, eta=0.6, seed=5)
     df = sample_pairwise_model(W, theta, 60_000, seed=6)

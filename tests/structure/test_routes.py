@@ -13,7 +13,7 @@ from pgmpy_dp import PrivacyBudget, PrivateIsingEstimator, PrivatePairwiseEstima
 from pgmpy_dp import _memory
 from pgmpy_dp.structure import routing, tables_route
 from pgmpy_dp.structure.frank_wolfe import ITERATION_CONSTANT, frank_wolfe_iterations, frank_wolfe_noise_scale
-from pgmpy_dp.structure.sampling import model_edges, random_pairwise_model, sample_pairwise_model
+from pgmpy_dp.testing.pairwise_models import model_edges, random_pairwise_model, sample_pairwise_model
 
 
 def _ising(p, n, seed, eta=0.5):
@@ -159,7 +159,7 @@ def test_defaults_recover_a_seeded_8_node_ising_model(route):
 
 def test_default_recovers_a_seeded_10_node_3_state_model_beyond_the_exact_limit():
     # 3**10 joint cells: the icov screen and the refit test; at rho = 1 the default recovered 10 of 10
-    # held-out models from 1,000 rows and every one from 2,000 (studies/structure_edge_rule/)
+    # held-out models from 1,000 rows and every one from 2,000 (benchmarks/structure_edge_rule.py)
     W, theta = random_pairwise_model(10, k=3, max_degree=3, eta=0.5, seed=30_000)
     df = sample_pairwise_model(W, theta, 2_000, seed=30_001)
     est = PrivatePairwiseEstimator(random_state=0).fit(df, rho=1.0)
@@ -260,7 +260,7 @@ def test_monte_carlo_fisher_information_matches_the_exact_one():
 def test_the_refit_test_removes_the_false_edges_of_the_inverse_covariance_screen(monkeypatch):
     # 10 columns of 3 states are beyond the exact limit (3**10 cells); in this seeded fit the icov scores
     # cut at the Bonferroni value admit false edges, the exact refit's Wald test does not (the study
-    # in studies/structure_edge_rule/ measures this over 10 models)
+    # in benchmarks/structure_edge_rule.py measures this over 10 models)
     from pgmpy_dp.privacy import Domain
 
     W, theta = random_pairwise_model(10, k=3, max_degree=3, eta=0.5, seed=10_000)

@@ -183,6 +183,7 @@ def test_model_size_cap_is_public_and_respected():
     assert not any(set(c) & {"c"} and len(c) > 1 for c in s.selected_)
 
 
+@pytest.mark.slow
 def test_model_works_with_query_interval_when_a_marginal_is_measured_twice():
     """AIM may measure one marginal in two rounds (two releases over the same set): the
     interval's simulated refits keep the releases apart."""

@@ -192,6 +192,7 @@ def test_gaussian_normalised_release():
 # -- unbiasedness (statistical; fixed seeds, tolerance from the noise scale) ----------------------------
 
 
+@pytest.mark.slow
 def test_released_values_are_unbiased_for_the_normalised_counts():
     # users with 1, 2, 3 and 5 rows: weights 1, 1/2, 1/3 (randomised rounding) and 1/5
     rows = [("u1", "a")] + [("u2", "a"), ("u2", "b")] + [("u3", s) for s in "nab"] + [("u4", s) for s in "aabbb"]

@@ -53,6 +53,7 @@ def test_accessor_registered_by_import():
     assert isinstance(dd.from_pandas(pd.DataFrame({"a": [1]}), npartitions=1).dp, DaskDPAccessor)
 
 
+@pytest.mark.slow
 def test_import_without_dask_loads_nothing_of_dask():
     # sys.modules[name] = None makes find_spec() return None and `import dask` fail: dask "not installed"
     code = (
@@ -204,6 +205,7 @@ def test_markov_network_fitted_from_a_dask_release(client):
     assert 0.75 < joint.get_value(a=0, b=0) + joint.get_value(a=1, b=1) < 0.85
 
 
+@pytest.mark.slow
 def test_bayesian_network_fitted_from_a_dask_release(client):
     """A BN fitted from a Dask-made release equals the fit from the pandas release (same seed)."""
     from pgmpy.models import DiscreteBayesianNetwork
