@@ -96,14 +96,15 @@ def _is_sequence(x) -> bool:
     return isinstance(x, (Sequence, np.ndarray)) and not isinstance(x, (str, bytes))
 
 
-def release_loss(epsilon=None, rho=None, loss=None):
+def release_loss(epsilon=None, rho=None, loss=None, *, who: str = "the release"):
     """The loss of a release from its public keywords: one value (a total) or a tuple of them (one per table).
 
     ``loss`` is a [`PureDP`][pgmpy_dp.privacy.loss.PureDP] (discrete Laplace noise),
     [`ZCDP`][pgmpy_dp.privacy.loss.ZCDP] or [`ApproxDP`][pgmpy_dp.privacy.loss.ApproxDP]
     (discrete Gaussian noise at the rho it allows), or a sequence of them, one per table;
     ``epsilon=`` and ``rho=`` are its shorthands (a number, or one number per table, checked
-    with the table's name by the planner). Exactly one of the three.
+    with the table's name by the planner). Exactly one of the three; ``who`` names the call in
+    the one error message.
 
     Examples
     --------
@@ -125,10 +126,10 @@ def release_loss(epsilon=None, rho=None, loss=None):
             if bad or not len(loss):
                 raise TypeError(f"a per-table loss= must be a non-empty sequence of PureDP, ZCDP or ApproxDP values, got {loss!r}")
             return tuple(loss)
-        return privacy_loss(loss, who="the release", example=example, with_delta=False)
+        return privacy_loss(loss, who=who, example=example, with_delta=False)
     if not (_is_sequence(epsilon) or _is_sequence(rho)):
-        return privacy_loss(epsilon=epsilon, rho=rho, who="the release", example=example, with_delta=False)
-    check_keywords(epsilon, rho, who="the release", example=example, with_delta=False)
+        return privacy_loss(epsilon=epsilon, rho=rho, who=who, example=example, with_delta=False)
+    check_keywords(epsilon, rho, who=who, example=example, with_delta=False)
     return _Shorthand("epsilon", epsilon) if rho is None else _Shorthand("rho", rho)
 
 
