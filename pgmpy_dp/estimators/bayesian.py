@@ -537,11 +537,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             self.stage1_epsilon_ = 0.0
             self.stage1_release_ = None
             cells = np.array([domain.cells(f) for f in measured], dtype=np.float64)
-            noise = "gaussian" if gaussian else "laplace"
             stage2 = (
                 [total / n] * n
                 if self.allocation == "uniform"
-                else list(error_optimal_allocation(cells, total, noise=noise))
+                else list(error_optimal_allocation(cells, loss))
             )
             stats = pd.DataFrame({"cells": [domain.cells(f) for f in families]}, index=pd.Index(nodes, name="node"))
         else:

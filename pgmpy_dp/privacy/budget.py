@@ -38,7 +38,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from .ledger import LedgerEntry, _Account, _check_path, _fmt, _read_record
-from .loss import LOSS_TYPES, PureDP, check_keywords, privacy_loss
+from .loss import LOSS_TYPES, ZCDP, PureDP, check_keywords, privacy_loss
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho, rho_to_epsilon_delta
 
 __all__ = [
@@ -377,12 +377,7 @@ class PrivacyBudget:
         check_keywords(epsilon, rho, who="a charge", example="charge(0.5, label) or charge(rho=0.1, label=...)", with_delta=False)
         if rho is not None:
             rho = check_rho(rho)
-            if self.accounting == "pure-dp":
-                raise ValueError(
-                    f"a rho={rho:g} (zCDP) charge has no pure-DP meaning, but this budget accounts in "
-                    "pure epsilon; create it as PrivacyBudget(rho=...) (or "
-                    "PrivacyBudget.from_epsilon_delta(epsilon, delta)) to spend rho"
-                )
+            self.require(ZCDP(rho), who="a charge")  # a rho charge has no pure-DP meaning
             return _exact(rho), Charge(None, "", rho=rho, amount=rho)
         epsilon = check_epsilon(epsilon)
         if self.accounting == "pure-dp":
