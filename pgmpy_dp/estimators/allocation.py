@@ -260,11 +260,7 @@ def error_optimal_allocation(
     >>> error_optimal_allocation([1, 8, 27], ZCDP(1.0)).round(4)
     array([0.0714, 0.2857, 0.6429])
     """
-    if isinstance(total, LOSS_TYPES):
-        implied = "laplace" if isinstance(total, PureDP) else "gaussian"
-        if noise != "laplace" and noise != implied:
-            raise ValueError(f"noise={noise!r} disagrees with the loss {total!r}; leave noise out with a loss value")
-        noise, total = implied, (total.epsilon if implied == "laplace" else total.rho)
+    total, noise = _total_of(total, noise)
     if loss not in _LOSS_POWER:
         raise ValueError(f"loss must be one of {tuple(_LOSS_POWER)}, got {loss!r}")
     if noise not in ("laplace", "gaussian"):
@@ -281,6 +277,16 @@ def error_optimal_allocation(
     total = check_epsilon(total, "total") if noise == "laplace" else check_rho(total, "total")
     root = a ** (1.0 / (power + 1.0))
     return total * root / root.sum()
+
+
+def _total_of(total, noise: str) -> tuple[float, str]:
+    """A loss value as the number it splits and its mechanism; a number is left to the caller's ``noise``."""
+    if not isinstance(total, LOSS_TYPES):
+        return total, noise
+    implied = "laplace" if isinstance(total, PureDP) else "gaussian"
+    if noise not in ("laplace", implied):
+        raise ValueError(f"noise={noise!r} disagrees with the loss {total!r}; leave noise out with a loss value")
+    return (total.epsilon if implied == "laplace" else total.rho), implied
 
 
 def expected_noise_error(epsilons: Sequence[float], cells: Sequence[float], loss: str = "absolute",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho
 
-__all__ = ["ApproxDP", "LOSS_TYPES", "MissingLossError", "PrivacyLoss", "PureDP", "ZCDP", "check_keywords", "privacy_loss"]
+__all__ = ["ApproxDP", "MissingLossError", "PrivacyLoss", "PureDP", "ZCDP", "privacy_loss"]
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,6 @@ __all__ = [
     "ContributionBound",
     "check_contribution",
     "check_skip_state",
-    "contribution_bound",
     "contribution_weights",
     "encode_units",
     "per_unit_mass",

@@ -26,7 +26,7 @@ from dask.dataframe.utils import has_known_categories
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from .artifact import MarginalRelease
 from .counting import contingency_table
-from .plan import _plan, is_gaussian, release_loss, requested_tables
+from .plan import is_gaussian, plan_tables, release_loss, requested_tables
 from .pooled import Pooled
 from .release import _check_budget, _check_n_records, release_counts
 
@@ -247,9 +247,8 @@ def release_marginals_dask(
     # Check the request before the cluster counts anything: a bad epsilon, budget
     # or table should not cost a pass over the data.
     loss = release_loss(epsilon, rho, loss)
-    planned = _plan(dom, requested, loss, max_cells)
-    attrs = [p.key for p in planned]
-    _check_budget(budget, planned, is_gaussian(loss))
+    attrs, per_table = plan_tables(dom, requested, max_cells=max_cells, loss=loss)
+    _check_budget(budget, per_table, is_gaussian(loss))
     n_records = _check_n_records(n_records)
     if show_progress and _local_scheduler():
         from dask.diagnostics import ProgressBar

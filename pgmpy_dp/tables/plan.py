@@ -23,7 +23,6 @@ from .pooled import Pooled
 
 __all__ = [
     "plan_tables",
-    "release_loss",
     "requested_columns",
     "requested_tables",
 ]
@@ -121,16 +120,23 @@ def release_loss(epsilon=None, rho=None, loss=None, *, who: str = "the release")
     if loss is not None:
         if epsilon is not None or rho is not None:
             raise ValueError(f"give the release's loss= or its shorthand epsilon=/rho=, not both; got loss={loss!r}")
-        if _is_sequence(loss):
-            bad = [x for x in loss if not isinstance(x, LOSS_TYPES)]
-            if bad or not len(loss):
-                raise TypeError(f"a per-table loss= must be a non-empty sequence of PureDP, ZCDP or ApproxDP values, got {loss!r}")
-            return tuple(loss)
-        return privacy_loss(loss, who=who, example=example, with_delta=False)
+        return _loss_value(loss)
     if not (_is_sequence(epsilon) or _is_sequence(rho)):
         return privacy_loss(epsilon=epsilon, rho=rho, who=who, example=example, with_delta=False)
     check_keywords(epsilon, rho, who=who, example=example, with_delta=False)
     return _Shorthand("epsilon", epsilon) if rho is None else _Shorthand("rho", rho)
+
+
+def _loss_value(loss):
+    """``loss=`` as given: one loss value, or a non-empty sequence of them (one per table)."""
+    if isinstance(loss, LOSS_TYPES):
+        return loss
+    if _is_sequence(loss) and len(loss) and all(isinstance(x, LOSS_TYPES) for x in loss):
+        return tuple(loss)
+    raise TypeError(
+        f"loss= must be a PureDP, ZCDP or ApproxDP value, or a non-empty sequence of them (one per table), "
+        f"got {loss!r}; or give the shorthand epsilon= or rho="
+    )
 
 
 @dataclass(frozen=True)

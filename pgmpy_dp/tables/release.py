@@ -131,7 +131,7 @@ def release_counts(
     loss = release_loss(epsilon, rho, loss)
     planned = _plan(domain, tables, loss, max_cells, contribution=contribution)
     gaussian = is_gaussian(loss)
-    _check_budget(budget, planned, gaussian)
+    _check_budget(budget, [p.budget for p in planned], gaussian)
     counts = _check_exact(exact, domain, planned)
     g = 1.0 if contribution is None else contribution.granularity
     if g != 1.0:  # the noise is integer in units of g: the counts must be too
@@ -185,13 +185,13 @@ def _label(request, planned: _Planned) -> str:
     return f"{name}[" + " + ".join("(" + ", ".join(m) + ")" for m in planned.members) + "]"
 
 
-def _check_budget(budget, planned: Sequence[_Planned], gaussian: bool) -> None:
+def _check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
     """A budget that can account the release (a Gaussian one needs zCDP), checked before anything is counted."""
     if budget is None:
         return
     if not isinstance(budget, PrivacyBudget):
         raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
-    total = math.fsum(p.budget for p in planned)
+    total = math.fsum(per_table)
     budget.require(ZCDP(total) if gaussian else PureDP(total), who="a discrete Gaussian release")
 
 
@@ -313,7 +313,7 @@ def release_from_codes(
     """
     loss, bound = _values_of(loss, unit, units, shorthands)
     planned = _plan(domain, tables, loss, max_cells, contribution=bound)
-    _check_budget(budget, planned, is_gaussian(loss))  # before counting, which can take a while
+    _check_budget(budget, [p.budget for p in planned], is_gaussian(loss))  # before counting, which can take a while
     counted_attrs = [a for p in planned for a in p.counted]
     n_rows = _check_codes(codes, domain, _attrs_in_order(domain, counted_attrs), weights)
     if n_rows == 0:

@@ -223,8 +223,9 @@ def test_a_release_of_a_value_equals_the_release_of_its_keywords(loss, kwargs):
 def test_release_loss_refusals():
     with pytest.raises(ValueError, match="not both"):
         release_loss(epsilon=1.0, loss=PureDP(1.0))
-    with pytest.raises(TypeError, match="per-table loss= must be a non-empty sequence"):
-        release_loss(loss=[PureDP(1.0), 0.5])
+    for bad in ([PureDP(1.0), 0.5], [], 1.0):
+        with pytest.raises(TypeError, match="loss= must be a PureDP, ZCDP or ApproxDP value, or a non-empty sequence"):
+            release_loss(loss=bad)
     with pytest.raises(ValueError, match="mixes pure-DP and zCDP values"):
         _release(loss=[PureDP(1.0), ZCDP(0.5)])
     with pytest.raises(ValueError, match="got 3 per-table epsilons for 2 tables"):
@@ -292,3 +293,15 @@ def test_release_from_codes_refuses_mixed_forms(kwargs, exc, message):
     with pytest.raises(exc, match=message):
         release_from_codes(codes, dom, [("x",)], budget=budget, **kwargs)
     assert budget.spent == 0
+
+
+def test_the_allocation_splits_a_loss_value_in_its_own_unit():
+    from pgmpy_dp.estimators.allocation import error_optimal_allocation
+
+    cells = [2, 8, 18]
+    assert np.array_equal(error_optimal_allocation(cells, PureDP(1.0)), error_optimal_allocation(cells, 1.0))
+    assert np.array_equal(error_optimal_allocation(cells, ZCDP(0.5)), error_optimal_allocation(cells, 0.5, noise="gaussian"))
+    approx = ApproxDP(1.0, 1e-6)
+    assert np.array_equal(error_optimal_allocation(cells, approx), error_optimal_allocation(cells, approx.rho, noise="gaussian"))
+    with pytest.raises(ValueError, match="disagrees with the loss"):
+        error_optimal_allocation(cells, PureDP(1.0), noise="gaussian")
