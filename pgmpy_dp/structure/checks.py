@@ -75,7 +75,7 @@ class LearnerChecks:
         return loss
 
     def _resolve_rho(self, rho, epsilon, delta, budget=None) -> float:
-        """The rho of [`_resolve_loss`][pgmpy_dp.structure.checks.LearnerChecks._resolve_loss]: what the fit charges."""
+        """The rho of ``_resolve_loss``: what the fit charges."""
         return self._resolve_loss(rho, epsilon, delta).rho
 
     @property

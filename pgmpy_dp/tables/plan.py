@@ -57,7 +57,7 @@ def plan_tables(
     """Validate requested tables and per-table budgets before anything is spent.
 
     Give exactly one of ``epsilon`` (discrete Laplace) or ``rho`` (discrete
-    Gaussian), or the same as a ``loss`` value (see [`release_loss`][pgmpy_dp.tables.plan.release_loss]).
+    Gaussian), or the same as a ``loss`` value (see ``release_loss``).
     Either is a total, split so that every cell of every table gets
     the same noise scale: table ``i`` of sensitivity ``s_i`` gets
     ``epsilon * s_i / S`` (``S = sum s_i``, the L1 sensitivity of the whole
@@ -165,7 +165,7 @@ def is_release_loss(x) -> bool:
 
 
 def is_gaussian(loss) -> bool:
-    """Whether a [`release_loss`][pgmpy_dp.tables.plan.release_loss] calls for discrete Gaussian noise (zCDP)."""
+    """Whether a ``release_loss`` calls for discrete Gaussian noise (zCDP)."""
     if isinstance(loss, _Shorthand):
         return loss.name == "rho"
     # an (epsilon, delta) loss is a Gaussian release at the rho it allows
@@ -173,7 +173,7 @@ def is_gaussian(loss) -> bool:
 
 
 def _plan(domain, tables, loss, max_cells, *, contribution=None) -> list[_Planned]:
-    """[`plan_tables`][pgmpy_dp.tables.plan.plan_tables] of a [`release_loss`][pgmpy_dp.tables.plan.release_loss], returning every fact of each table."""
+    """[`plan_tables`][pgmpy_dp.tables.plan.plan_tables] of a ``release_loss``, returning every fact of each table."""
     if isinstance(tables, (str, tuple, Pooled)) or not isinstance(tables, Sequence):
         raise TypeError(
             f"tables must be a list of attribute tuples such as [('a', 'b'), ('c',)], got {tables!r}"
