@@ -117,6 +117,8 @@ def release_loss(epsilon=None, rho=None, loss=None, *, who: str = "the release")
     example = "epsilon=1.0 (discrete Laplace noise, pure DP) or rho=0.5 (discrete Gaussian noise, zCDP)"
     if isinstance(loss, _Shorthand) and epsilon is None and rho is None:  # already resolved
         return loss
+    if loss is None and rho is None and is_release_loss(epsilon):  # a value in the place of epsilon=
+        loss, epsilon = epsilon, None
     if loss is not None:
         if epsilon is not None or rho is not None:
             raise ValueError(f"give the release's loss= or its shorthand epsilon=/rho=, not both; got loss={loss!r}")

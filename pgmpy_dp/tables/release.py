@@ -191,8 +191,8 @@ def _check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
         return
     if not isinstance(budget, PrivacyBudget):
         raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
-    total = math.fsum(per_table)
-    budget.require(ZCDP(total) if gaussian else PureDP(total), who="a discrete Gaussian release")
+    if gaussian:  # a pure-epsilon budget cannot account rho; every budget accounts epsilon
+        budget.require(ZCDP(math.fsum(per_table)), who="a discrete Gaussian release")
 
 
 def _charged(budget: PrivacyBudget, per_table: list[float], gaussian: bool):

@@ -98,6 +98,8 @@ def test_markov_estimator_states_its_loss():
     assert est.fit(DiscreteMarkovNetwork(EDGES), df, rho=0.5, domain=DOMAIN).loss_ == ZCDP(0.5)
     assert est.fit(DiscreteMarkovNetwork(EDGES), df, epsilon=[0.25, 0.5], domain=DOMAIN).loss_ == PureDP(0.75)
     assert est.fit(DiscreteMarkovNetwork(EDGES), df, epsilon=PureDP(1.0), domain=DOMAIN).loss_ == PureDP(1.0)
+    per_clique = [ZCDP(0.25), ZCDP(0.5)]
+    assert est.fit(DiscreteMarkovNetwork(EDGES), df, epsilon=per_clique, domain=DOMAIN).loss_ == ZCDP(0.75)
     release = est.releases_[0]
     assert est.fit(DiscreteMarkovNetwork(EDGES), release).loss_ is None
 
