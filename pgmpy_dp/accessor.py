@@ -47,7 +47,8 @@ class DPAccessor:
         for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``).
 
         Give ``epsilon`` (discrete Laplace noise, pure DP) or ``rho`` (discrete
-        Gaussian noise calibrated to the L2 sensitivity, zCDP). ``tables`` may
+        Gaussian noise calibrated to the L2 sensitivity, zCDP), or the loss as a value,
+        ``loss=pgmpy_dp.privacy.ZCDP(0.5)`` (see docs/privacy.md). ``tables`` may
         hold [`pgmpy_dp.Pooled`][pgmpy_dp.tables.pooled.Pooled] requests.
         ``privacy_unit="user_id"`` protects individuals (all rows of one user)
         instead of records; a ``pgmpy_dp.UserLevel``

@@ -45,7 +45,7 @@ class DaskDPAccessor:
     ) -> MarginalRelease:
         """Release noisy contingency tables; see [`pgmpy_dp.tables.dask_release.release_marginals_dask`][pgmpy_dp.tables.dask_release.release_marginals_dask]
         for the other keyword arguments (``max_cells``, ``n_records``, ``show_progress``,
-        ``split_every``). Give ``epsilon`` (pure DP) or ``rho`` (zCDP), as for ``df.dp.release``.
+        ``split_every``). Give ``epsilon`` (pure DP) or ``rho`` (zCDP), or ``loss=``, as for ``df.dp.release``.
 
         Examples
         --------

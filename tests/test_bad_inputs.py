@@ -209,7 +209,7 @@ EPSILON_CASES = [
     ("nan", math.nan, ValueError, r"epsilon must be positive and finite, got nan"),
     ("str", "1.0", TypeError, r"epsilon must be a positive finite number, got '1.0' \(str\)"),
     ("bytes", b"1", TypeError, r"epsilon must be a positive finite number, got b'1' \(bytes\)"),
-    ("None", None, TypeError, r"epsilon must be a positive finite number, got None"),
+    ("None", None, TypeError, r"takes exactly one of epsilon= or rho=, got neither"),
     ("bool", True, TypeError, r"epsilon must be a positive finite number, got True \(bool\)"),
     ("numpy bool", np.bool_(True), TypeError, r"epsilon must be a positive finite number"),
     ("complex", 1 + 0j, TypeError, r"epsilon must be a positive finite number"),

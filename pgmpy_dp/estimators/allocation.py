@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..privacy.domain import Domain
-from ..privacy.parameters import check_epsilon
+from ..privacy.loss import LOSS_TYPES, PureDP
+from ..privacy.parameters import check_epsilon, check_rho
 from .conditionals import cpd_values
 
 __all__ = [
@@ -193,7 +194,7 @@ def optimal_allocation(costs: Sequence[float], epsilon: float) -> np.ndarray:
 
 def error_optimal_allocation(
     cells: Sequence[float],
-    epsilon: float,
+    total,
     loss: str = "absolute",
     weights: Sequence[float] | None = None,
     noise: str = "laplace",
@@ -231,18 +232,21 @@ def error_optimal_allocation(
     ----------
     cells : sequence of float
         Number of cells of each table (the weights' unit of error).
-    epsilon : float
-        Total budget to split.
+    total : float or PrivacyLoss
+        Total budget to split: a number in the unit ``noise`` names, or the privacy loss as a
+        value, which names the mechanism itself (``PureDP``: Laplace, split in epsilon;
+        ``ZCDP`` or ``ApproxDP``: Gaussian, split in rho).
     loss : {"absolute", "squared"}
-        Which expected error to minimise.
+        Which expected error to minimise (not the privacy loss).
     noise : {"laplace", "gaussian"}
-        The mechanism: ``epsilon`` is the pure-DP epsilon (Laplace) or zCDP's rho (Gaussian).
+        The mechanism of a number ``total``: it is the pure-DP epsilon (Laplace) or zCDP's rho
+        (Gaussian). A loss value must agree with it or leave it at its default.
     weights : sequence of float, optional
         Positive importance of each table's cells (default all one).
 
     Returns
     -------
-    numpy.ndarray, the per-table epsilons (summing to ``epsilon``).
+    numpy.ndarray, the per-table epsilons or rhos (summing to ``total``).
 
     Examples
     --------
@@ -252,7 +256,11 @@ def error_optimal_allocation(
     array([0.1667, 0.3333, 0.5   ])
     >>> error_optimal_allocation([1, 8, 27], 1.0, noise="gaussian").round(4)  # rho ∝ c^(2/3)
     array([0.0714, 0.2857, 0.6429])
+    >>> from pgmpy_dp.privacy.loss import ZCDP
+    >>> error_optimal_allocation([1, 8, 27], ZCDP(1.0)).round(4)
+    array([0.0714, 0.2857, 0.6429])
     """
+    total, noise = _total_of(total, noise)
     if loss not in _LOSS_POWER:
         raise ValueError(f"loss must be one of {tuple(_LOSS_POWER)}, got {loss!r}")
     if noise not in ("laplace", "gaussian"):
@@ -266,9 +274,19 @@ def error_optimal_allocation(
         a = a * w
     if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(f"cells (times weights) must be a non-empty list of positive finite numbers, got {a!r}")
-    epsilon = check_epsilon(epsilon)
+    total = check_epsilon(total, "total") if noise == "laplace" else check_rho(total, "total")
     root = a ** (1.0 / (power + 1.0))
-    return epsilon * root / root.sum()
+    return total * root / root.sum()
+
+
+def _total_of(total, noise: str) -> tuple[float, str]:
+    """A loss value as the number it splits and its mechanism; a number is left to the caller's ``noise``."""
+    if not isinstance(total, LOSS_TYPES):
+        return total, noise
+    implied = "laplace" if isinstance(total, PureDP) else "gaussian"
+    if noise not in ("laplace", implied):
+        raise ValueError(f"noise={noise!r} disagrees with the loss {total!r}; leave noise out with a loss value")
+    return (total.epsilon if implied == "laplace" else total.rho), implied
 
 
 def expected_noise_error(epsilons: Sequence[float], cells: Sequence[float], loss: str = "absolute",

@@ -25,11 +25,11 @@ from .._progress import ProgressCallback
 from ..engine import ConvergenceWarning
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
-from ..privacy.parameters import check_epsilon, check_positive, check_rho
+from ..privacy.loss import PureDP, ZCDP, privacy_loss
+from ..privacy.parameters import check_positive
 from ..privacy.random_state import check_random_state
-from ..privacy.units import unit_keywords
 from ..tables.artifact import MarginalRelease
-from ..tables.contribution import check_contribution, encode_units
+from ..tables.contribution import contribution_bound, encode_units
 from ..tables.release import release_from_codes
 from .fitted import remember_fit
 from .allocation import (
@@ -75,10 +75,15 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     the model that makes all noisy tables most likely. ``fit`` also accepts published releases
     instead of records (nothing spent). See docs/bayesian.md for the method and its evidence.
 
+    The privacy loss is a hyper-parameter (``epsilon=`` or ``rho=``, given here, not to ``fit``):
+    pgmpy calls ``fit`` itself, and this estimator always spends it on the records it is
+    fitted to (the rule of docs/privacy.md, "Where the loss goes"). ``loss_`` is what it spent.
+
     Parameters
     ----------
-    epsilon : float, optional
-        Total privacy budget; required to fit from a DataFrame.
+    epsilon : float or PrivacyLoss, optional
+        Total privacy budget; required to fit from a DataFrame. A loss value
+        (``pgmpy_dp.privacy.PureDP`` or ``ZCDP``) may stand for either keyword.
     allocation : {"optimal", "data-dependent", "uniform"}
         Split of the budget over the family tables: ``epsilon_i`` proportional to
         ``sqrt(cells_i)``, which minimises the expected total noise
@@ -122,6 +127,8 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     ----------
     parameters_ : list of TabularCPD
         The private CPDs, in the model's node order.
+    loss_ : PureDP, ZCDP or None
+        The privacy loss the fit spent, as a value (``None`` for a fit from releases).
     model_ : DiscreteBayesianNetwork
         The network fitted (``model.fit(df, estimator=...)`` adds ``parameters_`` to it); it
         stands for this estimator in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
@@ -192,35 +199,26 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         BaseParameterEstimator.__init__(self)
 
     # -- validation --------------------------------------------------------------------
-    def _check_params(self) -> float:
-        if self.rho is not None:  # zCDP: Gaussian noise, a data-independent allocation
-            if self.epsilon is not None:
-                raise ValueError(
-                    f"give exactly one of epsilon or rho, got both epsilon={self.epsilon!r} and rho={self.rho!r}"
-                )
-            if self.allocation == "data-dependent":
-                raise ValueError(
-                    "rho= (Gaussian noise, zCDP) needs allocation='optimal' or 'uniform': the data-dependent "
-                    "allocation's stage I relies on pure-DP subsampling amplification; or give epsilon= instead"
-                )
-            epsilon = check_rho(self.rho)  # the fit's total budget, in rho
-        elif self.epsilon is None:
-            raise TypeError(
-                "epsilon must be a positive finite number, got None: a fit from a DataFrame needs one, "
-                "e.g. DiscretePrivateMLE(epsilon=1.0) (or rho=... for Gaussian noise); only a fit from a "
-                "MarginalRelease needs none"
+    def _check_params(self):
+        """The fit's loss as a value, after every check that needs no data."""
+        loss = privacy_loss(
+            self.epsilon, self.rho, who="a DiscretePrivateMLE fit from a DataFrame",
+            example="DiscretePrivateMLE(epsilon=1.0), or rho=0.5 for Gaussian noise (a fit from a MarginalRelease needs none)",
+            with_delta=False,
+        )
+        if not isinstance(loss, PureDP) and self.allocation == "data-dependent":
+            raise ValueError(
+                "rho= (Gaussian noise, zCDP) needs allocation='optimal' or 'uniform': the data-dependent "
+                "allocation's stage I relies on pure-DP subsampling amplification; or give epsilon= instead"
             )
-        else:
-            epsilon = check_epsilon(self.epsilon)
         self._check_method_params()
-        unit = unit_keywords(self.privacy_unit)
-        check_contribution(**unit)
-        refuse_skip_state(unit["skip_state"])  # skipped tables do not measure the CPDs' p(x)
+        bound = contribution_bound(self.privacy_unit, self.privacy_unit is not None)
+        refuse_skip_state(None if bound is None else bound.skip_state)  # skipped tables do not measure the CPDs' p(x)
         if self.budget is not None and not isinstance(self.budget, PrivacyBudget):
             raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget, got {type(self.budget).__name__}")
-        if self.rho is not None and self.budget is not None and self.budget.accounting != "zcdp":
-            raise ValueError("rho= needs a zCDP budget: create it as PrivacyBudget(rho=...), or fit with epsilon=")
-        return epsilon
+        if self.budget is not None:
+            self.budget.require(loss, who="DiscretePrivateMLE")
+        return loss
 
     def _check_method_params(self) -> None:
         # type first: an array or Series would make `in` and `<` ambiguous or elementwise
@@ -273,7 +271,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             if sample_weight is not None:
                 raise ValueError("sample_weight does not apply to a fit from releases; leave it None")
             return self.fit_release(model, data)
-        epsilon = self._check_params()
+        loss = self._check_params()
         if sample_weight is not None:
             raise ValueError(
                 "sample_weight is not supported by DiscretePrivateMLE: the privacy unit is one row "
@@ -299,11 +297,11 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
         label = f"DiscretePrivateMLE({self.allocation}) of {len(nodes)} CPDs"
         if self.budget is not None:
-            cost = {"rho": epsilon} if self.rho is not None else {"epsilon": epsilon}  # `epsilon` is rho here
-            with self.budget.charge(label=label, **cost) as charge:
-                self._fit_codes(codes, domain, families, parents, epsilon, rng, noise_drawn=charge.commit, units=units)
+            with self.budget.charge(loss, label=label) as charge:
+                self._fit_codes(codes, domain, families, parents, loss, rng, noise_drawn=charge.commit, units=units)
         else:
-            self._fit_codes(codes, domain, families, parents, epsilon, rng, units=units)
+            self._fit_codes(codes, domain, families, parents, loss, rng, units=units)
+        self.loss_ = loss
         self._model = self.model_ = model  # pgmpy's base class sorts the CPDs by self._model
         self.state_names_ = {n: list(domain[n]) for n in nodes}
         self.parameters_ = self._sort_parameters(self._cpds(domain, families))
@@ -396,6 +394,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         n_records = pooled_n_records(releases)  # the declared count, else the pooled noisy totals (>= 1)
         self._tables = self._likelihood_tables(domain, families, tables, n_records)
         self.stage1_epsilon_, self.stage1_release_, self.allocation_ = 0.0, None, None
+        self.loss_ = None  # post-processing: nothing spent
         self.release_ = releases[0] if len(releases) == 1 else releases
         self.node_stats_ = pd.DataFrame(index=pd.Index(nodes, name="node"))
         self._model = self.model_ = model  # pgmpy's base class sorts the CPDs by self._model
@@ -501,9 +500,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def _units(self, model, data: pd.DataFrame) -> np.ndarray | None:
         """Integer codes of the individuals (``privacy_unit``), or None for record-level privacy."""
-        column = unit_keywords(self.privacy_unit)["privacy_unit"]
-        if column is None:
+        if self.privacy_unit is None:
             return None
+        column = contribution_bound(self.privacy_unit).column
         if column in list(model.nodes()):
             raise DomainError(
                 f"privacy_unit column {column!r} is a model node; the individual's identifier is never "
@@ -521,7 +520,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         return encode_units(data[column], column)
 
     def _fit_codes(
-        self, codes, domain, families, parents, epsilon, rng, noise_drawn=lambda: None, units=None
+        self, codes, domain, families, parents, loss, rng, noise_drawn=lambda: None, units=None
     ) -> None:
         """Both stages and the consistency step; ``noise_drawn()`` runs once the first noisy table exists.
 
@@ -531,20 +530,22 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         nodes = [f[0] for f in families]
         measured = families
         n = len(measured)
+        gaussian = not isinstance(loss, PureDP)
+        kind = ZCDP if gaussian else PureDP
+        total = loss.rho if gaussian else loss.epsilon  # the budget the allocation splits
         if self.allocation in ("uniform", "optimal"):
             self.stage1_epsilon_ = 0.0
             self.stage1_release_ = None
             cells = np.array([domain.cells(f) for f in measured], dtype=np.float64)
-            noise = "gaussian" if self.rho is not None else "laplace"
             stage2 = (
-                [epsilon / n] * n
+                [total / n] * n
                 if self.allocation == "uniform"
-                else list(error_optimal_allocation(cells, epsilon, noise=noise))
+                else list(error_optimal_allocation(cells, loss))
             )
             stats = pd.DataFrame({"cells": [domain.cells(f) for f in families]}, index=pd.Index(nodes, name="node"))
         else:
             beta = float(self.sample_rate)
-            self.stage1_epsilon_ = epsilon * float(self.stage1_fraction)
+            self.stage1_epsilon_ = total * float(self.stage1_fraction)
             sampler = rng if rng is not None else np.random.default_rng()
             if units is None:
                 keep = sampler.random(len(next(iter(codes.values())))) < beta
@@ -557,7 +558,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             else:  # an empty subsample is a valid (all-zero) input; count it with zero weights
                 sub, weights, sub_units = codes, keep.astype(np.float64), units
             self.stage1_release_ = release_from_codes(
-                sub, domain, families, eps_sub, random_state=rng, label="stage I", weights=weights,
+                sub, domain, families, PureDP(eps_sub), random_state=rng, label="stage I", weights=weights,
                 show_progress=self.show_progress, **self._unit_args(sub_units),
             )
             noise_drawn()
@@ -571,7 +572,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             )
             node_weights = allocation_weights(parents, domain)
             w = np.array([node_weights[v] for v in nodes])
-            stage2 = optimal_allocation(w * error, epsilon - self.stage1_epsilon_)
+            stage2 = optimal_allocation(w * error, total - self.stage1_epsilon_)
             stats = pd.DataFrame(
                 {
                     "height": pd.Series(node_heights(parents)),
@@ -581,13 +582,12 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                     "error": pd.Series(error, index=nodes),
                 }
             ).loc[nodes].rename_axis("node")
-        noise = {"rho": list(stage2)} if self.rho is not None else {"epsilon": list(stage2)}
         self.release_ = release_from_codes(
-            codes, domain, measured, random_state=rng, show_progress=self.show_progress, **noise,
+            codes, domain, measured, [kind(e) for e in stage2], random_state=rng, show_progress=self.show_progress,
             **self._unit_args(units),
         )
         noise_drawn()
-        unit = "rho" if self.rho is not None else "epsilon"
+        unit = "rho" if gaussian else "epsilon"
         spent = {t.attrs[0]: getattr(t, unit) for t in self.release_}  # a family not released spent nothing
         self.allocation_ = pd.Series(
             [spent.get(v, 0.0) for v in nodes], index=pd.Index(nodes, name="node"), name=unit
@@ -597,10 +597,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         self._tables = self.family_tables([self.release_], domain, families)
 
     def _unit_args(self, units) -> dict:
-        """release_from_codes' individual-level keywords (none for record-level privacy)."""
+        """release_from_codes' privacy unit, as a value, and the individuals' codes (none for record-level privacy)."""
         if units is None:
             return {}
-        return dict(units=units, **unit_keywords(self.privacy_unit))
+        return dict(unit=contribution_bound(self.privacy_unit), units=units)
 
     def family_tables(self, releases: list[MarginalRelease], domain: Domain, families) -> list[np.ndarray]:
         """The consistency step alone: family marginals (counts, axes in family order) from noisy releases.

@@ -27,9 +27,10 @@ from .._progress import ProgressCallback
 from ..privacy.budget import PrivacyBudget
 from ..privacy.domain import Domain, DomainError
 from ..privacy.random_state import check_random_state
-from ..privacy.units import unit_keywords
+from ..privacy.loss import LOSS_TYPES
 from ..tables.artifact import MarginalRelease
-from ..tables.contribution import check_contribution
+from ..tables.contribution import contribution_bound
+from ..tables.plan import release_loss
 from ..tables.release import release_marginals
 from .evidence import pooled_n_records, refuse_skip_state, released_domain
 from .fitted import remember_fit
@@ -98,6 +99,9 @@ class PrivateMarkovEstimator(BaseObject):
         The measurements used (the one made by ``fit`` when it was given data).
         A release made by ``fit`` is stored as soon as it exists, so a fit that
         fails after it still leaves what the budget paid for here.
+    loss_ : PureDP, ZCDP or None
+        The privacy loss the fit spent, as a value (the sum of per-clique budgets; ``None``
+        for a fit from releases, which spends nothing).
     cliques_ : list of tuple of str
         Cliques whose potentials were fitted, one factor of ``model_`` each: the model's
         cliques, then every set measured on its own inside one of them (a 1-way table, say;
@@ -240,8 +244,11 @@ class PrivateMarkovEstimator(BaseObject):
         data : MarginalRelease, list of MarginalRelease, or pandas.DataFrame
             Noisy measurements, or private data to release the clique tables of
             (then ``epsilon`` is required and the sensitivity is the number of cliques).
-        epsilon : float or sequence of float, optional
-            Budget of the release made from a DataFrame (total, or one per clique).
+        epsilon : float, sequence of float or PrivacyLoss, optional
+            Budget of the release made from a DataFrame (total, or one per clique); a loss value
+            (``PureDP``, ``ZCDP``, or a sequence of them) may stand for ``epsilon`` or ``rho``.
+            The loss goes to ``fit``, next to the data it is spent on: a fit from releases
+            spends nothing (docs/privacy.md, "Where the loss goes").
         budget : PrivacyBudget, optional
             Accountant charged for that release.
         domain : mapping or Domain, optional
@@ -325,12 +332,8 @@ class PrivateMarkovEstimator(BaseObject):
         model_cliques = _model_cliques(model, cliques)
         _check_init(init, tied)
         unit_kwargs = _unit_kwargs(data, privacy_unit)
-        if isinstance(data, pd.DataFrame):
-            if epsilon is None and rho is None:
-                raise TypeError(
-                    "epsilon must be a positive finite number, got None: fitting from a DataFrame "
-                    "releases the clique tables, so pass epsilon=... (or rho=... for Gaussian noise)"
-                )
+        if isinstance(data, pd.DataFrame):  # the loss goes with the data it is spent on (docs/privacy.md)
+            loss = release_loss(epsilon, rho, who="a PrivateMarkovEstimator fit from a DataFrame (it releases the clique tables)")
             # everything that can fail is checked before the release spends the budget
             data_domain = Domain.from_dataframe(data, list(model.nodes()), domain)
             _check_model_states(model, data_domain)
@@ -339,11 +342,12 @@ class PrivateMarkovEstimator(BaseObject):
             _check_per_table_budget(epsilon if rho is None else rho, requests, model_cliques)
             start_potentials(init, model_cliques, data_domain)
             release = release_marginals(
-                data, requests, epsilon,
+                data, requests, loss=loss,
                 domain=domain, budget=budget, random_state=self.random_state,
-                show_progress=self.show_progress, rho=rho, **unit_kwargs,
+                show_progress=self.show_progress, **unit_kwargs,
             )
             releases = [release]
+            self.loss_ = loss if isinstance(loss, LOSS_TYPES) else release.loss  # one per table: their sum
             # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
             self.releases_ = releases
         else:
@@ -363,6 +367,7 @@ class PrivateMarkovEstimator(BaseObject):
                     "epsilon, rho and budget only apply when fitting from a DataFrame; a release has already "
                     "spent its budget"
                 )
+            self.loss_ = None  # post-processing: nothing spent
         full_domain = released_domain(releases, model.nodes())
         nodes = list(model.nodes())
         model_domain = full_domain.project(nodes)
@@ -582,12 +587,11 @@ def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
 
 def _unit_kwargs(data, privacy_unit) -> dict:
     """The privacy unit of the release made from a DataFrame, checked before anything is spent."""
-    unit = unit_keywords(privacy_unit)
     if privacy_unit is not None and not isinstance(data, pd.DataFrame):
         raise ValueError(
             "privacy_unit only applies when fitting from a DataFrame (it shapes the release it makes); a "
             "release records its own privacy unit"
         )
-    check_contribution(**unit)
-    refuse_skip_state(unit["skip_state"])
+    bound = contribution_bound(privacy_unit, privacy_unit is not None)
+    refuse_skip_state(None if bound is None else bound.skip_state)
     return dict(privacy_unit=privacy_unit)

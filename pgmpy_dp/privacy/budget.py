@@ -38,7 +38,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from .ledger import LedgerEntry, _Account, _check_path, _fmt, _read_record
-from .loss import ApproxDP, PureDP, ZCDP
+from .loss import LOSS_TYPES, ZCDP, PureDP, check_keywords, privacy_loss
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho, rho_to_epsilon_delta
 
 __all__ = [
@@ -95,8 +95,9 @@ class PrivacyBudget:
 
     Parameters
     ----------
-    epsilon : float, optional
-        The total pure-DP budget.
+    epsilon : float or PrivacyLoss, optional
+        The total pure-DP budget; or a loss value (``PureDP``, ``ZCDP``, or ``ApproxDP``, which
+        gives the zCDP budget of the rho it allows).
     rho : float, optional
         The total zCDP budget (keyword only).
 
@@ -140,16 +141,11 @@ class PrivacyBudget:
     """
 
     def __init__(self, epsilon: float | None = None, *, rho: float | None = None) -> None:
-        if (epsilon is None) == (rho is None):
-            raise (TypeError if epsilon is None else ValueError)(
-                "give exactly one of epsilon (pure DP, e.g. PrivacyBudget(1.0)) or rho "
-                "(zCDP, e.g. PrivacyBudget(rho=0.5)); got "
-                + ("neither" if epsilon is None else f"both epsilon={epsilon!r} and rho={rho!r}")
-            )
-        if epsilon is not None:
-            self._account = _Account("pure-dp", _exact(check_epsilon(epsilon)))
-        else:
-            self._account = _Account("zcdp", _exact(check_rho(rho)))
+        loss = privacy_loss(epsilon, rho, who="PrivacyBudget", example="PrivacyBudget(1.0) or PrivacyBudget(rho=0.5)", with_delta=False)
+        if isinstance(loss, PureDP):
+            self._account = _Account("pure-dp", _exact(loss.epsilon))
+        else:  # a zCDP budget; an (epsilon, delta) value gives the rho it allows
+            self._account = _Account("zcdp", _exact(loss.rho))
 
     # -- construction --------------------------------------------------------------------
     @classmethod
@@ -378,19 +374,10 @@ class PrivacyBudget:
     # -- charging ------------------------------------------------------------------------
     def _cost(self, epsilon, rho) -> tuple[Fraction, Charge]:
         """Validate one charge's arguments; its exact cost in the budget's unit and its handle."""
-        if (epsilon is None) == (rho is None):
-            raise (TypeError if epsilon is None else ValueError)(
-                "charge exactly one of epsilon or rho, got "
-                + ("neither" if epsilon is None else f"both epsilon={epsilon!r} and rho={rho!r}")
-            )
+        check_keywords(epsilon, rho, who="a charge", example="charge(0.5, label) or charge(rho=0.1, label=...)", with_delta=False)
         if rho is not None:
             rho = check_rho(rho)
-            if self.accounting == "pure-dp":
-                raise ValueError(
-                    f"a rho={rho:g} (zCDP) charge has no pure-DP meaning, but this budget accounts in "
-                    "pure epsilon; create it as PrivacyBudget(rho=...) (or "
-                    "PrivacyBudget.from_epsilon_delta(epsilon, delta)) to spend rho"
-                )
+            self.require(ZCDP(rho), who="a charge")  # a rho charge has no pure-DP meaning
             return _exact(rho), Charge(None, "", rho=rho, amount=rho)
         epsilon = check_epsilon(epsilon)
         if self.accounting == "pure-dp":
@@ -398,11 +385,12 @@ class PrivacyBudget:
         cost = _exact(epsilon) ** 2 / 2  # epsilon-DP implies (epsilon^2/2)-zCDP
         return cost, Charge(epsilon, "", rho=float(cost), amount=float(cost))
 
-    def require(self, loss) -> None:
+    def require(self, loss, *, who: str = "the fit") -> None:
         """Refuse, before anything is spent, a privacy loss this budget cannot account.
 
         A pure-epsilon budget accounts only [`PureDP`][pgmpy_dp.privacy.loss.PureDP] losses; a zCDP
         budget accounts all three kinds (a pure or approximate loss at the rho it implies).
+        ``who`` names the spender in the error.
 
         Examples
         --------
@@ -410,14 +398,14 @@ class PrivacyBudget:
         >>> PrivacyBudget(1.0).require(ZCDP(0.5))
         Traceback (most recent call last):
         ...
-        ValueError: this budget accounts in pure epsilon, but the fit spends rho=0.5 (zCDP); create the budget as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)
+        ValueError: the fit spends rho (zCDP), here rho=0.5, but this budget accounts in pure epsilon; create the budget as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)
         """
-        if not isinstance(loss, (PureDP, ZCDP, ApproxDP)):
+        if not isinstance(loss, LOSS_TYPES):
             raise TypeError(f"loss must be a PureDP, ZCDP or ApproxDP value, got {type(loss).__name__}")
         if self.accounting == "pure-dp" and not isinstance(loss, PureDP):
             raise ValueError(
-                f"this budget accounts in pure epsilon, but the fit spends {loss} (zCDP); create the budget as "
-                "PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
+                f"{who} spends rho (zCDP), here {loss}, but this budget accounts in pure epsilon; create the budget "
+                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
             )
 
     @contextmanager
@@ -433,7 +421,7 @@ class PrivacyBudget:
         [`BudgetExceededError`][pgmpy_dp.privacy.budget.BudgetExceededError] on entry, before the block runs, if the
         charge does not fit.
         """
-        if isinstance(epsilon, (PureDP, ZCDP, ApproxDP)) and rho is None:  # a loss value
+        if isinstance(epsilon, LOSS_TYPES) and rho is None:  # a loss value
             self.require(epsilon)
             kwargs = epsilon.charge_kwargs()
             epsilon, rho = kwargs.get("epsilon"), kwargs.get("rho")

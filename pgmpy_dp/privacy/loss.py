@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho
 
-__all__ = ["ApproxDP", "PrivacyLoss", "PureDP", "ZCDP", "privacy_loss"]
+__all__ = ["ApproxDP", "MissingLossError", "PrivacyLoss", "PureDP", "ZCDP", "privacy_loss"]
 
 
 @dataclass(frozen=True)
@@ -101,13 +101,57 @@ class ApproxDP:
 
 PrivacyLoss = PureDP | ZCDP | ApproxDP
 
+#: The three kinds of loss value, for ``isinstance`` checks.
+LOSS_TYPES = (PureDP, ZCDP, ApproxDP)
 
-def privacy_loss(epsilon=None, rho=None, delta=None, *, who: str = "the fit", example: str = "epsilon=1.0") -> PrivacyLoss:
+
+class MissingLossError(TypeError, ValueError):
+    """Neither ``epsilon`` nor ``rho`` was given.
+
+    A missing argument (a ``TypeError``) and a bad combination of arguments (a ``ValueError``)
+    alike, so callers catching either keep working.
+    """
+
+
+def check_keywords(
+    epsilon=None, rho=None, delta=None, *, who: str = "the fit", example: str = "epsilon=1.0", with_delta: bool = True
+) -> None:
+    """The one check of the loss keywords: exactly one of ``epsilon`` or ``rho``; ``delta`` only with ``epsilon``.
+
+    Raises the one error message (a [`MissingLossError`][pgmpy_dp.privacy.loss.MissingLossError]
+    when neither is given, a ``ValueError`` otherwise); the values themselves are checked by
+    the loss classes. ``with_delta=False`` leaves ``delta=`` out of the message, for callers
+    that take no ``delta``. [`privacy_loss`][pgmpy_dp.privacy.loss.privacy_loss] calls it; so do
+    callers whose keywords also take one budget per table.
+
+    Examples
+    --------
+    >>> check_keywords(rho=0.5, delta=1e-9, who="the release", example="rho=0.5")
+    Traceback (most recent call last):
+    ...
+    ValueError: the release takes exactly one of epsilon= (with an optional delta=) or rho=, got rho=0.5 with delta=1e-09 (delta only goes with epsilon); e.g. rho=0.5
+    """
+    if epsilon is None and rho is None:
+        got, error = "neither", MissingLossError
+    elif epsilon is not None and rho is not None:
+        got, error = f"both epsilon={epsilon!r} and rho={rho!r}", ValueError
+    elif rho is not None and delta is not None:
+        got, error = f"rho={rho!r} with delta={delta!r} (delta only goes with epsilon)", ValueError
+    else:
+        return
+    keywords = "epsilon= (with an optional delta=) or rho=" if with_delta else "epsilon= or rho="
+    raise error(f"{who} takes exactly one of {keywords}, got {got}; e.g. {example}")
+
+
+def privacy_loss(
+    epsilon=None, rho=None, delta=None, *, who: str = "the fit", example: str = "epsilon=1.0", with_delta: bool = True
+) -> PrivacyLoss:
     """The loss named by the public keywords: exactly one of ``epsilon`` or ``rho``; ``delta`` only with ``epsilon``.
 
     ``epsilon`` may already be a loss value, which is returned unchanged. ``who`` and ``example``
     name the call in the one error message, e.g. ``who="PrivateSynthesizer"``,
-    ``example="epsilon=1.0, delta=1e-9"``.
+    ``example="epsilon=1.0, delta=1e-9"``; ``with_delta=False`` for a call without ``delta``. Giving neither raises a
+    [`MissingLossError`][pgmpy_dp.privacy.loss.MissingLossError] (a ``TypeError`` and a ``ValueError``).
 
     Examples
     --------
@@ -117,18 +161,16 @@ def privacy_loss(epsilon=None, rho=None, delta=None, *, who: str = "the fit", ex
     ZCDP(rho=0.5)
     >>> privacy_loss(epsilon=1.0, delta=1e-9)
     ApproxDP(epsilon=1.0, delta=1e-09)
+    >>> privacy_loss(ZCDP(0.5)) == ZCDP(0.5)
+    True
     >>> privacy_loss(epsilon=1.0, rho=0.5)
     Traceback (most recent call last):
     ...
-    ValueError: the fit takes exactly one of epsilon= (with an optional delta=) or rho=, got both; e.g. epsilon=1.0
+    ValueError: the fit takes exactly one of epsilon= (with an optional delta=) or rho=, got both epsilon=1.0 and rho=0.5; e.g. epsilon=1.0
     """
-    if isinstance(epsilon, (PureDP, ZCDP, ApproxDP)) and rho is None and delta is None:
+    if isinstance(epsilon, LOSS_TYPES) and rho is None and delta is None:
         return epsilon
-    if (epsilon is None) == (rho is None) or (rho is not None and delta is not None):
-        got = "neither" if epsilon is None and rho is None else (
-            "both" if epsilon is not None else "rho= with delta= (delta only goes with epsilon)"
-        )
-        raise ValueError(f"{who} takes exactly one of epsilon= (with an optional delta=) or rho=, got {got}; e.g. {example}")
+    check_keywords(epsilon, rho, delta, who=who, example=example, with_delta=with_delta)
     if rho is not None:
         return ZCDP(rho)
     if delta is None:

@@ -9,15 +9,8 @@ import numbers
 import pandas as pd
 
 from ..privacy import (
-    DEFAULT_MAX_CELLS,
-    CellLimitError,
-    Domain,
-    DomainError,
-    PrivacyBudget,
-    check_delta,
-    check_epsilon,
-    check_rho,
-    epsilon_delta_to_rho,
+    DEFAULT_MAX_CELLS, ZCDP, ApproxDP, CellLimitError, Domain, DomainError, PrivacyBudget, PrivacyLoss, PureDP,
+    privacy_loss,
 )
 from . import routing
 
@@ -70,7 +63,8 @@ class LearnerChecks:
                     "bins). Nothing was charged"
                 )
 
-    def _check_budget(self, budget) -> None:
+    def _check_budget(self, budget, loss: PrivacyLoss | None = None) -> None:
+        """A zCDP budget (or none), checked before anything is charged; ``loss`` defaults to the resolved one."""
         if budget is None:
             return
         if not isinstance(budget, PrivacyBudget):
@@ -79,30 +73,39 @@ class LearnerChecks:
                 "fixed amount pass rho= (or epsilon= and delta=), e.g. fit(df, rho=0.5, "
                 "budget=PrivacyBudget(rho=1.0))"
             )
-        if budget.accounting != "zcdp":
-            raise ValueError(
-                f"{type(self).__name__} spends rho (zCDP), but the budget accounts in pure epsilon; create it "
-                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
-            )
+        loss = loss if loss is not None else getattr(self, "_loss", None)
+        budget.require(ZCDP(1.0) if loss is None else loss, who=type(self).__name__)
 
-    def _resolve_rho(self, rho, epsilon, delta, budget) -> float:
-        if rho is not None and epsilon is not None:
+    def _resolve_loss(self, rho, epsilon, delta) -> ZCDP | ApproxDP:
+        """The fit's loss from its keywords: ``rho=``, or ``epsilon=`` with ``delta=`` (the learners are zCDP)."""
+        loss = privacy_loss(
+            epsilon, rho, delta, who=f"{type(self).__name__}.fit",
+            example="fit(df, rho=0.5), or fit(df, epsilon=1.0, delta=1e-6)",
+        )
+        if isinstance(loss, PureDP):
             raise ValueError(
-                "pass either rho= (zCDP) or epsilon= with delta=, not both; e.g. fit(df, rho=0.5)"
+                "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
+                "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
             )
-        if epsilon is not None:
-            epsilon = check_epsilon(epsilon)
-            if delta is None:
-                raise ValueError(
-                    "epsilon= needs delta= (the estimator is zCDP, reported as (epsilon, delta)-DP); "
-                    "e.g. fit(df, epsilon=1.0, delta=1e-6), or pass rho="
-                )
-            return epsilon_delta_to_rho(epsilon, check_delta(delta))
-        if delta is not None:
-            raise ValueError("delta= only applies with epsilon=; with rho= leave delta out")
+        self._loss = loss  # what loss_ reports once the fit has set rho_
+        return loss
+
+    def _resolve_rho(self, rho, epsilon, delta, budget=None) -> float:
+        """The rho of ``_resolve_loss``: what the fit charges."""
+        return self._resolve_loss(rho, epsilon, delta).rho
+
+    @property
+    def loss_(self) -> ZCDP | ApproxDP:
+        """The privacy loss the fit spent, as a value: ``ZCDP(rho_)``, or the ``ApproxDP`` given for it.
+
+        The loss goes to ``fit`` (``fit(df, rho=0.5)``), next to the data it is spent on; see
+        docs/privacy.md, "Where the loss goes".
+        """
+        rho = self.__dict__.get("rho_")
         if rho is None:
-            raise TypeError("rho must be given: fit(df, rho=0.5) (or epsilon= and delta=)")
-        return check_rho(rho)
+            raise AttributeError(f"{type(self).__name__} is not fitted yet: loss_ exists after fit")
+        loss = self.__dict__.get("_loss")
+        return loss if loss is not None and loss.rho == rho else ZCDP(rho)
 
     def _domain(self, data: pd.DataFrame, domain) -> Domain:
         if not isinstance(data, pd.DataFrame):

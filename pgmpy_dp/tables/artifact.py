@@ -206,6 +206,23 @@ class MarginalRelease:
             return None
         return math.fsum(t.rho for t in self.tables)
 
+    @property
+    def loss(self):
+        """The privacy loss this release spent, as a value: ``PureDP(epsilon)`` or ``ZCDP(rho)``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rel = pd.DataFrame({"a": ["x", "y"]}).dp.release(["a"], rho=0.5, domain={"a": ["x", "y"]})
+        >>> rel.loss
+        ZCDP(rho=0.5)
+        """
+        from ..privacy.loss import PureDP, ZCDP
+
+        if self.epsilon is not None:
+            return PureDP(self.epsilon)
+        return ZCDP(self.rho)
+
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of this release.
 

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy.domain import Domain, DomainError
+from ..privacy.units import unit_keywords
 
 __all__ = [
     "CONTRIBUTIONS",
@@ -183,6 +184,38 @@ def check_contribution(
         except TypeError:
             raise TypeError(f"skip_state must be a single public state (hashable), got {skip_state!r}") from None
     return ContributionBound(privacy_unit, contribution, max_records_per_user, skip_state)
+
+
+def contribution_bound(unit, units_given: bool = True) -> ContributionBound | None:
+    """The bound a privacy unit value stands for: ``None`` (record level), a column label, a ``UserLevel``.
+
+    ``units_given`` says whether the caller holds the individuals' codes (``units=``): a unit
+    without them, or codes without a unit (then an unnamed individual under ``"normalize"``),
+    are the two forms a caller of [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]
+    may mix up. A ``ContributionBound`` is returned unchanged.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.privacy.units import UserLevel
+    >>> contribution_bound(UserLevel("user", max_records=2, contribution="clip")).sensitivity(1)
+    2.0
+    >>> contribution_bound(None, units_given=False) is None
+    True
+    >>> contribution_bound(None).column is None   # codes of unnamed individuals
+    True
+    """
+    if not units_given:
+        if unit is not None:
+            raise ValueError(
+                "unit= names the individual-level unit, whose per-row codes go in units=; give both "
+                "(or neither, for record-level privacy)"
+            )
+        return None
+    if unit is None:
+        return ContributionBound(None, "normalize", None, None)
+    if isinstance(unit, ContributionBound):
+        return unit
+    return check_contribution(**unit_keywords(unit))
 
 
 def encode_units(values, column: str = "privacy_unit") -> np.ndarray:

@@ -26,7 +26,7 @@ from dask.dataframe.utils import has_known_categories
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from .artifact import MarginalRelease
 from .counting import contingency_table
-from .plan import plan_tables, requested_tables
+from .plan import is_gaussian, plan_tables, release_loss, requested_tables
 from .pooled import Pooled
 from .release import _check_budget, _check_n_records, release_counts
 
@@ -175,6 +175,7 @@ def release_marginals_dask(
     rho: float | None = None,
     split_every: int = SPLIT_EVERY,
     privacy_unit=None,
+    loss=None,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of a Dask DataFrame.
 
@@ -195,7 +196,7 @@ def release_marginals_dask(
     ----------
     ddf : dask.dataframe.DataFrame
         The private data, one record per row.
-    tables, epsilon, domain, budget, random_state, max_cells, n_records, rho
+    tables, epsilon, domain, budget, random_state, max_cells, n_records, rho, loss
         As for [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals]. ``domain`` is also
         how to declare the states of a categorical column whose categories
         Dask does not know.
@@ -245,8 +246,9 @@ def release_marginals_dask(
     dom = dask_domain(ddf, columns, domain)
     # Check the request before the cluster counts anything: a bad epsilon, budget
     # or table should not cost a pass over the data.
-    attrs, _ = plan_tables(dom, requested, epsilon, max_cells, rho=rho)
-    _check_budget(budget, rho is not None)
+    loss = release_loss(epsilon, rho, loss)
+    attrs, per_table = plan_tables(dom, requested, max_cells=max_cells, loss=loss)
+    _check_budget(budget, per_table, is_gaussian(loss))
     n_records = _check_n_records(n_records)
     if show_progress and _local_scheduler():
         from dask.diagnostics import ProgressBar
@@ -258,7 +260,7 @@ def release_marginals_dask(
     if n_rows == 0:
         raise ValueError("the DataFrame has no rows; a release needs at least one record")
     return release_counts(
-        exact, dom, attrs, epsilon, rho=rho, budget=budget, random_state=random_state,
+        exact, dom, attrs, loss=loss, budget=budget, random_state=random_state,
         max_cells=max_cells, n_records=n_records,
     )
 

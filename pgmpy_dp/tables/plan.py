@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.parameters import check_epsilon, check_rho
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from ..privacy.loss import LOSS_TYPES, PureDP, ZCDP, check_keywords, privacy_loss
+from ..privacy.parameters import check_epsilon, check_rho
 from ..privacy.mechanisms import MAX_SCALE
 from .contribution import ContributionBound
 from .pooled import Pooled
@@ -50,12 +51,14 @@ def plan_tables(
     max_cells: int = DEFAULT_MAX_CELLS,
     *,
     rho=None,
+    loss=None,
     contribution: ContributionBound | None = None,
 ):
     """Validate requested tables and per-table budgets before anything is spent.
 
     Give exactly one of ``epsilon`` (discrete Laplace) or ``rho`` (discrete
-    Gaussian). Either is a total, split so that every cell of every table gets
+    Gaussian), or the same as a ``loss`` value (see ``release_loss``).
+    Either is a total, split so that every cell of every table gets
     the same noise scale: table ``i`` of sensitivity ``s_i`` gets
     ``epsilon * s_i / S`` (``S = sum s_i``, the L1 sensitivity of the whole
     release), i.e. Laplace scale ``S / epsilon`` everywhere (Bernstein et al.
@@ -84,22 +87,95 @@ def plan_tables(
     >>> plan_tables(chain, [Pooled([("h0", "h1"), ("h1", "h2")]), ("h0",)], epsilon=3.0)
     ([(('h0', 'h1'), ('h1', 'h2')), ('h0',)], [2.0, 1.0])
     """
-    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=contribution)
+    planned = _plan(domain, tables, release_loss(epsilon, rho, loss), max_cells, contribution=contribution)
     return [p.key for p in planned], [p.budget for p in planned]
 
 
-def _plan(domain, tables, epsilon, max_cells, *, rho=None, contribution=None) -> list[_Planned]:
-    """[`plan_tables`][pgmpy_dp.tables.plan.plan_tables], returning every fact of each table."""
-    if epsilon is None and rho is None:
-        raise TypeError(
-            "epsilon must be a positive finite number, got None; give epsilon (discrete Laplace noise, "
-            "pure DP), e.g. epsilon=1.0, or rho (discrete Gaussian noise, zCDP), e.g. rho=0.5"
-        )
-    if epsilon is not None and rho is not None:
-        raise ValueError(
-            f"give exactly one of epsilon (discrete Laplace noise, pure DP) or rho (discrete Gaussian "
-            f"noise, zCDP), got both epsilon={epsilon!r} and rho={rho!r}"
-        )
+def _is_sequence(x) -> bool:
+    return isinstance(x, (Sequence, np.ndarray)) and not isinstance(x, (str, bytes))
+
+
+def release_loss(epsilon=None, rho=None, loss=None, *, who: str = "the release"):
+    """The loss of a release from its public keywords: one value (a total) or a tuple of them (one per table).
+
+    ``loss`` is a [`PureDP`][pgmpy_dp.privacy.loss.PureDP] (discrete Laplace noise),
+    [`ZCDP`][pgmpy_dp.privacy.loss.ZCDP] or [`ApproxDP`][pgmpy_dp.privacy.loss.ApproxDP]
+    (discrete Gaussian noise at the rho it allows), or a sequence of them, one per table;
+    ``epsilon=`` and ``rho=`` are its shorthands (a number, or one number per table, checked
+    with the table's name by the planner). Exactly one of the three; ``who`` names the call in
+    the one error message.
+
+    Examples
+    --------
+    >>> release_loss(epsilon=1.0)
+    PureDP(epsilon=1.0)
+    >>> release_loss(loss=[ZCDP(0.25), ZCDP(0.5)])
+    (ZCDP(rho=0.25), ZCDP(rho=0.5))
+    >>> release_loss(loss=ZCDP(0.5)) == release_loss(rho=0.5)
+    True
+    """
+    example = "epsilon=1.0 (discrete Laplace noise, pure DP) or rho=0.5 (discrete Gaussian noise, zCDP)"
+    if isinstance(loss, _Shorthand) and epsilon is None and rho is None:  # already resolved
+        return loss
+    if loss is None and rho is None and is_release_loss(epsilon):  # a value in the place of epsilon=
+        loss, epsilon = epsilon, None
+    if loss is not None:
+        if epsilon is not None or rho is not None:
+            raise ValueError(f"give the release's loss= or its shorthand epsilon=/rho=, not both; got loss={loss!r}")
+        return _loss_value(loss)
+    if not (_is_sequence(epsilon) or _is_sequence(rho)):
+        return privacy_loss(epsilon=epsilon, rho=rho, who=who, example=example, with_delta=False)
+    check_keywords(epsilon, rho, who=who, example=example, with_delta=False)
+    return _Shorthand("epsilon", epsilon) if rho is None else _Shorthand("rho", rho)
+
+
+def _loss_value(loss):
+    """``loss=`` as given: one loss value, or a non-empty sequence of them (one per table)."""
+    if isinstance(loss, LOSS_TYPES):
+        return loss
+    if _is_sequence(loss) and len(loss) and all(isinstance(x, LOSS_TYPES) for x in loss):
+        return tuple(loss)
+    raise TypeError(
+        f"loss= must be a PureDP, ZCDP or ApproxDP value, or a non-empty sequence of them (one per table), "
+        f"got {loss!r}; or give the shorthand epsilon= or rho="
+    )
+
+
+@dataclass(frozen=True)
+class _Shorthand:
+    """Per-table budgets given as numbers (``epsilon=[...]``): the planner checks each by its table's name."""
+
+    name: str
+    values: object
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def checked(self, keys) -> tuple:
+        kind, check = (PureDP, check_epsilon) if self.name == "epsilon" else (ZCDP, check_rho)
+        return tuple(kind(check(e, f"{self.name} for table {a}")) for e, a in zip(self.values, keys))
+
+
+def is_release_loss(x) -> bool:
+    """Whether ``x`` is already a release's loss value (one, one per table, or resolved shorthands)."""
+    if isinstance(x, (_Shorthand, *LOSS_TYPES)):
+        return True
+    return _is_sequence(x) and len(x) > 0 and all(isinstance(v, LOSS_TYPES) for v in x)
+
+
+def is_gaussian(loss) -> bool:
+    """Whether a ``release_loss`` calls for discrete Gaussian noise (zCDP)."""
+    if isinstance(loss, _Shorthand):
+        return loss.name == "rho"
+    # an (epsilon, delta) loss is a Gaussian release at the rho it allows
+    return not isinstance(loss[0] if isinstance(loss, tuple) else loss, PureDP)
+
+
+def _plan(domain, tables, loss, max_cells, *, contribution=None) -> list[_Planned]:
+    """[`plan_tables`][pgmpy_dp.tables.plan.plan_tables] of a ``release_loss``, returning every fact of each table."""
     if isinstance(tables, (str, tuple, Pooled)) or not isinstance(tables, Sequence):
         raise TypeError(
             f"tables must be a list of attribute tuples such as [('a', 'b'), ('c',)], got {tables!r}"
@@ -126,15 +202,21 @@ def _plan(domain, tables, epsilon, max_cells, *, rho=None, contribution=None) ->
             raise DomainError(f"table {key} is requested twice; request it once or use two releases")
         seen.add(key)
     keys = [k for k, *_ in specs]
-    gaussian = rho is not None
-    name, check, budget = ("epsilon", check_epsilon, epsilon) if rho is None else ("rho", check_rho, rho)
-    split = isinstance(budget, (Sequence, np.ndarray)) and not isinstance(budget, (str, bytes))
+    split = isinstance(loss, (tuple, _Shorthand))
+    gaussian = is_gaussian(loss)
+    name = "rho" if gaussian else "epsilon"
     if split:
-        if len(budget) != len(keys):
-            raise ValueError(f"got {len(budget)} per-table {name}s for {len(keys)} tables; give one per table")
-        per_table = [check(e, f"{name} for table {a}") for e, a in zip(budget, keys)]
+        if len(loss) != len(keys):
+            raise ValueError(f"got {len(loss)} per-table {name}s for {len(keys)} tables; give one per table")
+        values = loss.checked(keys) if isinstance(loss, _Shorthand) else loss
+        if any(isinstance(v, PureDP) == gaussian for v in values):
+            raise ValueError(
+                f"a per-table loss mixes pure-DP and zCDP values {list(values)}; one release uses one "
+                "mechanism: give all PureDP (discrete Laplace) or all ZCDP/ApproxDP (discrete Gaussian)"
+            )
+        per_table = [v.rho if gaussian else v.epsilon for v in values]
     else:
-        total = check(budget, name)
+        total = loss.rho if gaussian else loss.epsilon
         # every cell gets the same noise scale: shares proportional to s_i (L1) or s_i^2 (L2)
         power = [s * s for s in sens] if gaussian else sens
         whole = math.fsum(power)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._progress import progress
 from ..privacy.budget import PrivacyBudget
+from ..privacy.loss import PureDP, ZCDP
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from ..privacy.mechanisms import (
     GAUSSIAN_MECHANISM,
@@ -26,13 +27,13 @@ from ..privacy.mechanisms import (
     sampler_for,
 )
 from ..privacy.random_state import check_random_state
-from ..privacy.units import unit_keywords
 from .artifact import MarginalRelease, NoisyTable
 from .contribution import (
     ContributionBound,
     _granularity_check,
     check_contribution,
     check_skip_state,
+    contribution_bound,
     contribution_weights,
     encode_units,
     sample_per_unit,
@@ -40,7 +41,7 @@ from .contribution import (
 )
 from .contribution import _check_units as _check_unit_codes
 from .counting import contingency_table
-from .plan import _noise_scale, _plan, _Planned, requested_columns, requested_tables
+from .plan import _noise_scale, _plan, _Planned, is_gaussian, is_release_loss, release_loss, requested_columns, requested_tables
 from .pooled import pooled_counts, table_key
 
 __all__ = [
@@ -59,6 +60,7 @@ def release_counts(
     epsilon=None,
     *,
     rho=None,
+    loss=None,
     budget: PrivacyBudget | None = None,
     random_state=None,
     max_cells: int = DEFAULT_MAX_CELLS,
@@ -93,9 +95,13 @@ def release_counts(
         Attribute tuples (or [`Pooled`][pgmpy_dp.tables.pooled.Pooled] requests) to release;
         a pooled table's exact counts are keyed by its members tuple.
     epsilon, rho : float or sequence of float
-        Exactly one: a total budget, or one per table (see [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]).
+        Shorthands of ``loss``: a total budget, or one per table (see [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]).
+    loss : PrivacyLoss or sequence of PrivacyLoss, keyword only
+        The release's loss as a value (a total or one per table): ``PureDP`` for discrete
+        Laplace noise, ``ZCDP`` or ``ApproxDP`` (at the rho it allows) for discrete Gaussian
+        noise. Exactly one of ``epsilon``, ``rho`` or ``loss``.
     budget : PrivacyBudget, optional
-        Accountant to charge (a rho release needs a zCDP budget).
+        Accountant to charge (a Gaussian release needs a zCDP budget).
     random_state : int or numpy.random.Generator, optional
         Seed for reproducible *experiments only*.
     max_cells : int
@@ -122,9 +128,10 @@ def release_counts(
     >>> rel.mechanism, rel.rho, rel[("a", "b")].values.shape
     ('discrete_gaussian', 1.0, (2, 3))
     """
-    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=contribution)
-    gaussian = rho is not None
-    _check_budget(budget, gaussian)
+    loss = release_loss(epsilon, rho, loss)
+    planned = _plan(domain, tables, loss, max_cells, contribution=contribution)
+    gaussian = is_gaussian(loss)
+    _check_budget(budget, [p.budget for p in planned], gaussian)
     counts = _check_exact(exact, domain, planned)
     g = 1.0 if contribution is None else contribution.granularity
     if g != 1.0:  # the noise is integer in units of g: the counts must be too
@@ -163,7 +170,7 @@ def release_counts(
     if budget is None:
         noisy = draw()
     else:
-        with budget.charge(**_charge_for(budget, per_table, gaussian), label=label):
+        with budget.charge(_charged(budget, per_table, gaussian), label=label):
             noisy = draw()
     used = _attrs_in_order(domain, [a for p in planned for a in p.counted])
     unit = None if contribution is None else contribution.record
@@ -178,19 +185,18 @@ def _label(request, planned: _Planned) -> str:
     return f"{name}[" + " + ".join("(" + ", ".join(m) + ")" for m in planned.members) + "]"
 
 
-def _check_budget(budget, gaussian: bool) -> None:
-    if budget is not None and not isinstance(budget, PrivacyBudget):
+def _check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
+    """A budget that can account the release (a Gaussian one needs zCDP), checked before anything is counted."""
+    if budget is None:
+        return
+    if not isinstance(budget, PrivacyBudget):
         raise TypeError(f"budget must be a pgmpy_dp.PrivacyBudget or None, got {type(budget).__name__}")
-    if gaussian and budget is not None and budget.accounting != "zcdp":
-        raise ValueError(
-            "a rho= (Gaussian, zCDP) release cannot be charged to a pure-epsilon budget; create the "
-            "budget as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta), "
-            "or release with epsilon="
-        )
+    if gaussian:  # a pure-epsilon budget cannot account rho; every budget accounts epsilon
+        budget.require(ZCDP(math.fsum(per_table)), who="a discrete Gaussian release")
 
 
-def _charge_for(budget: PrivacyBudget, per_table: list[float], gaussian: bool) -> dict:
-    """What a release charges: its total rho, or its total epsilon.
+def _charged(budget: PrivacyBudget, per_table: list[float], gaussian: bool):
+    """What a release charges, as a loss value: its total rho, or its total epsilon.
 
     In a zCDP budget a Laplace release is charged per table: table ``i`` is
     ``epsilon_i``-DP, hence ``epsilon_i**2 / 2``-zCDP, and zCDP adds up, so the
@@ -199,11 +205,11 @@ def _charge_for(budget: PrivacyBudget, per_table: list[float], gaussian: bool) -
     charge never understates it.
     """
     if gaussian:
-        return {"rho": math.fsum(per_table)}
+        return ZCDP(math.fsum(per_table))
     if budget.accounting == "zcdp" and len(per_table) > 1:
         rho = math.fsum(e * e / 2.0 for e in per_table)
-        return {"rho": math.nextafter(rho, math.inf)}
-    return {"epsilon": math.fsum(per_table)}
+        return ZCDP(math.nextafter(rho, math.inf))
+    return PureDP(math.fsum(per_table))
 
 
 def _check_exact(exact, domain: Domain, planned: Sequence[_Planned]) -> list[np.ndarray]:
@@ -244,7 +250,7 @@ def release_from_codes(
     codes: Mapping[str, np.ndarray],
     domain: Domain,
     tables,
-    epsilon=None,
+    loss=None,
     budget: PrivacyBudget | None = None,
     random_state=None,
     max_cells: int = DEFAULT_MAX_CELLS,
@@ -253,57 +259,61 @@ def release_from_codes(
     n_records: float | None = None,
     show_progress: bool = False,
     *,
-    rho=None,
+    unit=None,
     units: np.ndarray | None = None,
-    privacy_unit: str | None = None,
-    contribution: str = "normalize",
-    max_records_per_user: int | None = None,
-    skip_state=None,
+    **shorthands,
 ) -> MarginalRelease:
     """Release noisy tables from already-encoded data: count, then [`release_counts`][pgmpy_dp.tables.release.release_counts].
 
     Validation and counting happen first; then the whole release is charged to
     ``budget`` at once (if given); then noise is drawn. Any exception before the
-    noise leaves the budget untouched. Give ``epsilon`` (discrete Laplace) or
-    ``rho`` (discrete Gaussian).
+    noise leaves the budget untouched.
 
-    ``weights`` (0/1 per row) restricts counting to a subsample; with it, the
-    caller is responsible for the privacy accounting of subsampling.
-    ``show_progress`` draws a bar over the tables being counted if that takes
-    more than a couple of seconds (it is off here: callers decide).
-
-    ``units`` (one integer code per row, e.g. from ``pd.factorize`` of a user
-    column) switches to individual-level privacy: ``contribution``,
-    ``max_records_per_user`` and ``skip_state`` bound each individual's rows
-    as in [`release_marginals`][pgmpy_dp.tables.release.release_marginals], and
-    ``privacy_unit`` is the name recorded for the unit (the column's name).
+    Parameters
+    ----------
+    codes : mapping of str to numpy.ndarray
+        One integer code per row for every attribute (``Domain.encode``).
+    domain : Domain
+        The public domain.
+    tables : list of tuple of str or Pooled
+        The tables to release.
+    loss : PrivacyLoss or sequence of PrivacyLoss
+        A total or one per table: ``PureDP`` (discrete Laplace), ``ZCDP`` or ``ApproxDP``
+        (discrete Gaussian). A number (or a sequence of numbers) here is shorthand for ``epsilon=``.
+    budget, random_state, max_cells, label, n_records
+        As for [`release_counts`][pgmpy_dp.tables.release.release_counts].
+    weights : numpy.ndarray, optional
+        0/1 per row: restricts counting to a subsample; with it, the caller is
+        responsible for the privacy accounting of subsampling.
+    show_progress : bool
+        A bar over the tables being counted if that takes more than a couple of seconds (off
+        here: callers decide).
+    unit : UserLevel, column label or ContributionBound, keyword only
+        Individual-level privacy: how each individual's rows are bounded, as in
+        [`release_marginals`][pgmpy_dp.tables.release.release_marginals]; the label (the
+        column's name) is recorded, the column itself is not read. Needs ``units``.
+    units : numpy.ndarray, keyword only
+        One integer code of the individual per row (e.g. ``pd.factorize`` of a user column);
+        without ``unit``, an unnamed individual under ``"normalize"``.
+    **shorthands
+        The public keyword forms: ``epsilon=`` or ``rho=`` for ``loss``, and ``privacy_unit=``,
+        ``contribution=``, ``max_records_per_user=``, ``skip_state=`` for ``unit``.
 
     Examples
     --------
+    >>> from pgmpy_dp.privacy.units import UserLevel
     >>> dom = Domain({"a": ["null", "x"], "b": ["null", "x"]})
     >>> codes = {"a": np.array([0, 1, 1, 0]), "b": np.array([0, 0, 1, 1])}
-    >>> rel = release_from_codes(codes, dom, [("a", "b")], epsilon=1e6, units=np.array([0, 0, 0, 1]),
-    ...                          privacy_unit="user", skip_state="null", random_state=0)
+    >>> rel = release_from_codes(codes, dom, [("a", "b")], PureDP(1e6), units=np.array([0, 0, 0, 1]),
+    ...                          unit=UserLevel("user", skip_state="null"), random_state=0)
     >>> rel[("a", "b")].values.round(3).tolist()   # user 0: two counted rows of 1/2; user 1: one of 1
     [[0.0, 1.0], [0.5, 0.5]]
     >>> rel[("a", "b")].sensitivity, rel.privacy_unit["contribution"]
     (1.0, 'normalize')
     """
-    if units is None:
-        if privacy_unit is not None:
-            raise ValueError(
-                "privacy_unit names the individual-level unit, whose per-row codes go in units=; "
-                "give both (or neither, for record-level privacy)"
-            )
-        bound = check_contribution(None, contribution, max_records_per_user, skip_state)
-    else:
-        bound = check_contribution(
-            "individual" if privacy_unit is None else privacy_unit, contribution, max_records_per_user, skip_state
-        )
-        if privacy_unit is None:
-            bound = ContributionBound(None, bound.contribution, bound.max_records_per_user, bound.skip_state)
-    planned = _plan(domain, tables, epsilon, max_cells, rho=rho, contribution=bound)
-    _check_budget(budget, rho is not None)  # before counting, which can take a while
+    loss, bound = _values_of(loss, unit, units, shorthands)
+    planned = _plan(domain, tables, loss, max_cells, contribution=bound)
+    _check_budget(budget, [p.budget for p in planned], is_gaussian(loss))  # before counting, which can take a while
     counted_attrs = [a for p in planned for a in p.counted]
     n_rows = _check_codes(codes, domain, _attrs_in_order(domain, counted_attrs), weights)
     if n_rows == 0:
@@ -349,9 +359,42 @@ def release_from_codes(
                 f"skip_state={bound.skip_state!r}) or not kept; nothing to release"
             )
     return release_counts(
-        exact, domain, tables, epsilon, rho=rho, budget=budget, random_state=rng,
+        exact, domain, tables, loss=loss, budget=budget, random_state=rng,
         max_cells=max_cells, label=label, n_records=n_records, contribution=bound,
     )
+
+
+_UNIT_SHORTHANDS = ("privacy_unit", "contribution", "max_records_per_user", "skip_state")
+
+
+def _values_of(loss, unit, units, shorthands: dict):
+    """``release_from_codes``' loss and privacy unit as values, from the values or their keyword shorthands."""
+    unknown = sorted(set(shorthands) - {"epsilon", "rho", *_UNIT_SHORTHANDS})
+    if unknown:
+        raise TypeError(f"release_from_codes() got an unexpected keyword argument {unknown[0]!r}")
+    epsilon, rho = shorthands.get("epsilon"), shorthands.get("rho")
+    if loss is not None and not is_release_loss(loss):  # a number (or one per table): the positional epsilon
+        if epsilon is not None:
+            raise TypeError("release_from_codes() got multiple values for argument 'epsilon'")
+        loss, epsilon = None, loss
+    loss = release_loss(epsilon, rho, loss)
+    given = {k: shorthands[k] for k in _UNIT_SHORTHANDS if k in shorthands}
+    if not given:
+        return loss, contribution_bound(unit, units is not None)
+    if unit is not None:
+        raise ValueError(f"give unit= or its shorthand keywords {sorted(given)}, not both")
+    column = given.pop("privacy_unit", None)
+    if units is None:
+        if column is not None:
+            raise ValueError(
+                "privacy_unit names the individual-level unit, whose per-row codes go in units=; "
+                "give both (or neither, for record-level privacy)"
+            )
+        return loss, check_contribution(None, **given)
+    bound = check_contribution("individual" if column is None else column, **given)
+    if column is None:  # codes of unnamed individuals
+        bound = ContributionBound(None, bound.contribution, bound.max_records_per_user, bound.skip_state)
+    return loss, bound
 
 
 def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights) -> int:
@@ -424,6 +467,7 @@ def release_marginals(
     *,
     rho=None,
     privacy_unit=None,
+    loss=None,
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
@@ -482,6 +526,10 @@ def release_marginals(
         naming the individual and how its rows are bounded), or the column alone, shorthand for
         ``UserLevel(column)``. The column is read only to group rows, never released, and must
         not appear in a table or in ``domain``.
+    loss : PrivacyLoss or sequence of PrivacyLoss, keyword only
+        The loss as a value instead of ``epsilon`` or ``rho``: ``PureDP`` (discrete Laplace
+        noise), ``ZCDP`` or ``ApproxDP`` (discrete Gaussian noise at the rho it allows), a total
+        or one per table.
 
     Returns
     -------
@@ -504,9 +552,8 @@ def release_marginals(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    unit = unit_keywords(privacy_unit)
-    bound = check_contribution(**unit)
-    privacy_unit = unit["privacy_unit"]
+    bound = contribution_bound(privacy_unit, privacy_unit is not None)
+    privacy_unit = None if bound is None else bound.column
     if len(df) == 0:
         raise ValueError("the DataFrame is empty; a release needs at least one record")
     requested = requested_tables(tables)
@@ -524,8 +571,8 @@ def release_marginals(
     units = None if bound is None else encode_units(df[privacy_unit], privacy_unit)
     codes = dom.encode(df, columns, show_progress=show_progress)
     return release_from_codes(
-        codes, dom, requested, epsilon, budget, random_state, max_cells, n_records=n_records,
-        show_progress=show_progress, rho=rho, units=units, **unit,
+        codes, dom, requested, release_loss(epsilon, rho, loss), budget, random_state, max_cells,
+        n_records=n_records, show_progress=show_progress, unit=bound, units=units,
     )
 
 

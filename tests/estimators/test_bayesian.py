@@ -152,7 +152,7 @@ def test_fit_from_releases_rejects_what_it_cannot_use(asia):
         DiscretePrivateMLE().fit_release(small, [rel, "x"])
     with pytest.raises(DomainError, match="differ from the release"):
         DiscretePrivateMLE(domain={"smoke": ["no", "yes"]}).fit(small, rel)
-    with pytest.raises(TypeError, match="epsilon must be a positive finite number, got None: a fit from a DataFrame"):
+    with pytest.raises(TypeError, match="a DiscretePrivateMLE fit from a DataFrame takes exactly one of epsilon= or rho=, got neither"):
         DiscretePrivateMLE().fit(small, df)
 
 

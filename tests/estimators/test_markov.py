@@ -183,7 +183,7 @@ def test_errors_name_the_problem():
     )
     with pytest.raises(DomainError, match="states"):
         fit("naive-mle", rel_full, model=model)
-    with pytest.raises(TypeError, match="epsilon must be a positive finite number, got None"):
+    with pytest.raises(TypeError, match="PrivateMarkovEstimator fit from a DataFrame .* takes exactly one of epsilon= or rho=, got neither"):
         fit("naive-mle", df)
     with pytest.raises(ValueError, match="a release has already spent"):
         fit("naive-mle", rel_full, epsilon=1.0)

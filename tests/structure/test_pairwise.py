@@ -101,7 +101,7 @@ def _tiny():
         ({"epsilon": 1.0, "delta": 1.5}, ValueError, r"delta must be in \(0, 1\)"),
         ({"epsilon": 1.0, "delta": 0.0}, ValueError, "delta"),
         ({"epsilon": 1.0}, ValueError, "delta"),
-        ({"rho": 1.0, "epsilon": 1.0, "delta": 1e-6}, ValueError, "either rho"),
+        ({"rho": 1.0, "epsilon": 1.0, "delta": 1e-6}, ValueError, "exactly one of epsilon=.*got both"),
     ],
 )
 def test_bad_budget_input_spends_nothing(kwargs, error, match):

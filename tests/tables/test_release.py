@@ -247,7 +247,7 @@ def test_laplace_release_in_a_zcdp_budget_composes_per_table():
         ({"rho": 5e-324}, ValueError, "is too small"),
         ({"rho": 0.5, "epsilon": 1.0}, ValueError, "got both epsilon=1.0 and rho=0.5"),
         ({"rho": 5.0}, BudgetExceededError, "exceeds the remaining budget"),
-        ({}, TypeError, "epsilon must be a positive finite number, got None"),
+        ({}, TypeError, "the release takes exactly one of epsilon= or rho=, got neither"),
     ],
 )
 def test_bad_gaussian_requests_spend_nothing(kwargs, exc, message):
