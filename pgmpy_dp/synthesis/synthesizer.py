@@ -42,6 +42,10 @@ class PrivateSynthesizer(BaseObject):
     synthetic records from it; both are post-processing and spend nothing. The evidence on
     accuracy is in docs/synthesis.md and docs/benchmarks.md.
 
+    The privacy loss is a hyper-parameter (``epsilon=`` with ``delta=``, or ``rho=``, given here,
+    not to ``fit``): one configured fit of one table spends it all (the rule of docs/privacy.md,
+    "Where the loss goes"). ``loss_`` is what it spent.
+
     Parameters
     ----------
     epsilon : float, optional
