@@ -171,3 +171,29 @@ def test_the_package_root_shows_only_its_public_names_and_modules():
         and not (isinstance(getattr(pgmpy_dp, n), types.ModuleType) and getattr(pgmpy_dp, n).__name__ == f"pgmpy_dp.{n}")
     )
     assert stray == [], f"names in dir(pgmpy_dp) that are neither public nor the package's modules: {stray}"
+
+
+def private_imports(name: str, path: Path) -> list[str]:
+    """``from <another module of the package> import _name``: a name its module keeps to itself."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("pgmpy_dp")):
+            found += [
+                f"{name}: from {'.' * node.level}{node.module or ''} import {alias.name}"
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            ]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    # a private name used by a second module is part of its interface: give it a public name
+    # (the package's own layer-0 modules, ``_blas``, ``_memory`` and ``_progress``, are package-internal, not private names)
+    found = [hit for name, path in modules().items() for hit in private_imports(name, path)]
+    assert found == [], f"private names imported across modules: {found}"
+
+
+def test_the_private_import_check_sees_one(tmp_path):
+    module = tmp_path / "mod.py"
+    module.write_text("from .ledger import _Account, LedgerEntry\nfrom numpy import _globals\n")
+    assert private_imports("pgmpy_dp.privacy.mod", module) == ["pgmpy_dp.privacy.mod: from .ledger import _Account"]

@@ -51,7 +51,7 @@ from .likelihood import (
     BN_WEIGHT_CAP,
     DEFAULT_MAX_ITER,
     WideNetworkWarning,
-    _noise_excess,
+    noise_excess,
     dirichlet_pseudo_count,
     exact_tree_cells,
     fit_family_tables,
@@ -438,7 +438,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         if getattr(self, "consistency_", "likelihood") == "local-likelihood":
             local_iter = LOCAL_MAX_ITER if self.max_iter is None else int(self.max_iter)
             return self._local_tables(domain, families, tables, n_records, weight, local_iter)
-        naive = _noise_excess(tables, n_records) / n_records
+        naive = noise_excess(tables, n_records) / n_records
         prior, runs = dict(prior="gaussian"), 1
         # The Dirichlet prior's closed-form M-step needs the fitted model to be the network itself; a fit
         # from releases with tables over other attribute sets keeps the Gaussian prior of the same weight.

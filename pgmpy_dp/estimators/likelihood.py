@@ -204,7 +204,7 @@ def noise_regularization(tables, n_records: float, cap: float | None = None) -> 
     >>> noise_regularization([NoisyTable(("a",), np.zeros(2), epsilon=1e9, scale=1e-9)], 100.0) < 1e-15
     True
     """
-    weight = cgm_regularization(_noise_excess(tables, n_records), [t.scale for t in tables])
+    weight = cgm_regularization(noise_excess(tables, n_records), [t.scale for t in tables])
     if cap is None:
         return weight
     if not (isinstance(cap, (int, float, np.floating, np.integer)) and 0 < float(cap) < math.inf):
@@ -217,7 +217,7 @@ def _variance(m: Measurement) -> float:
     return m.scale**2 * (2.0 if m.noise == "laplace" else 1.0)
 
 
-def _noise_excess(tables, n_records: float) -> float:
+def noise_excess(tables, n_records: float) -> float:
     """``mean_i v_i K_i / N``: the noise's share of the naive-MLE prior weight of the Markov estimator."""
     return max(auto_regularization(tables, n_records) - PRIOR_PRECISION, 0.0)
 

@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
-from .ledger import LedgerEntry, _Account, _check_path, _fmt, _read_record
+from .ledger import LedgerEntry, Account, check_path, format_amount, read_record
 from .loss import LOSS_TYPES, ZCDP, PureDP, check_keywords, privacy_loss
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho, rho_to_epsilon_delta
 
@@ -143,9 +143,9 @@ class PrivacyBudget:
     def __init__(self, epsilon: float | None = None, *, rho: float | None = None) -> None:
         loss = privacy_loss(epsilon, rho, who="PrivacyBudget", example="PrivacyBudget(1.0) or PrivacyBudget(rho=0.5)", with_delta=False)
         if isinstance(loss, PureDP):
-            self._account = _Account("pure-dp", _exact(loss.epsilon))
+            self._account = Account("pure-dp", _exact(loss.epsilon))
         else:  # a zCDP budget; an (epsilon, delta) value gives the rho it allows
-            self._account = _Account("zcdp", _exact(loss.rho))
+            self._account = Account("zcdp", _exact(loss.rho))
 
     # -- construction --------------------------------------------------------------------
     @classmethod
@@ -193,7 +193,7 @@ class PrivacyBudget:
         >>> PrivacyBudget.open(path).spent  # a later session
         0.25
         """
-        path = _check_path(path)
+        path = check_path(path)
         given = None if epsilon is None and rho is None else cls(epsilon, rho=rho)
         budget = cls.__new__(cls)
         lock_path = path.with_name(path.name + ".lock")
@@ -207,14 +207,14 @@ class PrivacyBudget:
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:
                 if path.exists():
-                    account = _Account("pure-dp", Fraction(1), path)
-                    account.load_dict(_read_record(path), str(path))
+                    account = Account("pure-dp", Fraction(1), path)
+                    account.load_dict(read_record(path), str(path))
                     if given is not None and (
                         given.accounting != account.accounting or given._account.total != account.total
                     ):
                         raise ValueError(
-                            f"{path} holds a {account.accounting} budget of total {_fmt(account.total)}, "
-                            f"not {given.accounting} {_fmt(given._account.total)}; open it without "
+                            f"{path} holds a {account.accounting} budget of total {format_amount(account.total)}, "
+                            f"not {given.accounting} {format_amount(given._account.total)}; open it without "
                             "epsilon/rho to continue it, or choose another path"
                         )
                 else:
@@ -243,7 +243,7 @@ class PrivacyBudget:
             text = json.dumps(self._account.to_dict(), indent=1)
         if path is None:
             return text
-        snapshot = _Account(self.accounting, self._account.total, _check_path(path))
+        snapshot = Account(self.accounting, self._account.total, check_path(path))
         snapshot.load_dict(json.loads(text), str(path))
         snapshot.save()
         return None
@@ -275,9 +275,9 @@ class PrivacyBudget:
             path = Path(source)
             if not path.exists():
                 raise FileNotFoundError(f"no budget file at {path} (and the text is not a JSON budget)")
-            name, record = str(path), _read_record(path)
+            name, record = str(path), read_record(path)
         budget = cls.__new__(cls)
-        budget._account = _Account("pure-dp", Fraction(1))
+        budget._account = Account("pure-dp", Fraction(1))
         budget._account.load_dict(record, name)
         budget._account.settle(dead_only=False)  # a snapshot's in-flight charges have no one to finish them
         return budget
@@ -437,7 +437,7 @@ class PrivacyBudget:
             if exact > available:  # strict: exact sums, no tolerance
                 raise BudgetExceededError(
                     f"charge of {what} for {label or 'a release'} exceeds the remaining budget "
-                    f"{_fmt(max(available, Fraction(0)))} of {_fmt(account.total)} ({self.unit}); "
+                    f"{format_amount(max(available, Fraction(0)))} of {format_amount(account.total)} ({self.unit}); "
                     "lower it or use a new budget"
                 )
             account.pending[key] = (exact, label, datetime.now(timezone.utc).isoformat(), os.getpid())
@@ -463,4 +463,4 @@ class PrivacyBudget:
     def __repr__(self) -> str:
         kind = "epsilon" if self.accounting == "pure-dp" else "rho"
         where = f", path={str(self.path)!r}" if self.path is not None else ""
-        return f"PrivacyBudget({kind}={_fmt(self.total)}, spent={_fmt(self.spent)}{where})"
+        return f"PrivacyBudget({kind}={format_amount(self.total)}, spent={format_amount(self.spent)}{where})"

@@ -73,7 +73,7 @@ class LedgerEntry:
         return entry, Fraction(d["exact"])
 
 
-class _Account:
+class Account:
     """The shared state of a budget: total, ledger, in-flight reservations, and their lock.
 
     Copies of a [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] share one account, so a copy can never
@@ -147,7 +147,7 @@ class _Account:
             raise corrupt("an in-flight charge has a non-positive amount")
         spent = sum((x for _, x in parsed), Fraction(0))
         if spent + sum((p[0] for p in pending.values()), Fraction(0)) > total:
-            raise corrupt(f"its charges add up to more than its total {_fmt(total)}")
+            raise corrupt(f"its charges add up to more than its total {format_amount(total)}")
         self.accounting, self.total = accounting, total
         self.entries = [e for e, _ in parsed]
         self.exact = [x for _, x in parsed]
@@ -192,7 +192,7 @@ class _Account:
             with open(lock_path, "a+") as lock_file:
                 fcntl.flock(lock_file, fcntl.LOCK_EX)
                 try:
-                    self.load_dict(_read_record(self.path), str(self.path))
+                    self.load_dict(read_record(self.path), str(self.path))
                     settled = self.settle()
                     yield
                     if write or settled:
@@ -209,7 +209,7 @@ class _Account:
         os.replace(tmp, self.path)  # atomic: readers see the old or the new file, never half of one
 
 
-def _fmt(x: Fraction | float) -> str:
+def format_amount(x: Fraction | float) -> str:
     return f"{float(x):.12g}"
 
 
@@ -235,7 +235,7 @@ def _parse_time(text: str) -> datetime:
         return datetime.now(timezone.utc)
 
 
-def _read_record(path: Path) -> dict:
+def read_record(path: Path) -> dict:
     """The JSON record of a budget file, or a ValueError naming the file."""
     try:
         text = path.read_text()
@@ -252,7 +252,7 @@ def _read_record(path: Path) -> dict:
         ) from None
 
 
-def _check_path(path) -> Path:
+def check_path(path) -> Path:
     """``path`` as a Path to a budget file, or a clear error naming it."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(

@@ -106,7 +106,7 @@ def _select_vertices(G, allowed, radius, noise_scale, rng):
     return idx % d, sign
 
 
-def _frank_wolfe_batch(X, Y, radius, n_iter, noise_scale=None, allowed=None, rng=None):
+def frank_wolfe_batch(X, Y, radius, n_iter, noise_scale=None, allowed=None, rng=None):
     """Run Frank-Wolfe on ``m`` logistic problems sharing one design ``X`` (n, d).
 
     ``Y`` (n, m) holds labels ``+-1``, or 0 where a row is not part of problem
@@ -207,7 +207,7 @@ def frank_wolfe_logistic(
     noise_scale = None
     if rho is not None:
         noise_scale = frank_wolfe_noise_scale(check_rho(rho), radius, n_iter)
-    return _frank_wolfe_batch(X, y[:, None], radius, n_iter, noise_scale, rng=rng)[:, 0]
+    return frank_wolfe_batch(X, y[:, None], radius, n_iter, noise_scale, rng=rng)[:, 0]
 
 
 #: Constant of the iteration rule, fitted to the measured error minimum (see docs/structure.md).

@@ -73,7 +73,7 @@ from .checks import MAX_N_ITER, LearnerChecks
 from .frank_wolfe import (
     MAX_STEPS_PER_ROW,
     MIN_ITERATIONS,
-    _frank_wolfe_batch,
+    frank_wolfe_batch,
     frank_wolfe_iterations,
     frank_wolfe_noise_scale,
 )
@@ -157,7 +157,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _memory_needed(sizes) -> int:
         """Bytes of the work arrays that do not grow with the rows, for columns of ``sizes`` states."""
         d = sum(sizes) + 1
-        # one Frank-Wolfe batch: weights, gradient, scores, masks (see _frank_wolfe_batch)
+        # one Frank-Wolfe batch: weights, gradient, scores, masks (see frank_wolfe_batch)
         batch = 48 * _BATCH_CELLS
         # per node: pair masks and weights (d x pairs), the pair-by-pair blocks (k x k x d)
         node = max(k * (k - 1) // 2 * d * 9 + k * k * d * 8 for k in sizes)
@@ -352,7 +352,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
             sl = slice(start, start + step)
             Y = labels(sl)
             commit()  # the next call draws noise
-            out[:, sl] = _frank_wolfe_batch(X, Y, radius, self.n_iter_, scale, allowed[:, sl], rng)
+            out[:, sl] = frank_wolfe_batch(X, Y, radius, self.n_iter_, scale, allowed[:, sl], rng)
         self._l1.extend(np.abs(out).sum(axis=0) / radius)
         return out, scale
 

@@ -244,7 +244,7 @@ def encode_units(values, column: str = "privacy_unit") -> np.ndarray:
     return codes
 
 
-def _check_units(units, n_rows: int) -> np.ndarray:
+def check_units(units, n_rows: int) -> np.ndarray:
     u = np.asarray(units)
     if u.ndim != 1 or not np.issubdtype(u.dtype, np.integer):
         raise TypeError(
@@ -416,7 +416,7 @@ def per_unit_mass(weights: Sequence[np.ndarray], units: np.ndarray) -> np.ndarra
     return sum(np.bincount(units, weights=w) for w in weights)
 
 
-def _granularity_check(values: np.ndarray, granularity: float, where: str) -> np.ndarray:
+def granularity_check(values: np.ndarray, granularity: float, where: str) -> np.ndarray:
     """``values / granularity`` as integers, or a ValueError: the noise is integer in these units."""
     scaled = values / granularity
     if scaled.size and not np.all(scaled == np.round(scaled)):

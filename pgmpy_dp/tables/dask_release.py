@@ -28,7 +28,7 @@ from .artifact import MarginalRelease
 from .counting import contingency_table
 from .plan import is_gaussian, plan_tables, release_loss, requested_tables
 from .pooled import Pooled
-from .release import _check_budget, _check_n_records, release_counts
+from .release import check_budget, check_n_records, release_counts
 
 __all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask"]
 
@@ -248,8 +248,8 @@ def release_marginals_dask(
     # or table should not cost a pass over the data.
     loss = release_loss(epsilon, rho, loss)
     attrs, per_table = plan_tables(dom, requested, max_cells=max_cells, loss=loss)
-    _check_budget(budget, per_table, is_gaussian(loss))
-    n_records = _check_n_records(n_records)
+    check_budget(budget, per_table, is_gaussian(loss))
+    n_records = check_n_records(n_records)
     if show_progress and _local_scheduler():
         from dask.diagnostics import ProgressBar
 

@@ -29,7 +29,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class _Planned:
+class Planned:
     """One validated table of a release plan."""
 
     key: tuple  # attrs, or members for a pooled table
@@ -87,7 +87,7 @@ def plan_tables(
     >>> plan_tables(chain, [Pooled([("h0", "h1"), ("h1", "h2")]), ("h0",)], epsilon=3.0)
     ([(('h0', 'h1'), ('h1', 'h2')), ('h0',)], [2.0, 1.0])
     """
-    planned = _plan(domain, tables, release_loss(epsilon, rho, loss), max_cells, contribution=contribution)
+    planned = plan_release(domain, tables, release_loss(epsilon, rho, loss), max_cells, contribution=contribution)
     return [p.key for p in planned], [p.budget for p in planned]
 
 
@@ -174,7 +174,7 @@ def is_gaussian(loss) -> bool:
     return not isinstance(loss[0] if isinstance(loss, tuple) else loss, PureDP)
 
 
-def _plan(domain, tables, loss, max_cells, *, contribution=None) -> list[_Planned]:
+def plan_release(domain, tables, loss, max_cells, *, contribution=None) -> list[Planned]:
     """[`plan_tables`][pgmpy_dp.tables.plan.plan_tables] of a ``release_loss``, returning every fact of each table."""
     if isinstance(tables, (str, tuple, Pooled)) or not isinstance(tables, Sequence):
         raise TypeError(
@@ -222,7 +222,7 @@ def _plan(domain, tables, loss, max_cells, *, contribution=None) -> list[_Planne
         whole = math.fsum(power)
         per_table = [total * p / whole for p in power]
     for e, a, s in zip(per_table, keys, sens):
-        scale = _noise_scale(e, gaussian, s)
+        scale = noise_scale(e, gaussian, s)
         if not scale / granularity <= MAX_SCALE:  # also catches an overflow to inf
             where = "" if split else f" (the total {total:g} split over {len(keys)} tables)"
             raise ValueError(
@@ -236,10 +236,10 @@ def _plan(domain, tables, loss, max_cells, *, contribution=None) -> list[_Planne
             f"the per-table {name}s {[float(e) for e in per_table]} sum to more than the largest float; "
             f"give each table a smaller {name}"
         ) from None
-    return [_Planned(k, a, m, s, b) for (k, a, m, _), s, b in zip(specs, sens, per_table)]
+    return [Planned(k, a, m, s, b) for (k, a, m, _), s, b in zip(specs, sens, per_table)]
 
 
-def _noise_scale(budget: float, gaussian: bool, sensitivity: float = 1.0) -> float:
+def noise_scale(budget: float, gaussian: bool, sensitivity: float = 1.0) -> float:
     """Noise scale of one table: ``s/epsilon`` (Laplace) or ``s/sqrt(2 rho)`` (Gaussian), ``s`` its sensitivity."""
     try:
         return sensitivity * math.sqrt(1.0 / (2.0 * budget)) if gaussian else sensitivity / budget

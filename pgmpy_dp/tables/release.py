@@ -30,7 +30,7 @@ from ..privacy.random_state import check_random_state
 from .artifact import MarginalRelease, NoisyTable
 from .contribution import (
     ContributionBound,
-    _granularity_check,
+    granularity_check,
     check_contribution,
     check_skip_state,
     contribution_bound,
@@ -39,9 +39,9 @@ from .contribution import (
     sample_per_unit,
     unit_rng,
 )
-from .contribution import _check_units as _check_unit_codes
+from .contribution import check_units as _check_unit_codes
 from .counting import contingency_table
-from .plan import _noise_scale, _plan, _Planned, is_gaussian, is_release_loss, release_loss, requested_columns, requested_tables
+from .plan import noise_scale, plan_release, Planned, is_gaussian, is_release_loss, release_loss, requested_columns, requested_tables
 from .pooled import pooled_counts, table_key
 
 __all__ = [
@@ -129,14 +129,14 @@ def release_counts(
     ('discrete_gaussian', 1.0, (2, 3))
     """
     loss = release_loss(epsilon, rho, loss)
-    planned = _plan(domain, tables, loss, max_cells, contribution=contribution)
+    planned = plan_release(domain, tables, loss, max_cells, contribution=contribution)
     gaussian = is_gaussian(loss)
-    _check_budget(budget, [p.budget for p in planned], gaussian)
+    check_budget(budget, [p.budget for p in planned], gaussian)
     counts = _check_exact(exact, domain, planned)
     g = 1.0 if contribution is None else contribution.granularity
     if g != 1.0:  # the noise is integer in units of g: the counts must be too
-        counts = [_granularity_check(c, g, p.key) for c, p in zip(counts, planned)]
-    n_records = _check_n_records(n_records)
+        counts = [granularity_check(c, g, p.key) for c, p in zip(counts, planned)]
+    n_records = check_n_records(n_records)
     mechanism = GAUSSIAN_MECHANISM if gaussian else MECHANISM
     rng = check_random_state(random_state)
     sampler = sampler_for(sum(x.size for x in counts), rng, mechanism)
@@ -147,7 +147,7 @@ def release_counts(
         # One sampler call per scale: OpenDP has a per-call cost of about 1 ms.
         groups: dict[float, list[int]] = {}
         for i, p in enumerate(planned):
-            groups.setdefault(_noise_scale(p.budget, gaussian, p.sensitivity), []).append(i)
+            groups.setdefault(noise_scale(p.budget, gaussian, p.sensitivity), []).append(i)
         noisy: list[NoisyTable | None] = [None] * len(planned)
         for scale, members in groups.items():
             sizes = [counts[i].size for i in members]
@@ -177,7 +177,7 @@ def release_counts(
     return MarginalRelease(domain.project(used), noisy, mechanism, sampler, n_records, privacy_unit=unit)
 
 
-def _label(request, planned: _Planned) -> str:
+def _label(request, planned: Planned) -> str:
     """A table's name in the ledger: ``(a, b)``, or ``pooled name[(a, b) + ...]``."""
     if planned.members is None:
         return "(" + ", ".join(planned.attrs) + ")"
@@ -185,7 +185,7 @@ def _label(request, planned: _Planned) -> str:
     return f"{name}[" + " + ".join("(" + ", ".join(m) + ")" for m in planned.members) + "]"
 
 
-def _check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
+def check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
     """A budget that can account the release (a Gaussian one needs zCDP), checked before anything is counted."""
     if budget is None:
         return
@@ -212,7 +212,7 @@ def _charged(budget: PrivacyBudget, per_table: list[float], gaussian: bool):
     return PureDP(math.fsum(per_table))
 
 
-def _check_exact(exact, domain: Domain, planned: Sequence[_Planned]) -> list[np.ndarray]:
+def _check_exact(exact, domain: Domain, planned: Sequence[Planned]) -> list[np.ndarray]:
     """Exact counts aligned with the planned tables, each of the domain's shape, finite and non-negative."""
     if isinstance(exact, Mapping):
         keyed = {table_key(k): v for k, v in exact.items()}
@@ -312,13 +312,13 @@ def release_from_codes(
     (1.0, 'normalize')
     """
     loss, bound = _values_of(loss, unit, units, shorthands)
-    planned = _plan(domain, tables, loss, max_cells, contribution=bound)
-    _check_budget(budget, [p.budget for p in planned], is_gaussian(loss))  # before counting, which can take a while
+    planned = plan_release(domain, tables, loss, max_cells, contribution=bound)
+    check_budget(budget, [p.budget for p in planned], is_gaussian(loss))  # before counting, which can take a while
     counted_attrs = [a for p in planned for a in p.counted]
     n_rows = _check_codes(codes, domain, _attrs_in_order(domain, counted_attrs), weights)
     if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
-    n_records = _check_n_records(n_records)
+    n_records = check_n_records(n_records)
     # one bincount per table: thousands of tables of a million rows take tens of seconds
     counted = progress(planned, show_progress, "counting tables")
     if bound is None:
@@ -438,7 +438,7 @@ def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights
     return n_rows
 
 
-def _check_n_records(n_records):
+def check_n_records(n_records):
     if n_records is None:
         return None
     number = isinstance(n_records, (int, float, np.integer, np.floating))

@@ -203,7 +203,7 @@ def test_estimator_takes_the_better_start_only_where_the_cap_binds(n, eps, binds
     from pgmpy_dp.estimators.conditionals import cpd_values
     from pgmpy_dp.estimators.evidence import pooled_n_records
     from pgmpy_dp.estimators.likelihood import (
-        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, _noise_excess, measurement_for, noise_regularization,
+        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, noise_excess, measurement_for, noise_regularization,
     )
 
     net, df, empty = _asia(n)
@@ -215,7 +215,7 @@ def test_estimator_takes_the_better_start_only_where_the_cap_binds(n, eps, binds
     fits = {
         start: fit_family_tables(est.release_.domain, [t.attrs for t in tables], [measurement_for(t) for t in tables],
                                  n_rec, regularization=noise_regularization(tables, n_rec, cap=BN_WEIGHT_CAP) / n_rec,
-                                 naive_regularization=_noise_excess(tables, n_rec) / n_rec, prior="dirichlet",
+                                 naive_regularization=noise_excess(tables, n_rec) / n_rec, prior="dirichlet",
                                  dirichlet_spread=BN_DIRICHLET_SPREAD, warm_start=start)
         for start in ("mle", "best")
     }
@@ -232,7 +232,7 @@ def test_prior_strength_scales_the_weight_the_fit_reads_its_pseudo_count_from():
     from pgmpy_dp.estimators.conditionals import cpd_values
     from pgmpy_dp.estimators.evidence import pooled_n_records
     from pgmpy_dp.estimators.likelihood import (
-        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, _noise_excess, measurement_for, noise_regularization,
+        BN_DIRICHLET_SPREAD, BN_WEIGHT_CAP, noise_excess, measurement_for, noise_regularization,
     )
 
     net, df, empty = _asia(3000)
@@ -253,7 +253,7 @@ def test_prior_strength_scales_the_weight_the_fit_reads_its_pseudo_count_from():
             assert est.release_.tables[0].values.tolist() == tables[0].values.tolist()  # the same noisy tables
             fit = fit_family_tables(est.release_.domain, [t.attrs for t in tables],
                                     [measurement_for(t) for t in tables], n, regularization=s * w,
-                                    naive_regularization=_noise_excess(tables, n) / n, **extra)
+                                    naive_regularization=noise_excess(tables, n) / n, **extra)
             for t, table in zip(tables, fit.tables):
                 np.testing.assert_allclose(model.get_cpds(t.attrs[0]).get_values(), cpd_values(table), atol=1e-9)
             # how far the fitted family tables sit from the noisy ones, in noise scales

@@ -106,13 +106,13 @@ def test_batched_labels_are_the_u_vs_v_labels(monkeypatch):
     rng = np.random.default_rng(5)
     df = pd.DataFrame({c: rng.integers(0, 4, 300) for c in "abc"}).astype(pd.CategoricalDtype([0, 1, 2, 3]))
     seen = []
-    real = pairwise._frank_wolfe_batch
+    real = pairwise.frank_wolfe_batch
 
     def spy(X, Y, *args):
         seen.append(np.array(Y))
         return real(X, Y, *args)
 
-    monkeypatch.setattr(pairwise, "_frank_wolfe_batch", spy)
+    monkeypatch.setattr(pairwise, "frank_wolfe_batch", spy)
     monkeypatch.setattr(pairwise, "_BATCH_CELLS", 600)  # two problems per batch
     PrivatePairwiseEstimator(n_iter=3, random_state=1).fit(df, rho=1.0)
     assert all(y.shape == (300, 2) for y in seen) and len(seen) == 9  # 3 nodes x 6 pairs / 2
