@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 import resource
 
-__all__ = ["NotEnoughMemoryError", "available_memory", "check_memory"]
-
 _UNLIMITED = 2**63
 
 # cgroup v1 writes "no limit" as the largest page-aligned 64-bit value

@@ -13,8 +13,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["query"]
-
 _ENGINES = ("ve", "bp")
 
 

@@ -19,8 +19,6 @@ from .engine import DEFAULT_MAX_JT_CELLS, JunctionTree
 from .privacy.domain import PUBLIC_COLUMNS_ATTR, Domain
 from .privacy.random_state import check_random_state
 
-__all__ = ["DEFAULT_BURN_IN", "MAX_EXACT_CELLS", "sample"]
-
 #: A Markov network is sampled exactly while its junction tree's largest clique has at most this many
 #: cells: the limit under which the engine's ``make_inference`` chooses the exact junction tree.
 MAX_EXACT_CELLS = DEFAULT_MAX_JT_CELLS

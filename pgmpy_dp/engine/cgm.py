@@ -63,8 +63,6 @@ from scipy import sparse
 from .junction_tree import JunctionTree
 from .mle import ConvergenceWarning, WarmMLE, clique_weights, tie_groups
 
-__all__ = ["CGMResult", "CgmEM", "CgmOptions", "Measurement", "NOISE_MODELS", "cgm_em", "m_step_length", "gaussian_log_likelihood", "laplace_log_likelihood"]
-
 
 NOISE_MODELS = ("laplace", "gaussian")
 

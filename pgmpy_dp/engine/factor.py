@@ -14,8 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 
 
-__all__ = ["align", "align_plan", "logsumexp", "log_marginal", "marginal"]
-
 
 def logsumexp(values: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
     """``log(sum(exp(values)))`` over ``axis``, stable for large magnitudes and ``-inf`` entries.

@@ -8,8 +8,6 @@ from ..privacy.domain import Domain
 from .junction_tree import JunctionTree, as_cliques
 from .loopy import LoopyBP
 
-__all__ = ["DEFAULT_MAX_JT_CELLS", "make_inference"]
-
 #: ``inference="auto"`` uses the junction tree while its largest clique has at most this
 #: many cells (8 MB of float64 per array; a calibration touches each clique a few times).
 DEFAULT_MAX_JT_CELLS = 1_000_000

@@ -27,15 +27,6 @@ from .factor import align, log_marginal, logsumexp
 _EXP_RANGE = 600.0
 _TINY = 1e-250  # a belief whose total is below this has lost digits to underflow
 
-__all__ = [
-    "Calibration",
-    "JunctionTree",
-    "as_cliques",
-    "interaction_graph",
-    "is_decomposable",
-    "triangulate",
-]
-
 
 # the ufuncs' reduce, called directly: a calibration of a small model is a hundred or so reductions on
 # tiny arrays, where np.sum's Python wrapper costs as much as the arithmetic

@@ -19,8 +19,6 @@ from ..privacy.domain import Domain
 from .factor import align, logsumexp
 from .junction_tree import as_cliques
 
-__all__ = ["LoopyBP"]
-
 
 class LoopyBP:
     """Damped sum-product on the clique-attribute cluster graph.

@@ -25,8 +25,6 @@ from .._blas import single_threaded_blas
 from .factor import align
 from .junction_tree import JunctionTree
 
-__all__ = ["ConvergenceWarning", "MLEResult", "WarmMLE", "clique_weights", "fit_log_potentials", "project_simplex", "tie_groups"]
-
 # Zero marginals have no finite MLE (Haberman 1973); without regularisation the
 # closed form floors them here so potentials stay finite (exp gives ~1e-300).
 _LOG_FLOOR = math.log(1e-300)

@@ -29,8 +29,6 @@ import numpy as np
 
 from .factor import align, marginal
 
-__all__ = ["reconcile_tables", "separators", "max_disagreement"]
-
 
 def separators(attrs: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     """The empty set and every non-empty intersection of two scopes, smallest first.

@@ -27,18 +27,6 @@ from ..privacy.loss import LOSS_TYPES, PureDP
 from ..privacy.parameters import check_epsilon, check_rho
 from .conditionals import cpd_values
 
-__all__ = [
-    "amplified_epsilon",
-    "node_heights",
-    "out_degrees",
-    "parameter_error",
-    "parameter_sensitivity",
-    "allocation_weights",
-    "optimal_allocation",
-    "error_optimal_allocation",
-    "expected_noise_error",
-]
-
 #: Exponent ``p`` of ``1/epsilon_i`` in each table's expected error, per loss (see error_optimal_allocation).
 _LOSS_POWER = {"absolute": 1.0, "squared": 2.0}
 

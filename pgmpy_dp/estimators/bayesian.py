@@ -62,8 +62,6 @@ from .likelihood import (
 )
 from .local import LOCAL_MAX_ITER, MAX_LOCAL_CELLS, fit_families_locally
 
-__all__ = ["DiscretePrivateMLE"]
-
 _ALLOCATIONS = ("optimal", "data-dependent", "uniform")
 _CONSISTENCY = ("likelihood", "projection")
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cpd_values"]
-
 
 def cpd_values(table: np.ndarray) -> np.ndarray:
     """Conditional distribution of axis 0 given the other axes, as a ``(k, prod(parents))`` array.

@@ -26,8 +26,6 @@ import scipy.sparse as sp
 # from the optimum on 10,000 records; 1e-10 costs a couple of iterations more.
 _CLARABEL_TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
 
-__all__ = ["project_consistent", "marginal_index", "max_inconsistency"]
-
 
 def marginal_index(attrs: Sequence[str], shape: Sequence[int], onto: Sequence[str]) -> np.ndarray:
     """For each cell of a C-ordered table over ``attrs``, the flat index of its cell in the marginal on ``onto``.

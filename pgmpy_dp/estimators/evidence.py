@@ -15,8 +15,6 @@ from collections.abc import Iterable, Sequence
 from ..privacy.domain import Domain, DomainError
 from ..tables.artifact import MarginalRelease, pooled_record_count
 
-__all__ = ["merge_domains", "pooled_n_records", "refuse_skip_state", "released_domain"]
-
 
 def merge_domains(releases: Sequence[MarginalRelease]) -> Domain:
     """The union of the releases' public domains; a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] if they disagree on an attribute.

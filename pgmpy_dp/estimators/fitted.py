@@ -9,8 +9,6 @@ pgmpy's graphs compare equal by structure, and a global table would keep every f
 
 from __future__ import annotations
 
-__all__ = ["estimator_of", "remember_fit"]
-
 _NOTE = "_pgmpy_dp_fit"
 
 

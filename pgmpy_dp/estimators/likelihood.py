@@ -45,13 +45,6 @@ from .conditionals import cpd_values
 from .consistency import project_consistent
 from .priors import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION, auto_regularization, cgm_regularization
 
-__all__ = [
-    "BN_DIRICHLET_SPREAD", "BN_WEIGHT_CAP", "DEFAULT_MAX_ITER", "DirichletCPDStep", "FamilyFit", "MAX_CLIQUE_CELLS",
-    "MAX_EXACT_CELLS", "WideNetworkWarning", "dirichlet_pseudo_count", "exact_clique_cells", "exact_tree_cells",
-    "fit_family_tables", "is_network_model",
-    "measurement_for", "model_cliques", "noise_regularization",
-]
-
 #: Largest junction-tree clique (cells) the exact likelihood fit accepts; ``DiscretePrivateMLE`` fits wider
 #: networks family by family ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]).
 MAX_CLIQUE_CELLS = 2_000_000

@@ -38,8 +38,6 @@ from ..engine import Measurement
 from ..privacy.domain import Domain
 from .likelihood import FamilyFit
 
-__all__ = ["LOCAL_MAX_ITER", "MAX_LOCAL_CELLS", "fit_families_locally"]
-
 #: Newton sweeps of the per-family fit by default (docs/bayesian.md: on hailfinder 20 sweeps reach joint KL
 #: within 1% of 50), and the largest change of a log-count in one sweep.
 LOCAL_MAX_ITER, NEWTON_STEP = 20, 2.0

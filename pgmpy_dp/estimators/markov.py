@@ -37,8 +37,6 @@ from .fitted import remember_fit
 from .markov_fit import EM_BUDGET, Evidence, fit_markov, fit_settings, start_potentials
 from .measurements import clique_measurements, measured_subcliques
 
-__all__ = ["PrivateMarkovEstimator", "ConvergenceWarning"]
-
 _METHODS = ("cgm-em", "naive-mle")
 _LOG_POTENTIAL_FLOOR = np.log(1e-30)
 

@@ -20,9 +20,6 @@ from ..privacy.domain import Domain
 from .measurements import warm_start_targets
 from .priors import markov_weights
 
-__all__ = ["EM_BUDGET", "Evidence", "FitSettings", "MarkovFitResult", "fit_markov", "fit_settings", "naive_tolerance",
-           "start_potentials"]
-
 #: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget, not a convergence
 #: requirement (the accuracy gains over naive MLE are reached there and EM is usually still
 #: moving, so a warning at this budget would fire on almost every fit; see docs/markov.md).

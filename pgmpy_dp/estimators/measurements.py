@@ -20,8 +20,6 @@ from ..engine import Measurement, project_simplex, reconcile_tables
 from ..privacy.domain import DomainError
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 
-__all__ = ["clique_measurements", "measured_subcliques", "warm_start_targets"]
-
 
 def _member_factor(release, table) -> float:
     """How many member tables a pooled table adds up: ``len(members)``, or 1 when it averages them.

@@ -12,9 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["PRIOR_PRECISION", "UNRESOLVED_PRIOR_PRECISION", "auto_regularization", "cgm_regularization",
-           "floored_regularization", "markov_weights", "per_clique_weights"]
-
 #: Prior precision of each log-potential entry under ``regularization="auto"``:
 #: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
 PRIOR_PRECISION = 1.0

@@ -17,19 +17,6 @@ import pandas as pd
 
 from .._progress import progress
 
-__all__ = [
-    "Query",
-    "answer_queries",
-    "cpd_errors",
-    "joint_kl",
-    "kl",
-    "weighted_cpd_l1",
-    "l1",
-    "map_answers",
-    "query_errors",
-    "random_queries",
-]
-
 #: Probability mass mixed in (uniformly) before a KL divergence, so that a zero
 #: in the reference where the estimate is positive gives a large finite number.
 KL_SMOOTHING = 1e-6

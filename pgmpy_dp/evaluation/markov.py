@@ -15,8 +15,6 @@ import numpy as np
 from ..engine import JunctionTree
 from ..privacy.domain import Domain, DomainError
 
-__all__ = ["kl_divergence", "kl_divergence_potentials", "log_potentials_of"]
-
 
 def kl_divergence_potentials(
     domain: Domain,

@@ -11,8 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_privacy_utility", "plot_allocation", "plot_noisy_vs_inferred"]
-
 
 def _axes(ax, figsize):
     try:

@@ -41,12 +41,6 @@ from .ledger import LedgerEntry, Account, check_path, format_amount, read_record
 from .loss import LOSS_TYPES, ZCDP, PureDP, check_keywords, privacy_loss
 from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho, rho_to_epsilon_delta
 
-__all__ = [
-    "PrivacyBudget",
-    "BudgetExceededError",
-    "Charge",
-]
-
 
 class BudgetExceededError(RuntimeError):
     """A charge would spend more than the remaining privacy budget."""

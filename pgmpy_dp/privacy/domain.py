@@ -22,15 +22,6 @@ import pandas as pd
 
 from .._progress import progress
 
-__all__ = [
-    "Domain",
-    "DomainError",
-    "CellLimitError",
-    "DataDerivedDomainWarning",
-    "DEFAULT_MAX_CELLS",
-    "bin_labels",
-]
-
 #: Largest number of cells a single table may have before we refuse to build it.
 #: 10 million float64 cells is 80 MB, which is already more than any marginal a
 #: graphical model should need; pass ``max_cells`` to raise it deliberately.

@@ -18,8 +18,6 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
-__all__ = ["LedgerEntry"]
-
 _BUDGET_FORMAT = "pgmpy-dp/privacy-budget"
 _BUDGET_FORMAT_VERSION = 1
 

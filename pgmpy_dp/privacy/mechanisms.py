@@ -47,18 +47,6 @@ import math
 
 import numpy as np
 
-__all__ = [
-    "GAUSSIAN_MECHANISM",
-    "MAX_SCALE",
-    "MECHANISM",
-    "OPENDP_MAX_CELLS",
-    "discrete_gaussian_noise",
-    "discrete_gaussian_variance",
-    "discrete_laplace_noise",
-    "discrete_laplace_variance",
-    "sampler_for",
-]
-
 #: Name recorded in every release made by [`discrete_laplace_noise`][pgmpy_dp.privacy.mechanisms.discrete_laplace_noise].
 MECHANISM = "discrete_laplace"
 

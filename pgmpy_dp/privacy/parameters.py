@@ -13,15 +13,6 @@ import sys
 
 import numpy as np
 
-__all__ = [
-    "check_delta",
-    "check_epsilon",
-    "check_positive",
-    "check_rho",
-    "epsilon_delta_to_rho",
-    "rho_to_epsilon_delta",
-]
-
 
 def check_positive(value, name: str, example: str) -> float:
     """Return ``value`` as a float, or raise a clear error naming ``name``: TypeError unless a real number (booleans

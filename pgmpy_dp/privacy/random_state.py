@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_random_state"]
-
 _SEED_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
 
 

@@ -21,8 +21,6 @@ import numpy as np
 
 from .parameters import check_epsilon
 
-__all__ = ["exponential_mechanism", "exponential_mechanism_rho"]
-
 
 def exponential_mechanism_rho(epsilon: float) -> float:
     """zCDP cost ``epsilon**2 / 8`` of one ``epsilon``-DP exponential mechanism (Gumbel noisy max).

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-__all__ = ["UserLevel", "unit_keywords"]
-
 
 @dataclass(frozen=True)
 class UserLevel:

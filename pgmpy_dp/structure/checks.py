@@ -14,8 +14,6 @@ from ..privacy import (
 )
 from . import routing
 
-__all__ = ["MAX_N_ITER", "LearnerChecks"]
-
 #: Most Frank-Wolfe iterations a fit accepts. Its optimisation error falls like ``1 / n_iter`` while the
 #: noise of each selection grows like ``sqrt(n_iter)``, so far fewer are ever useful; the bound stops a
 #: mistyped value from charging the budget and then running for days.

@@ -39,17 +39,6 @@ from ..privacy import check_rho
 from ..privacy.selection import exponential_mechanism_rho, opendp_noisy_max
 from ..privacy.random_state import check_random_state
 
-__all__ = [
-    "MAX_ITERATIONS",
-    "MAX_STEPS_PER_ROW",
-    "MIN_ITERATIONS",
-    "frank_wolfe_iterations",
-    "frank_wolfe_logistic",
-    "frank_wolfe_noise_scale",
-    "frank_wolfe_rho",
-    "exponential_mechanism_rho",
-]
-
 
 def frank_wolfe_rho(noise_scale: float, radius: float, n_iter: int) -> float:
     """Total zCDP cost of ``n_iter`` noisy vertex selections with Gumbel scale ``noise_scale``.

@@ -69,7 +69,7 @@ from ..privacy import (
 from .._memory import check_memory
 from ..privacy.random_state import check_random_state
 from . import routing
-from .checks import MAX_N_ITER, LearnerChecks
+from .checks import LearnerChecks
 from .frank_wolfe import (
     MAX_STEPS_PER_ROW,
     MIN_ITERATIONS,
@@ -79,8 +79,6 @@ from .frank_wolfe import (
 )
 from .tables_route import fit_tables_route, refit_on_edges, release_counted, release_pair_tables
 from .tables_route import memory_needed as tables_memory_needed
-
-__all__ = ["MAX_N_ITER", "PrivateIsingEstimator", "PrivatePairwiseEstimator", "NotFittedError", "min_rows_for_structure"]
 
 # problems are batched so that the (rows x problems) work arrays stay around this many floats
 _BATCH_CELLS = 4_000_000

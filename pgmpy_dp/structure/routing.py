@@ -13,20 +13,6 @@ import warnings
 
 import numpy as np
 
-__all__ = [
-    "BOUNDARY_FRACTION",
-    "COUNT_SHARE",
-    "ROUTES",
-    "TABLES_MAX_PAIR_CELLS",
-    "WIDTH_MARGIN",
-    "WIDTH_SHARE",
-    "BoundaryWarning",
-    "asymmetry_scores",
-    "choose_route",
-    "warn_if_on_boundary",
-    "width_from_fit",
-]
-
 ROUTES = ("auto", "tables", "frank-wolfe")
 
 #: Most cells of all two-way tables together (``p (p - 1) / 2`` pairs times the most states squared)

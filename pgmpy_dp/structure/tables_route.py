@@ -45,24 +45,6 @@ from ..tables.artifact import MarginalRelease, NoisyTable
 from ..tables.counting import contingency_tables
 from ..tables.release import release_counts, release_from_codes
 
-__all__ = [
-    "ALPHA_ROWS",
-    "CONFIRM_DRAWS",
-    "EDGE_ALPHA",
-    "EXACT_MAX_CELLS",
-    "EXACT_MAX_FEATURE_CELLS",
-    "SCREEN_ALPHA",
-    "TablesFit",
-    "edge_alpha",
-    "fit_tables_route",
-    "is_exact",
-    "memory_needed",
-    "refit_on_edges",
-    "release_counted",
-    "release_pair_tables",
-    "wald_scores",
-]
-
 #: Largest complete-graph clique (cells) fitted exactly; a binary 14-node model has 16,384 cells
 #: and fits in about a second, 16 nodes in five.
 EXACT_MAX_CELLS = 2**14

@@ -28,8 +28,6 @@ from ..tables.counting import contingency_table
 from .marginals import MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
 from .method import Measurements, Method, Plan
 
-__all__ = ["AIM", "Aim", "AimPlan", "DEFAULT_WORKLOAD_CELLS", "check_aim", "run_aim", "worst_approximated"]
-
 #: The default workload: every 3-way marginal with at most this many cells.
 DEFAULT_WORKLOAD_CELLS = 10_000
 #: Rounds planned per attribute; annealing and the last round usually end the run sooner.

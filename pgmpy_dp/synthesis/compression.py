@@ -25,8 +25,6 @@ import numpy as np
 from ..privacy.domain import Domain
 from ..tables.artifact import MarginalRelease
 
-__all__ = ["Compression"]
-
 #: MST's threshold: a state is kept when its noisy count reaches this many noise scales.
 THRESHOLD = 3.0
 

@@ -28,8 +28,6 @@ from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
 from ..tables.release import release_from_codes
 
-__all__ = ["MarkovFit", "check_noise_scale", "fit_final_model", "measure", "measured_cliques", "model_megabytes", "tree_marginal"]
-
 _BYTES_PER_CELL = 8  # one float64 per junction-tree cell
 
 

@@ -18,8 +18,6 @@ from typing import Any
 from ..privacy.domain import Domain
 from ..privacy.loss import PrivacyLoss, PureDP
 
-__all__ = ["Measurements", "Method", "Plan"]
-
 
 class Measurements:
     """The noisy outputs of one run, kept as they are drawn; the first commits the charge.

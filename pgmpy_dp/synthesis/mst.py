@@ -29,8 +29,6 @@ from .compression import THRESHOLD, Compression
 from .marginals import check_noise_scale, fit_final_model, measure
 from .method import Measurements, Method, Plan
 
-__all__ = ["MST", "Mst", "check_mst", "pair_scores", "run_mst", "select_tree"]
-
 
 def check_mst(domain: Domain, rho: float) -> None:
     """Refuse, from public facts only, a domain or budget MST cannot run on (nothing is spent).

@@ -59,21 +59,6 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)  # pgmpy 1.1 deprecation notices on import
     from pgmpy.models import DiscreteBayesianNetwork
 
-__all__ = [
-    "PRIVBAYES",
-    "COUNT_FRACTION",
-    "DEFAULT_STRUCTURE_FRACTION",
-    "DEFAULT_THETA",
-    "MAX_CANDIDATES",
-    "SCORE_SENSITIVITY",
-    "PrivBayes",
-    "PrivBayesSplit",
-    "independence_score",
-    "maximal_parent_sets",
-    "privbayes_split",
-    "run_privbayes",
-]
-
 #: Share of the total budget spent on selecting the network (the paper's beta).
 DEFAULT_STRUCTURE_FRACTION = 0.3
 

@@ -25,8 +25,6 @@ from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
 
-__all__ = ["METHODS", "PrivateSynthesizer"]
-
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
 METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
 _FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_")

@@ -32,12 +32,6 @@ from .schema import FORMAT as _FORMAT
 from .schema import FORMAT_VERSION as _FORMAT_VERSION
 from .schema import read_json_source, validate_release_dict
 
-__all__ = [
-    "MarginalRelease",
-    "NoisyTable",
-    "pooled_record_count",
-]
-
 
 @dataclass(frozen=True, eq=False)
 class NoisyTable:

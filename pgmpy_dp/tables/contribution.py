@@ -45,19 +45,6 @@ import pandas as pd
 from ..privacy.domain import Domain, DomainError
 from ..privacy.units import unit_keywords
 
-__all__ = [
-    "CONTRIBUTIONS",
-    "NORMALIZE_UNITS",
-    "ContributionBound",
-    "check_contribution",
-    "check_skip_state",
-    "contribution_weights",
-    "encode_units",
-    "per_unit_mass",
-    "sample_per_unit",
-    "unit_rng",
-]
-
 CONTRIBUTIONS = ("normalize", "clip")
 
 #: Integer units each individual splits over its rows of a table under ``"normalize"``

@@ -8,8 +8,6 @@ import numpy as np
 
 from ..privacy.domain import Domain
 
-__all__ = ["contingency_table", "contingency_tables"]
-
 
 def contingency_table(
     codes: Mapping[str, np.ndarray], domain: Domain, attrs: Sequence[str], weights: np.ndarray | None = None

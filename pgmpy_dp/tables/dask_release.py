@@ -30,8 +30,6 @@ from .plan import is_gaussian, plan_tables, release_loss, requested_tables
 from .pooled import Pooled
 from .release import check_budget, check_n_records, release_counts
 
-__all__ = ["dask_contingency_tables", "dask_domain", "release_marginals_dask"]
-
 #: How many partial count vectors one reduction task adds up.
 SPLIT_EVERY = 8
 

@@ -27,8 +27,6 @@ from scipy import special, stats
 
 from ..privacy.mechanisms import GAUSSIAN_MECHANISM, MECHANISM
 
-__all__ = ["check_level", "noise_coverage", "noise_quantile", "release_interval"]
-
 #: Above this sigma the discrete Gaussian's coverage comes from the midpoint rule
 #: ``erf((q + 1/2) / (sigma sqrt 2))`` instead of summing about 12 sigma pmf terms;
 #: its error (Euler-Maclaurin plus Poisson summation) is of order ``1 / sigma^2``, below 1e-10 here.

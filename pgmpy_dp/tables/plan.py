@@ -21,12 +21,6 @@ from ..privacy.mechanisms import MAX_SCALE
 from .contribution import ContributionBound
 from .pooled import Pooled
 
-__all__ = [
-    "plan_tables",
-    "requested_columns",
-    "requested_tables",
-]
-
 
 @dataclass(frozen=True)
 class Planned:

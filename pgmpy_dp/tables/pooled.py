@@ -21,8 +21,6 @@ import numpy as np
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
 from .counting import contingency_table
 
-__all__ = ["Pooled", "pooled_counts", "table_key"]
-
 
 class Pooled:
     """Request one table whose exact counts are the sum of the member tables.

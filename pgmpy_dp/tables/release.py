@@ -44,12 +44,6 @@ from .counting import contingency_table
 from .plan import noise_scale, plan_release, Planned, is_gaussian, is_release_loss, release_loss, requested_columns, requested_tables
 from .pooled import pooled_counts, table_key
 
-__all__ = [
-    "release_counts",
-    "release_from_codes",
-    "release_marginals",
-]
-
 # -- the mechanism ---------------------------------------------------------------------------
 
 

@@ -15,8 +15,6 @@ import warnings
 import numpy as np
 from scipy import special
 
-__all__ = ["band_t", "normal_band", "response_factor"]
-
 
 def band_t(n_refits: int, alpha: float) -> float:
     """Half-width of a normal band in refit standard deviations: ``t * sqrt(1 + 1/B)`` for ``B`` refits.

@@ -16,8 +16,6 @@ from ..tables.intervals import check_level
 from .bands import normal_band, response_factor
 from .simulate import FitView, check_n_jobs, fit_view, refits, response_refits
 
-__all__ = ["query_interval"]
-
 INTERVALS = ("response", "normal")
 
 

@@ -38,8 +38,6 @@ from ..privacy.random_state import check_random_state
 from ..tables.artifact import MarginalRelease
 from ..tables.counting import contingency_table
 
-__all__ = ["FitView", "fit_view", "refits", "response_refits"]
-
 
 @dataclasses.dataclass(frozen=True)
 class FitView:

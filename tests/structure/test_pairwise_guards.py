@@ -7,7 +7,7 @@ import pytest
 from pgmpy_dp import PrivacyBudget
 from pgmpy_dp import _memory
 from pgmpy_dp.structure import NotFittedError, PrivateIsingEstimator, PrivatePairwiseEstimator, pairwise
-from pgmpy_dp.structure.pairwise import MAX_N_ITER
+from pgmpy_dp.structure.checks import MAX_N_ITER
 
 ESTIMATORS = [PrivateIsingEstimator, PrivatePairwiseEstimator]
 
