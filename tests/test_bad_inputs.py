@@ -434,7 +434,7 @@ def test_one_bad_cell_anywhere_is_named_and_spends_nothing(entry, case):
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS, ids=lambda e: e.name)
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=15, deadline=None, derandomize=True)
 @given(n=st.integers(1, 30), seed=st.integers(0, 2**32 - 1))
 def test_any_valid_frame_is_released_with_the_full_domain_shape(entry, n, seed):
     budget = PrivacyBudget(1.0)

@@ -283,6 +283,7 @@ def test_two_processes_never_overspend_a_file_budget(tmp_path):
     assert {e.label.split("-")[0] for e in b.ledger} <= {"p1", "p2"}
 
 
+@pytest.mark.slow  # a fresh interpreter or a Monte Carlo estimate: seconds of CPU each
 def test_crash_mid_charge_stays_reserved(tmp_path):
     path = tmp_path / "crash.json"
     PrivacyBudget.open(path, 1.0)

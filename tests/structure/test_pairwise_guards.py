@@ -261,6 +261,7 @@ except MemoryError as e:
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="reads /proc/self/status")
+@pytest.mark.slow  # a fresh interpreter or a Monte Carlo estimate: seconds of CPU each
 def test_a_fit_beyond_the_process_memory_limit_is_refused_before_charging():
     import subprocess
     import sys

@@ -238,6 +238,7 @@ def test_a_fit_cuts_at_the_bonferroni_value_of_its_noisy_row_count():
     assert est.threshold_ == pytest.approx(norm.isf(tables_route.edge_alpha(n_hat) / (2 * 15)))
 
 
+@pytest.mark.slow  # a fresh interpreter or a Monte Carlo estimate: seconds of CPU each
 def test_monte_carlo_fisher_information_matches_the_exact_one():
     # the refit test estimates the Fisher information from draws of the refitted model; on a model
     # small enough to enumerate, 200,000 draws give the exact covariance to about 1 / sqrt(200,000)
