@@ -47,3 +47,12 @@ def test_core_path_with_both_changes_is_the_estimator():
     assert [tuple(c) for c in est_cliques] == core_cliques and len(core_cliques) > len(before_cliques)
     for a, b in zip(est_theta, core_theta):
         np.testing.assert_array_equal(a, b)
+
+
+def test_mbi_rows_are_skipped_with_a_note_when_mbi_is_absent(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench.harness, "RESULTS", tmp_path)
+    monkeypatch.setattr(bench, "have_mbi", lambda: False)
+    bench.main(["--quick", "--rows", "1000", "--columns", "4", "--measurements", "mst",
+                "--contenders", "default", "mbi-1000", "--data", str(ADULT)])
+    assert "mbi is not installed" in capsys.readouterr().out
+    assert list(pd.read_csv(tmp_path / "adult_mst_quick.csv").contender) == ["default"]

@@ -35,3 +35,12 @@ def test_quick_run_refits_the_published_model_and_restores_aim(tmp_path, monkeyp
     assert list(runs.contender) == ["default", "floored", "last-round"]  # --quick needs no mbi
     assert (runs.per_attr == 2).all() and (runs.epsilon == 1.0).all() and (runs.rounds >= 1).all()
     assert runs.l1_3.between(0, 2).all() and runs.l1_3.nunique() == 3  # three different fits of one release
+
+
+def test_mbi_rows_are_skipped_with_a_note_when_mbi_is_absent(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench.harness, "RESULTS", tmp_path)
+    monkeypatch.setattr(bench, "have_mbi", lambda: False)
+    bench.main(["--quick", "--rows", "1000", "--contenders", "default", "mbi-md",
+                "--data", str(ADULT)])
+    assert "mbi is not installed" in capsys.readouterr().out
+    assert list(pd.read_csv(tmp_path / "aim_rounds_quick.csv").contender) == ["default"]
