@@ -6,7 +6,7 @@ comparison is in synthesis_numbers.txt beside this file.
 """
 import sys, pickle, warnings
 warnings.simplefilter("ignore")
-import numpy as np, pandas as pd
+import numpy as np
 import pgmpy_dp
 from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
 from pgmpy_dp.tables import release_from_codes
