@@ -1,12 +1,9 @@
 """Simulation of a fit's measurements and the refits of its estimator (post-processing, no budget).
 
-A private fit is a function of noisy tables ``y = x + Z`` whose noise law is public (each
-table's mechanism and scale). Taking the fitted model as the truth, a simulated data set draws
-``N`` records from it, counts the tables the fit used, adds fresh noise of each table's own
-mechanism and scale, and the estimator's own fitting step is run on those tables. Bayesian and
-Markov fits share this path: a ``FitView`` holds what
-differs (the fitted log-potentials, the tables, the fitting step). The seeded random numbers
-are public simulation, not privacy noise.
+Taking the fitted model as the truth, a simulated data set draws ``N`` records from it, counts
+the fit's tables, adds fresh noise of each table's public mechanism and scale and refits; a
+``FitView`` holds what Bayesian and Markov fits differ in. The seeded random numbers are public
+simulation, not privacy noise.
 """
 
 from __future__ import annotations
@@ -55,16 +52,13 @@ class FitView:
     inference : str
         ``"junction-tree"`` or ``"loopy"``.
     releases : list of tuple
-        Per simulated release: ``(domain, tables, mechanism, n_records)``, the tables the fit
-        used and what the release declared.
+        Per simulated release: ``(domain, tables, mechanism, n_records)``.
     n_draw : int
         Records per simulated data set.
     make_fit : callable
-        ``make_fit(engine)`` returns the fitting step, ``fit(releases) -> log-potentials``
-        (deterministic and picklable, so it can run in worker processes).
+        ``make_fit(engine)`` returns the fitting step, ``fit(releases) -> log-potentials`` (picklable).
     fitted : object
-        The estimator's fitted parameters (``log_potentials_`` or ``parameters_``): a new fit
-        replaces this object, which tells kept refits apart from those of an earlier fit.
+        The estimator's fitted parameters, which tell kept refits apart from an earlier fit's.
     """
 
     domain: Domain
