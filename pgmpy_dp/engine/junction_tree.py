@@ -3,9 +3,7 @@
 A [`JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree] is built once per model structure (a domain and a list
 of cliques); after that, [`JunctionTree.calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate] maps a list of
 log-potentials (one dense array per model clique) to calibrated clique beliefs
-and the log-partition function with one upward and one downward pass. The
-structure work (elimination order, tree, axis bookkeeping) is never repeated,
-which is what makes thousands of calibrations per fit affordable.
+and the log-partition function; the structure work is never repeated.
 """
 
 from __future__ import annotations
@@ -401,30 +399,14 @@ class JunctionTree:
     def _fast_marginals(self, psi: list[np.ndarray], flat: np.ndarray | None = None) -> tuple[list[np.ndarray], float] | None:
         """Sum-product in probability space with rescaled messages: model-clique marginals and ``log Z``.
 
-        One ``exp`` per tree clique instead of a log-sum-exp per message (2-3x fewer passes over
-        the arrays). Each clique is shifted by its maximum before ``exp`` and each upward message
-        is divided by its own maximum, the logs of both going into ``log Z``. A tree clique's
-        belief is never normalised as a whole: each model clique's marginal is summed out of the
-        unnormalised belief and divided by its own (small) total, which saves a pass over every
-        tree clique. Returns ``None`` when that could lose mass: a clique whose finite
-        log-potentials span more than `_EXP_RANGE` (cells below the range would underflow to 0
-        while another clique could make them likely), or a message or marginal that came out all
-        zero or non-finite.
-
-        The reductions call the ufuncs' ``reduce`` directly: a calibration of a small model is a
-        hundred or so reductions on tiny arrays, where ``np.sum``'s Python wrapper costs as much
-        as the arithmetic. With ``flat`` (the array `_flat_potentials` laid the cliques out in, of
-        which ``psi`` are views; both are overwritten), the maxima, minima and ``exp`` of all
-        cliques take three calls plus one subtraction per clique, instead of four calls per
-        clique: maxima and minima are exact whatever the grouping, and ``x - top`` and ``exp``
-        act cell by cell, so the numbers are the same.
+        One ``exp`` per tree clique instead of a log-sum-exp per message: cliques are shifted by
+        their maximum and upward messages divided by theirs, the logs going into ``log Z``. Returns
+        ``None`` when that could lose mass: a clique whose finite log-potentials span more than
+        `_EXP_RANGE`, or a message or marginal that came out all zero or non-finite. With ``flat``
+        (the array `_flat_potentials` laid out, of which ``psi`` are views; both are overwritten)
+        the maxima, minima and ``exp`` of all cliques take three calls.
         """
-        # The arithmetic and its order are those of the first version of this path (kept to the bit:
-        # tests/engine/test_reference_fits.py); ``log_z`` is one running sum, passed through the passes
-        # in the order they add to it. What changed is bookkeeping: lists instead of dicts,
-        # results written into arrays this call made instead of new temporaries, and the upward
-        # pass's product of a clique's potential and its children's messages kept for the downward
-        # pass, which multiplies the same factors in the same order.
+        # the arithmetic and its order are kept to the bit (tests/engine/test_reference_fits.py)
         start = self._exp_flat(psi, flat) if flat is not None and len(psi) > 1 else _exp_each(psi)
         if start is None:
             return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
@@ -550,9 +532,7 @@ class JunctionTree:
     ) -> dict[str, np.ndarray]:
         """Draw ``n`` exact samples, as integer codes per attribute (the layout [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] returns).
 
-        Forward sampling over the calibrated tree: the root clique from its
-        belief, then each clique given the separator its parent has already
-        fixed. Each clique costs one inverse-CDF lookup for all samples at once.
+        Forward sampling over the calibrated tree, root first, one inverse-CDF lookup per clique.
 
         Examples
         --------
