@@ -70,56 +70,45 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     """Differentially private CPDs of a Bayesian network from noisy family tables.
 
     One noisy table per family (a node and its parents) is released, then the CPDs are read off
-    the model that makes all noisy tables most likely. ``fit`` also accepts published releases
-    instead of records (nothing spent). See docs/bayesian.md for the method and its evidence.
-
-    The privacy loss is a hyper-parameter (``epsilon=`` or ``rho=``, given here, not to ``fit``):
-    pgmpy calls ``fit`` itself, and this estimator always spends it on the records it is
-    fitted to (the rule of docs/privacy.md, "Where the loss goes"). ``loss_`` is what it spent.
+    the model that makes all noisy tables most likely (docs/bayesian.md). The privacy loss is a
+    hyper-parameter because pgmpy calls ``fit`` itself (docs/privacy.md, "Where the loss goes").
 
     Parameters
     ----------
     epsilon : float or PrivacyLoss, optional
-        Total privacy budget; required to fit from a DataFrame. A loss value
-        (``pgmpy_dp.privacy.PureDP`` or ``ZCDP``) may stand for either keyword.
+        Total privacy budget; required to fit from a DataFrame. A loss value may stand for either keyword.
     allocation : {"optimal", "data-dependent", "uniform"}
-        Split of the budget over the family tables: ``epsilon_i`` proportional to
-        ``sqrt(cells_i)``, which minimises the expected total noise
-        ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]);
+        Split of the budget over the family tables:
+        [`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation];
         Roy Chowdhury et al. (2020), Algorithm 2; or ``epsilon / n`` per table.
     stage1_fraction, sample_rate : float
         The data-dependent allocation's stage-I share of ``epsilon`` and subsampling rate.
     consistency : {"likelihood", "projection"}
-        CGM-EM over the network with a Dirichlet prior that grows with the noise
+        CGM-EM over the network under a Dirichlet prior
         ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]), or the
-        weighted least-squares projection onto consistent non-negative tables
-        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]). When the
-        junction tree of the moral graph would have a clique above ``likelihood.MAX_CLIQUE_CELLS``
-        cells or more than ``likelihood.MAX_EXACT_CELLS`` cells in all (decided from the graph and
-        the declared states), ``"likelihood"`` fits each CPD to its own family table under the same prior instead
+        weighted least-squares projection
+        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]). On a network
+        whose junction tree is too large, ``"likelihood"`` fits family by family
         ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]) and warns
         (``WideNetworkWarning``).
     domain : dict or Domain, optional
-        Public states of the columns that are not categorical. States are never read from the data.
+        Public states of the columns that are not categorical.
     random_state : int or numpy.random.Generator, optional
         Seed for subsampling and noise, for reproducible experiments only.
     budget : PrivacyBudget, optional
         Charged once before any noise is drawn; refunded if the fit fails before that.
     max_iter : int, optional
-        CGM-EM iterations: ``None`` runs a fixed 50 silently (20 Newton sweeps of the per-family
-        fit on wide networks); a number warns if CGM-EM has not converged.
+        CGM-EM iterations: ``None`` runs a fixed budget silently; a number warns if CGM-EM has not converged.
     show_progress : bool
-        Progress bars over counting and CGM-EM when they take more than a couple of seconds.
+        Progress bars over counting and CGM-EM.
     rho : float, optional, keyword only
         Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
-        data-dependent allocation. ``budget`` must then be a zCDP budget.
+        data-dependent allocation.
     privacy_unit : UserLevel or column label, optional, keyword only
-        Individual-level privacy (``pgmpy_dp.UserLevel``; a column
-        label means ``UserLevel(column)``); stage I of the data-dependent allocation then
-        subsamples individuals. A ``skip_state`` is refused.
+        Individual-level privacy (``pgmpy_dp.UserLevel``; a column label means ``UserLevel(column)``).
+        A ``skip_state`` is refused.
     prior_strength : float, keyword only
-        Multiplies the weight of the ``"likelihood"`` fit's prior (1: the weight the noise calls
-        for). Below 1 the CPDs follow the noisy tables more closely. Post-processing only.
+        Multiplies the weight of the ``"likelihood"`` fit's prior (below 1: closer to the noisy tables).
 
     Attributes
     ----------
@@ -128,8 +117,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     loss_ : PureDP, ZCDP or None
         The privacy loss the fit spent, as a value (``None`` for a fit from releases).
     model_ : DiscreteBayesianNetwork
-        The network fitted (``model.fit(df, estimator=...)`` adds ``parameters_`` to it); it
-        stands for this estimator in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
+        The network fitted; it stands for this estimator in ``pgmpy_dp.query`` and ``query_interval``.
     state_names_ : dict
         The public domain used, ``{variable: [states]}``.
     release_ : MarginalRelease or list of MarginalRelease
@@ -141,9 +129,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     n_iter_, converged_ : int or None, bool or None
         EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
     consistency_ : str
-        What the fit used: ``"likelihood"`` (exact junction tree), ``"local-likelihood"`` (family
-        by family, on networks whose junction tree is too large; the ``WideNetworkWarning`` gives
-        its size and the limit it passed) or ``"projection"``.
+        What the fit used: ``"likelihood"``, ``"local-likelihood"`` (family by family) or ``"projection"``.
 
     Examples
     --------
@@ -309,12 +295,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     def fit_release(self, model, releases) -> DiscretePrivateMLE:
         """CPDs of ``model`` from published releases: post-processing only, nothing is spent.
 
-        Every table of every release whose attributes are nodes of ``model`` is
-        evidence, each with its own noise scale (releases at different epsilons,
-        several tables over one family, tables over subsets or other sets of the
-        model's attributes): the ``"likelihood"`` fit finds the model whose
-        marginals make them all most likely. ``model.fit(release, estimator=est)``
-        calls this. ``epsilon``, ``allocation`` and ``budget`` play no part.
+        Every table over nodes of ``model`` is evidence, each with its own noise scale.
+        ``model.fit(release, estimator=est)`` calls this; ``epsilon``, ``allocation`` and ``budget``
+        play no part.
 
         Parameters
         ----------
@@ -604,8 +587,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         """The consistency step alone: family marginals (counts, axes in family order) from noisy releases.
 
         ``"likelihood"`` fits every table of every release; ``"projection"`` projects the tables
-        of the first release. Post-processing: it spends nothing. ``fit`` uses it, and so do
-        ``query_interval``'s refits of simulated releases.
+        of the first release. Post-processing: it spends nothing.
 
         Examples
         --------
