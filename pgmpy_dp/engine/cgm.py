@@ -40,8 +40,7 @@ NOISE_MODELS = ("laplace", "gaussian")
 class Measurement:
     """One noisy table: counts ``values`` over ``attrs`` with noise of ``scale`` per cell.
 
-    ``noise="laplace"``: ``scale`` is the Laplace scale ``b``; ``noise="gaussian"``:
-    ``scale`` is the standard deviation ``sigma``.
+    ``scale`` is the Laplace scale ``b`` (``noise="laplace"``) or the standard deviation ``sigma``.
 
     ``members`` makes it a pooled table: ``values`` then measure the SUM of the tables over
     each member (equal-length attribute tuples matched position by position, ``attrs`` first).
@@ -477,10 +476,9 @@ class _NLBP:
 class _Squarem:
     """SQUAREM (Varadhan and Roland 2008, scheme S3) over an EM map.
 
-    From two EM steps ``r = M(theta) - theta`` and ``v = M(M(theta)) - 2 M(theta) + theta``, jump
-    to ``theta + 2 a r + a^2 v`` with ``a = |r| / |v|`` (capped at ``step_max``, which grows 4x
-    whenever the cap is used and accepted); keep the jump if the log marginal likelihood did not
-    fall, else halve ``a`` towards 1, which is the plain double EM step ``M(M(theta))``.
+    Jump to ``theta + 2 a r + a^2 v`` (``r``, ``v``: the first and second differences of two EM
+    steps; ``a = |r| / |v|`` capped at ``step_max``, which grows 4x when the cap is accepted); keep
+    the jump if the objective did not fall, else halve ``a`` towards 1, the double EM step.
     """
 
     def __init__(self, combine: Callable) -> None:
@@ -603,8 +601,7 @@ class CgmEM:
         # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
         self.tables = _FlatTables(measurements, hosts, inference.cliques, inference.domain, self.options.smoothing, self.n)
         self.m_step, self.callback = m_step, callback
-        # only for the junction tree: loopy BP starts each call from the previous call's messages, so a
-        # skipped call would change where the next one starts
+        # only for the junction tree: a skipped loopy BP call would change where the next one starts
         self._stateless = isinstance(inference, JunctionTree)
 
     def _begin(self) -> None:
@@ -612,8 +609,7 @@ class CgmEM:
         self.e_step = _NLBP(self.inference, self.tables, self.n, self.options)
         self._solver = WarmMLE(self.inference, self.lam, self.tied) if self.m_step is None else None
         self._offset = None  # last M-step solution minus its starting point phi
-        # the latest M-step solution (the list object em_map returned) and its marginals: SQUAREM and
-        # the plain EM loop pass that very list to the next em_map, which then skips one calibration
+        # the latest M-step solution (the very list em_map returned) and its marginals: saves a calibration
         self._known: tuple = (None, None)
 
     def penalty(self, theta, n: float = 1.0) -> float:
@@ -733,8 +729,7 @@ def cgm_em(
     --------
     >>> from pgmpy_dp.privacy.domain import Domain
     >>> from pgmpy_dp.engine import JunctionTree
-    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
-    >>> jt = JunctionTree(d, [("a", "b")])
+    >>> jt = JunctionTree(Domain({"a": [0, 1], "b": [0, 1]}), [("a", "b")])
     >>> y = Measurement(("a", "b"), np.array([[600.0, 100.0], [100.0, 200.0]]), scale=1.0)
     >>> fit = cgm_em(jt, [y], n_records=1000, max_iter=500)
     >>> fit.converged, np.round(fit.counts[0]).tolist()

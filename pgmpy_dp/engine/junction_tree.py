@@ -20,8 +20,7 @@ from ..privacy.domain import Domain
 from .factor import align, log_marginal, logsumexp
 
 #: Largest spread (max - min) of a tree clique's log-potentials for the probability-space path of
-#: [`JunctionTree.marginals`][pgmpy_dp.engine.junction_tree.JunctionTree.marginals]: ``exp(-600)`` is still 1e-261, far from float64's underflow, so
-#: products of a few messages stay representable; wider cliques use the log-space path.
+#: `JunctionTree.marginals` (``exp(-600)`` is 1e-261, far from underflow); wider cliques use log space.
 _EXP_RANGE = 600.0
 _TINY = 1e-250  # a belief whose total is below this has lost digits to underflow
 
@@ -97,8 +96,7 @@ def _elimination_cliques(domain: Domain, adj: dict):
     """The clique each vertex forms when eliminated, in greedy min-fill order (``adj`` is consumed)."""
     log_card = {v: math.log(domain.size(v)) for v in adj}
     position = {a: i for i, a in enumerate(domain.attrs)}  # deterministic tie-breaking
-    # Eliminating v changes the cost of its neighbours (their adjacency) and of their neighbours
-    # (edges added among v's neighbours); every other cost stays, so only those are recomputed.
+    # eliminating v changes only the costs of its neighbours and of their neighbours: only those are recomputed
     costs = {v: _elimination_cost(v, adj, log_card, position) for v in adj}
     while adj:
         v = min(costs, key=costs.__getitem__)
@@ -419,8 +417,7 @@ class JunctionTree:
         tops = np.maximum.reduceat(flat, self._flat_starts)
         if not np.isfinite(tops).all() or (tops - np.minimum.reduceat(flat, self._flat_starts) > _EXP_RANGE).any():
             return None
-        # in place: the potentials are not needed again (the log-space fallback starts from the
-        # log-potentials), and a repeated copy of the maxima would cost a pass of its own
+        # in place: the potentials are not needed again (the log-space fallback starts from the log-potentials)
         log_z = 0.0
         for top, x in zip(tops.tolist(), psi):
             np.subtract(x, top, out=x)

@@ -179,8 +179,7 @@ def fit_log_potentials(
     Parameters
     ----------
     inference : JunctionTree or LoopyBP
-        Engine for the model's cliques (its ``cliques`` fix the order of ``marginals``).
-        With loopy BP the objective uses the Bethe log-partition function.
+        Engine for the model's cliques, which fix the order of ``marginals`` (loopy BP: the Bethe ``log Z``).
     marginals : sequence of numpy.ndarray
         Target marginals or (pseudo)counts per clique, non-negative; each is divided by its total.
     regularization : float or sequence of float
@@ -195,6 +194,7 @@ def fit_log_potentials(
         counts as converged within 10x ``tol``.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] when the solver stops early.
+
     Returns
     -------
     MLEResult
@@ -219,8 +219,7 @@ def fit_log_potentials(
         theta = _closed_form(inference, targets)
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
-    # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
-    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
+    # WarmMLE owns the packing of (tied) potentials and the objective; scipy's L-BFGS-B drives it from a cold start
     problem = WarmMLE(inference, lam, tied)
     res = _cold_lbfgs(problem, problem._targets(targets), init, int(max_iter), float(tol))
     gnorm, converged, reason = _lbfgs_outcome(res, max_iter, tol)
@@ -238,9 +237,8 @@ def fit_log_potentials(
 def _lbfgs_outcome(res, max_iter: int, tol: float) -> tuple[float, bool, str]:
     """The gradient max-norm at scipy's L-BFGS-B result, whether it counts as converged, and why it stopped."""
     gnorm = float(np.max(np.abs(res.jac))) if res.jac is not None and res.jac.size else 0.0
-    # A failed line search ("ABNORMAL") means float64 cannot resolve a lower objective from here:
-    # with the gradient within _ROUNDING_SLACK of tol, that point is the solution to rounding (the
-    # same fit converges or not depending on the last bits of log Z)
+    # a failed line search ("ABNORMAL") with the gradient within _ROUNDING_SLACK of tol: float64 cannot
+    # resolve a lower objective, so that point is the solution to rounding
     at_rounding = str(res.message).upper().startswith("ABNORMAL") and gnorm <= _ROUNDING_SLACK * tol
     return gnorm, bool(gnorm <= tol or res.success or at_rounding), _lbfgs_reason(str(res.message), res.nit, max_iter)
 
@@ -290,8 +288,7 @@ def _cold_lbfgs(problem: WarmMLE, target: np.ndarray, init, max_iter: int, tol: 
     return res
 
 
-#: scipy versions whose L-BFGS-B routine ``_lbfgsb.setulb`` has the calling convention `_lbfgsb` uses
-#: (the C port of scipy 1.15; integer task codes). Other versions go through ``scipy.optimize.minimize``.
+#: scipy versions whose ``_lbfgsb.setulb`` has the calling convention `_lbfgsb` uses (others: ``minimize``).
 _SETULB_VERSIONS = ((1, 15), (1, 18))
 
 
@@ -450,8 +447,7 @@ class WarmMLE:
         self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
         self.calls = 0  # inference calls made, for profiling
         self._last_eval: tuple | None = None  # (x, marginals, log Z) of the latest objective evaluation
-        #: Marginals and log Z at the point the latest `solve` returned, if it was evaluated there, else
-        #: None: EM's next E-step need not calibrate it again.
+        #: Marginals and log Z at the point the latest `solve` returned, if evaluated there, else None.
         self.final_marginals: tuple[list[np.ndarray], float] | None = None
 
     def _pack(self, arrays) -> np.ndarray:

@@ -31,8 +31,7 @@ def separators(attrs: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     >>> separators([("a", "b"), ("b", "c"), ("c", "d", "b")])
     [(), ('b',), ('b', 'c')]
     """
-    # each separator in one orientation (attributes in order of first appearance): two pairs of
-    # scopes listing the same shared attributes in different orders give one separator, not two
+    # each separator in one orientation (attributes in order of first appearance), so it is listed once
     order = {x: i for i, x in enumerate(dict.fromkeys(x for a in attrs for x in a))}
     seps = {()}
     for a, b in itertools.combinations(attrs, 2):
@@ -93,8 +92,7 @@ def reconcile_tables(
 
     Returns
     -------
-    list of numpy.ndarray
-        Non-negative tables, consistent on every separator (to ``tol``), with equal totals.
+    list of numpy.ndarray, non-negative tables consistent on every separator (to ``tol``).
 
     Examples
     --------
