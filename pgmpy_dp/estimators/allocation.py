@@ -126,9 +126,7 @@ def parameter_sensitivity(parents: Mapping[str, Sequence[str]], domain: Domain) 
     return out
 
 
-def allocation_weights(
-    parents: Mapping[str, Sequence[str]], domain: Domain
-) -> dict[str, float]:
+def allocation_weights(parents: Mapping[str, Sequence[str]], domain: Domain) -> dict[str, float]:
     """Importance weight of each node, ``W_i = (h_i + 1)(o_i + 1)(Delta_i + 1)`` (eq. 7).
 
     Examples

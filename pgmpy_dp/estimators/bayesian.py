@@ -144,10 +144,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     (2,)
     """
 
-    _tags = {
-        "supports_latent_variables": False,
-        "supports_weighted_data": False,
-    }
+    _tags = {"supports_latent_variables": False, "supports_weighted_data": False}
 
     def __init__(
         self,
@@ -421,11 +418,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             return self._local_tables(domain, families, tables, n_records, weight, local_iter)
         naive = noise_excess(tables, n_records) / n_records
         prior, runs = dict(prior="gaussian"), 1
-        # The Dirichlet prior's closed-form M-step needs the fitted model to be the network itself; a fit
-        # from releases with tables over other attribute sets keeps the Gaussian prior of the same weight.
+        # the Dirichlet prior's closed-form M-step needs the model to be the network itself; else the Gaussian prior
         if is_network_model(families, [t.attrs for t in tables]):
-            # where the noise swamps the tables (the weight's cap binds), CGM-EM from two starts keeps the
-            # better EM objective: from the exact start alone 50 iterations can stay far from the optimum
+            # where the noise swamps the tables (the cap binds), CGM-EM runs from two starts and keeps the better
             runs = 2 if noise_regularization(tables, n_records) > BN_WEIGHT_CAP else 1
             prior = dict(prior="dirichlet", dirichlet_spread=BN_DIRICHLET_SPREAD, warm_start=("mle", "best")[runs - 1])
         bar = ProgressCallback(self.show_progress, runs * max_iter, "CGM-EM (BN families)")
@@ -437,8 +432,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         finally:
             bar.close()
         self.n_iter_, self.converged_ = fit.n_iter, fit.converged
-        # The default is a fixed budget that rarely meets the 1e-6 tolerance: it does not
-        # warn (every default fit would). A max_iter the user chose is a request to converge.
+        # the default fixed budget does not warn; a max_iter the user chose is a request to converge
         if not fit.converged and self.max_iter is not None:
             warnings.warn(
                 f"CGM-EM of the likelihood fit stopped at max_iter={max_iter} iterations with the EM "
@@ -465,9 +459,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         from pgmpy.base import DAG
 
         if not isinstance(model, DAG):
-            raise TypeError(
-                f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}"
-            )
+            raise TypeError(f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}")
         missing = sorted(set(model.nodes()) - set(model.latents) - set(data.columns))
         if missing:
             raise DomainError(
@@ -500,9 +492,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             )
         return encode_units(data[column], column)
 
-    def _fit_codes(
-        self, codes, domain, families, parents, loss, rng, noise_drawn=lambda: None, units=None
-    ) -> None:
+    def _fit_codes(self, codes, domain, families, parents, loss, rng, noise_drawn=lambda: None, units=None) -> None:
         """Both stages and the consistency step; ``noise_drawn()`` runs once the first noisy table exists.
 
         From then on every failure (a stage-II scale refused because of the stage-I allocation,
@@ -518,11 +508,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             self.stage1_epsilon_ = 0.0
             self.stage1_release_ = None
             cells = np.array([domain.cells(f) for f in measured], dtype=np.float64)
-            stage2 = (
-                [total / n] * n
-                if self.allocation == "uniform"
-                else list(error_optimal_allocation(cells, loss))
-            )
+            stage2 = [total / n] * n if self.allocation == "uniform" else list(error_optimal_allocation(cells, loss))
             stats = pd.DataFrame({"cells": [domain.cells(f) for f in families]}, index=pd.Index(nodes, name="node"))
         else:
             beta = float(self.sample_rate)
@@ -543,14 +529,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 show_progress=self.show_progress, **self._unit_args(sub_units),
             )
             noise_drawn()
-            # counts below the stage-I noise level are indistinguishable from zero: floor the
-            # 1/C^2 terms there, or one empty parent configuration would swallow the budget
-            error = np.array(
-                [
-                    parameter_error(t.values, scale_to=1.0 / beta, min_count=math.sqrt(t.variance) / beta)
-                    for t in self.stage1_release_
-                ]
-            )
+            # floor the 1/C^2 terms at the stage-I noise level, or one empty parent configuration takes the budget
+            error = np.array([parameter_error(t.values, scale_to=1.0 / beta, min_count=math.sqrt(t.variance) / beta)
+                              for t in self.stage1_release_])
             node_weights = allocation_weights(parents, domain)
             w = np.array([node_weights[v] for v in nodes])
             stage2 = optimal_allocation(w * error, total - self.stage1_epsilon_)
@@ -570,9 +551,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         noise_drawn()
         unit = "rho" if gaussian else "epsilon"
         spent = {t.attrs[0]: getattr(t, unit) for t in self.release_}  # a family not released spent nothing
-        self.allocation_ = pd.Series(
-            [spent.get(v, 0.0) for v in nodes], index=pd.Index(nodes, name="node"), name=unit
-        )
+        self.allocation_ = pd.Series([spent.get(v, 0.0) for v in nodes], index=pd.Index(nodes, name="node"), name=unit)
         stats[unit] = self.allocation_
         self.node_stats_ = stats
         self._tables = self.family_tables([self.release_], domain, families)
@@ -613,14 +592,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         cpds = []
         for fam, table in zip(families, self._tables):
             node, *pa = fam
-            cpds.append(
-                TabularCPD(
-                    node,
-                    domain.size(node),
-                    cpd_values(table),
-                    evidence=pa or None,
-                    evidence_card=[domain.size(p) for p in pa] or None,
-                    state_names={v: list(domain[v]) for v in fam},
-                )
-            )
+            cpds.append(TabularCPD(node, domain.size(node), cpd_values(table), evidence=pa or None,
+                                   evidence_card=[domain.size(p) for p in pa] or None,
+                                   state_names={v: list(domain[v]) for v in fam}))
         return cpds

@@ -16,8 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 
-# Interior-point tolerances: the defaults (1e-8 on the gap) leave the solution ~0.1 count
-# from the optimum on 10,000 records; 1e-10 costs a couple of iterations more.
+# Interior-point tolerances: the defaults (1e-8 on the gap) leave the solution ~0.1 count from the optimum.
 _CLARABEL_TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
 
 
@@ -51,9 +50,8 @@ def _overlaps(attrs: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[in
         for s, t in itertools.combinations(sets, 2)
         if s & t
     }
-    # sorted by size, then by the attributes' canonical positions: never by set iteration order, which
-    # follows string hashing and would make the projection (and every fit started from it) differ
-    # between Python processes for the same seed
+    # sorted by size, then canonical positions: set iteration order follows string hashing, which
+    # would make the projection differ between Python processes for the same seed
     ranked = sorted(shared, key=lambda s: (len(s), [order[a] for a in s]))
     return {s: [i for i, t in enumerate(sets) if t.issuperset(s)] for s in ranked}
 

@@ -26,8 +26,7 @@ from .conditionals import cpd_values
 from .consistency import project_consistent
 from .priors import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION, auto_regularization, cgm_regularization
 
-#: Largest junction-tree clique (cells) the exact likelihood fit accepts; ``DiscretePrivateMLE`` fits wider
-#: networks family by family ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]).
+#: Largest junction-tree clique (cells) the exact likelihood fit accepts; wider networks are fitted family by family.
 MAX_CLIQUE_CELLS = 2_000_000
 #: Most cells, summed over its cliques, of the junction tree ``DiscretePrivateMLE`` fits exactly (about 8 CPU
 #: seconds for a default fit); larger trees are fitted family by family (docs/bayesian.md).
@@ -216,8 +215,7 @@ def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1
     return fit.log_potentials
 
 
-#: CGM-EM iterations of the likelihood fit by default (``fit_family_tables`` and ``DiscretePrivateMLE``
-#: with ``max_iter=None``): a fixed budget, measured in docs/bayesian.md
+#: CGM-EM iterations of the likelihood fit by default: a fixed budget (docs/bayesian.md)
 DEFAULT_MAX_ITER = 50
 
 
@@ -458,12 +456,10 @@ def fit_family_tables(
         )
     with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
         targets = _naive_targets(cliques, measurements)
-    # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
-    # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
+    # the start need only be exact to 1% of the smallest noise scale (noiseless tables: 1e-9)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
     if prior == "dirichlet":
-        # the same warm start as the Gaussian fit (exact for noiseless tables): the first E-step then starts at
-        # the tables, and the closed-form M-step reads the CPDs off them
+        # the Gaussian fit's warm start (exact for noiseless tables); the first M-step reads CPDs off it
         def shifted(k):  # the second run's iterations count on from max_iter (one progress bar of 2 max_iter)
             return None if callback is None else (lambda i, obj, change: callback(k * max_iter + i, obj, change))
 
@@ -475,8 +471,7 @@ def fit_family_tables(
         ]
         return max(fits, key=lambda f: f.log_likelihood[-1])  # a tie keeps the exact start's
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
-    # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
-    # the fit then falls back to its warm start below, so the numpy warnings carry no news.
+    # degenerate inputs overflow inside the E-step; the fit then falls back to its warm start below
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = cgm_em(

@@ -21,8 +21,7 @@ from ..engine import Measurement
 from ..privacy.domain import Domain
 from .likelihood import FamilyFit
 
-#: Newton sweeps of the per-family fit by default (docs/bayesian.md: on hailfinder 20 sweeps reach joint KL
-#: within 1% of 50), and the largest change of a log-count in one sweep.
+#: Newton sweeps of the per-family fit by default (docs/bayesian.md), and the largest log-count change per sweep.
 LOCAL_MAX_ITER, NEWTON_STEP = 20, 2.0
 
 
@@ -93,8 +92,7 @@ def _transposed(m: Measurement, fam) -> Measurement:
 #: Most CPD cells, summed over the families, the per-family fit takes (about 30 float64 arrays of that length).
 MAX_LOCAL_CELLS = 20_000_000
 
-#: Families of at least this many cells sum their marginals by reshaping (one numpy call each); smaller
-#: ones all together by ``bincount`` (one call for all), which costs a gather per cell and marginal.
+#: Families of at least this many cells sum their marginals by reshaping; smaller ones all together by ``bincount``.
 RESHAPE_CELLS = 4096
 
 
@@ -146,16 +144,13 @@ class _FlatFamilies:
         join = (lambda xs, dtype=np.float64: np.concatenate(xs) if xs else np.zeros(0, dtype))  # noqa: E731
         self.obs_cell, self.obs_y, self.obs_scale = join(obs_cell, np.intp), join(obs_y), join(obs_scale)
         self.obs_laplace = join(laplace, bool)
-        # Gaussian measurements of marginals. Large families: per marginal, the axes to sum, the measured
-        # values (broadcastable) and the precision. Small ones: which cell adds into which measured total
-        # (a cell once per marginal), the totals' values, precisions and cells summed.
+        # Gaussian measurements of marginals: summed by reshaping in large families, by bincount in small ones
         self.reshaped = []
         cells_at, groups, ys, precision, summed = [], [], [], [], []
         n_groups = 0
         for off, size, fam, ms, own in zip(self.offsets[:-1], sizes, families, per_marginal, per_family):
             shape = domain.shape(fam)
-            # A marginal far more precise than the family's own cells would outweigh them all: its precision
-            # is capped where (cells summed) times it reaches the family's own per-cell precision.
+            # a marginal's precision is capped where (cells summed) times it reaches the family's per-cell one
             cell_precision = max(1.0 / (m.scale**2 * (2.0 if m.noise == "laplace" else 1.0)) for m in own)
             for m in ms:
                 axes = [fam.index(a) for a in m.attrs]
@@ -236,8 +231,7 @@ def fit_families_locally(
     families : sequence of tuple of str
         Each node followed by its parents (the tables to return).
     measurements : sequence of Measurement
-        Noisy tables; each family reads the tables over exactly its attributes, every table over
-        more of them summed down, and every table over part of them as a measurement of that marginal.
+        Noisy tables; each family reads those that overlap it (see `_evidence`).
     n_records : float
         Record count every fitted family table sums to.
     pseudo_count : float

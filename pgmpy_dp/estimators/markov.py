@@ -204,11 +204,9 @@ class PrivateMarkovEstimator(BaseObject):
         Parameters
         ----------
         model : pgmpy.models.DiscreteMarkovNetwork
-            The structure. Its cliques are the scopes of its factors if it has
-            any, else its edges (a pairwise model) plus its isolated nodes.
+            The structure; its cliques are its factors' scopes, else its edges plus its isolated nodes.
         data : MarginalRelease, list of MarginalRelease, or pandas.DataFrame
-            Noisy measurements, or private data to release the clique tables of
-            (then ``epsilon`` is required and the sensitivity is the number of cliques).
+            Noisy measurements, or private data to release the clique tables of (then a loss is required).
         epsilon : float, sequence of float or PrivacyLoss, optional
             Budget of the release made from a DataFrame (total, or one per clique); a loss value
             may stand for ``epsilon`` or ``rho`` (docs/privacy.md, "Where the loss goes").
@@ -233,9 +231,8 @@ class PrivateMarkovEstimator(BaseObject):
             (``pgmpy_dp.UserLevel``; its column is not a model node). A ``skip_state`` is
             refused (docs/mobility.md).
         init : mapping of tuple of str to numpy.ndarray, optional, keyword only
-            Starting log-potentials, one array per clique with axes in the key's order, such as an
-            earlier fit's ``dict(zip(est.cliques_, est.log_potentials_))``: ``method``'s own loop
-            starts there (CGM-EM skips its warm start); missing cliques start at zero. Not with ``tied``.
+            Starting log-potentials per clique, such as ``dict(zip(est.cliques_, est.log_potentials_))``
+            (CGM-EM then skips its warm start; missing cliques start at zero). Not with ``tied``.
 
         Returns
         -------
@@ -243,8 +240,7 @@ class PrivateMarkovEstimator(BaseObject):
 
         Examples
         --------
-        A six-step time-homogeneous chain, released as one pooled transition table
-        plus the table of ``x1``:
+        A six-step time-homogeneous chain, released as one pooled transition table plus ``x1``'s:
 
         >>> import pgmpy_dp
         >>> from pgmpy.models import DiscreteMarkovNetwork

@@ -176,6 +176,4 @@ def _reconciled_targets(cliques, clique_tables, n_records: float) -> list[np.nda
     means, variances = zip(*(_pooled_estimate(tables) for tables in clique_tables))
     consistent = reconcile_tables(cliques, means, variances)
     # a table the reconciliation left without mass (all noise, no records) falls back to its own projection
-    return [
-        t / t.sum() if t.sum() > 0 else project_simplex(m / n_records) for t, m in zip(consistent, means)
-    ]
+    return [t / t.sum() if t.sum() > 0 else project_simplex(m / n_records) for t, m in zip(consistent, means)]

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: Prior precision of each log-potential entry under ``regularization="auto"``:
-#: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
+#: Prior precision of each log-potential entry under ``regularization="auto"``: a unit-variance Gaussian prior.
 PRIOR_PRECISION = 1.0
 
 #: The floor of CGM-EM's prior precision, ``6 / pi**2``: a count the noise cannot resolve follows at most an

@@ -51,8 +51,7 @@ def normal_band(estimate, answers, level: float, widen: float = 1.0) -> tuple[np
 
     Returns
     -------
-    tuple of numpy.ndarray
-        ``(lower, upper)``, each of shape ``(k,)``.
+    tuple of numpy.ndarray, ``(lower, upper)``, each of shape ``(k,)``.
 
     Examples
     --------
