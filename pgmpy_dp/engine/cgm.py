@@ -5,13 +5,11 @@ known scale per table (Bernstein et al. 2017, section 3.2). EM alternates
 
 * E-step, non-linear belief propagation (their Algorithm 1, `_NLBP`): the approximate posterior
   mode of ``n`` (their Problem 6), exact on a junction tree, a Bethe approximation with loopy BP.
-* M-step (their Algorithm 2): the (L2-regularised) MLE of ``theta`` given ``n``, warm-started at
-  the E-step's parameters plus the previous M-step's penalty correction.
+* M-step (their Algorithm 2): the (L2-regularised) MLE of ``theta`` given ``n`` (`CgmEM.m_step_solution`).
 
-Every measurement is evidence, weighted by its scale (Williams and McSherry 2010). The Laplace
-log-likelihood is smoothed to pseudo-Huber ``-(sqrt(r^2 + delta^2) - delta) / scale`` with
-``r = y - n`` and ``delta = smoothing * scale``, so EM has a genuine fixed point; ``smoothing=0``
-gives the plain subgradient. SQUAREM (Varadhan and Roland 2008, `_Squarem`) accelerates EM.
+Every measurement is evidence, weighted by its scale (Williams and McSherry 2010). The Laplace term is
+smoothed to pseudo-Huber ``-(sqrt(r^2 + delta^2) - delta) / scale`` with ``r = y - n`` and
+``delta = smoothing * scale``, so EM has a genuine fixed point; SQUAREM (`_Squarem`) accelerates it.
 
 The objective recorded after every iteration is
 ``F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - (lambda N / 2) ||theta||^2``
@@ -414,11 +412,9 @@ def _dot(a, b) -> float:
 class _NLBP:
     """The E-step: non-linear belief propagation (Algorithm 1) with a line search per direction.
 
-    Instead of the paper's fixed damping, each sweep tries three directions for the natural
-    parameters phi: the plain NLBP one (theta + grad log p(y | n) - phi), the same divided by
-    1 + stiffness (an isolated cell's Newton step), and the log-ratio of data to counts (an IPF
-    step). Each gets a backtracking line search on Problem (6) from twice its last accepted
-    step; the sweep takes the first that improves, the last successful one tried first.
+    Instead of the paper's fixed damping, each sweep tries three directions for phi: the plain NLBP
+    one, the same divided by 1 + stiffness (a cell's Newton step), and the log-ratio of data to counts
+    (IPF). Each gets a backtracking line search on Problem (6); the last successful one goes first.
     """
 
     def __init__(self, inference, tables: _FlatTables, n_records: float, options: CgmOptions) -> None:

@@ -333,10 +333,8 @@ class JunctionTree:
     def _flat_potentials(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
         """The tree cliques' log-potentials as views into one flat array (also returned), in `nodes` order.
 
-        The hosted arrays are added in model-clique order straight into the flat array, the first
-        addition writing it: the same sequence of floating-point additions as starting from zeros
-        (``0 + a`` is ``a``), one pass fewer. One array for all cliques lets the fast path find
-        every clique's maximum and minimum and take the ``exp`` of all of them in a few calls.
+        The hosted arrays are added in model-clique order straight into the flat array (the same
+        additions as from zeros), so the fast path can treat all cliques in a few calls.
         """
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
@@ -502,9 +500,8 @@ class JunctionTree:
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
         """Marginal probabilities of every model clique (axes in clique order) and ``log Z``.
 
-        Runs in probability space with rescaled messages when that is safe (the usual case:
-        finite log-potentials spanning less than `_EXP_RANGE` per tree clique), else in log
-        space ([`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate]); both give the same numbers up to rounding.
+        In probability space (`_fast_marginals`) when that is safe, else in log space
+        ([`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate]); the same numbers up to rounding.
         """
         fast = self._fast_marginals(*self._flat_potentials(log_potentials))
         if fast is not None:

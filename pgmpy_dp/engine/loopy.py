@@ -1,8 +1,7 @@
 """Approximate inference: damped loopy belief propagation with the Bethe log-partition function.
 
-The cluster graph has one cluster per model clique and one per attribute, joined by
-single-attribute sepsets: it satisfies the running-intersection property for any model.
-Messages are kept between calls, so nearby parameter vectors converge in few sweeps.
+The cluster graph has one cluster per model clique and one per attribute, joined by single-attribute
+sepsets (running intersection holds for any model). Messages are kept between calls.
 """
 
 from __future__ import annotations

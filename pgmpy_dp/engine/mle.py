@@ -36,9 +36,7 @@ class ConvergenceWarning(UserWarning):
 
 
 def project_simplex(values: np.ndarray) -> np.ndarray:
-    """Euclidean projection of an array (all cells together) onto the probability simplex.
-
-    The sort-based algorithm of Duchi et al. (2008); keeps the input's shape.
+    """Euclidean projection of an array (all cells together) onto the probability simplex (Duchi et al. 2008).
 
     Examples
     --------
@@ -60,9 +58,7 @@ def project_simplex(values: np.ndarray) -> np.ndarray:
 
 
 def tie_groups(cliques: Sequence[tuple[str, ...]], tied: Sequence[Sequence[int]] | None, domain) -> list[list[int]]:
-    """Partition clique indices into parameter groups: ``tied`` groups plus singletons.
-
-    Cliques in one group share one log-potential array, matched axis by axis.
+    """Partition clique indices into parameter groups (one shared log-potential each): ``tied`` groups plus singletons.
 
     Examples
     --------

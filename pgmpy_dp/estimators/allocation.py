@@ -1,13 +1,9 @@
 """Privacy-budget allocation over the family tables of a Bayesian network.
 
-[`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] is the data-independent split that minimises
-the expected total error of the noisy counts (no stage I, no budget lost).
-The rest of the module is the data-dependent allocation:
-
-Roy Chowdhury, Rekatsinas and Jha (2020), section 3.3: a small stage-I budget on a subsample
-estimates each node's parameter error (eq. 6) and importance (eqs. 7-9); the rest is split to
-minimise their weighted sum (eq. 10). Post-processing of public structure and stage-I tables,
-on plain arrays and a ``parents`` mapping.
+[`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] is the data-independent
+split. The rest is the data-dependent allocation of Roy Chowdhury, Rekatsinas and Jha (2020), section 3.3:
+a small stage-I budget on a subsample estimates each node's parameter error (eq. 6) and importance
+(eqs. 7-9); the rest is split to minimise their weighted sum (eq. 10). Plain arrays and a ``parents`` mapping.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Differentially private CPDs for a Bayesian network with a known DAG.
 
 [`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE] is one of pgmpy's parameter
-estimators: ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``
-returns a network whose CPDs are post-processing of noisy family tables (``X_i`` with its
-parents). A fit can also start from published releases instead of records, which spends nothing.
+estimators: ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``.
 """
 
 from __future__ import annotations
@@ -102,8 +100,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     show_progress : bool
         Progress bars over counting and CGM-EM.
     rho : float, optional, keyword only
-        Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
-        data-dependent allocation.
+        Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the data-dependent allocation.
     privacy_unit : UserLevel or column label, optional, keyword only
         Individual-level privacy (``pgmpy_dp.UserLevel``; a column label means ``UserLevel(column)``).
         A ``skip_state`` is refused.

@@ -1,9 +1,8 @@
 """Making noisy marginal tables mutually consistent.
 
-Independently noised tables disagree wherever they overlap, and CPDs derived from them then
-describe no joint distribution.
-[`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] projects them onto
-consistent non-negative tables. Post-processing of released tables: it spends no budget.
+Independently noised tables disagree where they overlap, and CPDs derived from them describe no joint
+distribution: [`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] projects them
+onto consistent non-negative tables. Post-processing: it spends no budget.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """What the estimators read off a list of releases: one merged public domain, one record count.
 
-Both estimators treat every release as evidence about the same records, under the same rules:
-shared attributes must agree on their states, the record count is declared or pooled, and
-tables released with ``skip_state`` are refused.
+Both estimators treat every release as evidence about the same records: shared attributes must agree
+on their states, the record count is declared or pooled, and ``skip_state`` tables are refused.
 """
 
 from __future__ import annotations

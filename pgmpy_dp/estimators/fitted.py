@@ -1,9 +1,7 @@
 """Which private estimator fitted a pgmpy model, so that the model can stand for its estimator.
 
-Both estimators leave a note on the model they fitted, naming themselves and the parameter objects
-they gave it, so that a model refitted since no longer stands for the private fit. The note is an
-attribute of the model: pgmpy's graphs compare equal by structure, and a global table would keep
-every fit alive.
+Both estimators leave a note on the model they fitted, naming themselves and the parameter objects they
+gave it (an attribute of the model: a global table would keep every fit alive).
 """
 
 from __future__ import annotations

@@ -86,10 +86,8 @@ class FamilyFit:
         Fitted expected counts of each family, axes in the family's order, summing to ``n_records``.
     cliques : list of tuple of str
         The fitted model's cliques ([`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques]).
-    n_iter : int
-        CGM-EM iterations run.
-    converged : bool
-        Whether CGM-EM met its tolerance.
+    n_iter, converged : int, bool
+        CGM-EM iterations run, and whether CGM-EM met its tolerance.
     log_likelihood : list of float
         The EM objective after every iteration (non-decreasing).
     tolerance : float
@@ -220,10 +218,9 @@ DEFAULT_MAX_ITER = 50
 
 
 class DirichletCPDStep:
-    """CGM-EM's exact M-step for a Bayesian network whose CPD columns carry Dirichlet priors.
+    """CGM-EM's exact M-step for a Bayesian network (cliques: its families, node first) under Dirichlet priors.
 
-    When the model's cliques are the network's families (node first, then its parents), with
-    ``a`` pseudo-records per cell the maximiser is in closed form (docs/bayesian.md):
+    With ``a`` pseudo-records per cell the maximiser is in closed form (docs/bayesian.md):
 
         theta(x | u) = (N mu_f(x, u) + a) / (N mu_f(u) + K a),   K = |dom(x)|.
 

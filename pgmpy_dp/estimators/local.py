@@ -181,10 +181,9 @@ class _FlatFamilies:
     def gradient(self, n):
         """Gradient of the log-likelihood of every measurement in the counts ``n``, and a curvature that bounds it.
 
-        The curvature is ``gradient / residual`` for the smoothed Laplace term (``1 / (b s)``, a
-        majoriser: the term's own curvature vanishes in its tails and Newton cycles), ``1 / sigma^2``
-        for Gaussian noise, and ``2 p T / (n_i + T / m)`` for a marginal's term ``-p (y - T)^2 / 2``
-        over ``m`` cells summing to ``T`` (a weighted Cauchy-Schwarz bound; docs/decisions.md).
+        The curvature is ``1 / (b s)`` for the smoothed Laplace term (a majoriser: its own vanishes in the
+        tails), ``1 / sigma^2`` for Gaussian noise, and ``2 p T / (n_i + T / m)`` for a marginal's term
+        over ``m`` cells summing to ``T`` (docs/decisions.md).
         """
         r = self.y - n
         inv = _precision(r, self.scale, self.laplace)

@@ -37,10 +37,9 @@ class Evidence(NamedTuple):
 class FitSettings:
     """How a Markov fit runs: everything a refit of it must repeat.
 
-    ``method``, ``max_iter`` (EM maps), ``tol``, ``naive_tol`` (`naive_tolerance`), ``warm_start``
-    (the naive stage's targets: ``"reconciled"``, ``"noisy"`` for tied potentials, None for naive MLE),
-    the L2 weights of both stages against all ``N`` records, and CGM-EM's ``m_step_iter`` and
-    ``e_step_iter`` (``nlbp_iter`` of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]).
+    ``method``, ``max_iter`` (EM maps), ``tol``, ``naive_tol`` (`naive_tolerance`), ``warm_start`` (the naive
+    stage's targets: ``"reconciled"``, ``"noisy"`` for tied potentials, None for naive MLE), both stages' L2
+    weights against all ``N`` records, and CGM-EM's ``m_step_iter`` and ``e_step_iter`` (its ``nlbp_iter``).
     """
 
     method: str

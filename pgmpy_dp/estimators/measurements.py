@@ -1,8 +1,7 @@
 """Noisy clique tables as evidence for a Markov network: engine measurements and warm-start targets.
 
-Every table inside a model clique becomes one [`Measurement`][pgmpy_dp.engine.cgm.Measurement];
-the tables over exactly a clique also give the naive fit's targets, made consistent by
-[`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables].
+Every table inside a model clique becomes one [`Measurement`][pgmpy_dp.engine.cgm.Measurement]; the tables
+over exactly a clique give the naive fit's targets ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The Gaussian prior ``lambda/2 ||theta||^2`` on log-potentials: its weights, from public facts only.
 
-Naive MLE's weight, CGM-EM's scaled one (also the Bayesian-network fit's) and its floored one depend
-on the noise scales, table shapes and the record count estimate, never on the counts;
-[`markov_weights`][pgmpy_dp.estimators.priors.markov_weights] is the Markov fit's rule. The evidence
-is in docs/markov.md.
+They depend on noise scales, table shapes and the record count estimate, never on the counts;
+[`markov_weights`][pgmpy_dp.estimators.priors.markov_weights] is the Markov fit's rule (docs/markov.md).
 """
 
 from __future__ import annotations
@@ -23,9 +21,8 @@ UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
 def auto_regularization(tables, n_records: float) -> float:
     """The L2 weight naive MLE uses under ``regularization="auto"``.
 
-    With per-cell noise variance ``v`` on a table of ``K`` cells, a cell of probability ``1/K`` is
-    estimated with the precision of ``N_eff = 1 / (1/N + v K / N^2)`` records, so the unit prior is
-    worth ``N / N_eff = 1 + v K / N`` times more against the naive likelihood: the mean over tables.
+    A table of ``K`` cells with noise variance ``v`` makes a cell of probability ``1/K`` worth
+    ``N_eff = 1 / (1/N + v K / N^2)`` records: the unit prior times the mean over tables of ``N / N_eff``.
 
     Examples
     --------

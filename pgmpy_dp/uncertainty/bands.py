@@ -1,8 +1,7 @@
 """The two interval bands, as pure functions of the fit's answer and its refits' answers.
 
-Both start from the bias-corrected centre ``2 p_hat - mean(refits)`` and the refits' spread (the
-"normal" band); the "response" band widens it by how much the estimator's answer follows its
-truth. See docs/intervals.md.
+The "normal" band is the bias-corrected centre ``2 p_hat - mean(refits)`` plus the refits' spread;
+the "response" band widens it by how much the answer follows its truth. See docs/intervals.md.
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ from scipy import special
 def band_t(n_refits: int, alpha: float) -> float:
     """Half-width of a normal band in refit standard deviations: ``t * sqrt(1 + 1/B)`` for ``B`` refits.
 
-    ``t`` is Student's with ``B - 1`` degrees of freedom; ``1/B`` is the Monte Carlo error of the
-    refits' mean, as for a prediction interval.
+    ``t`` is Student's with ``B - 1`` degrees of freedom; ``1/B``: the refits' mean's Monte Carlo error.
 
     Parameters
     ----------

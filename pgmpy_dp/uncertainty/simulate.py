@@ -1,9 +1,8 @@
 """Simulation of a fit's measurements and the refits of its estimator (post-processing, no budget).
 
-Taking the fitted model as the truth, a simulated data set draws ``N`` records from it, counts
-the fit's tables, adds fresh noise of each table's public mechanism and scale and refits; a
-``FitView`` holds what Bayesian and Markov fits differ in. The seeded random numbers are public
-simulation, not privacy noise.
+A simulated data set draws ``N`` records from the fitted model, counts the fit's tables, adds fresh noise
+of each table's public mechanism and scale and refits; a ``FitView`` holds what Bayesian and Markov
+fits differ in. The seeded random numbers are public simulation, not privacy noise.
 """
 
 from __future__ import annotations
@@ -45,8 +44,7 @@ class FitView:
     domain : Domain
         The model's variables and their states.
     cliques : list of tuple of str
-        The scopes of ``theta``: a Markov network's cliques, a Bayesian network's families
-        ``(node, *parents)``.
+        The scopes of ``theta``: a Markov network's cliques, a Bayesian network's families ``(node, *parents)``.
     theta : list of numpy.ndarray
         The fitted log-potentials (log-CPDs for a Bayesian network), one per clique.
     inference : str
