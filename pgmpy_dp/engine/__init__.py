@@ -1,9 +1,7 @@
 """Layer 4: dense log-space inference and maximum-likelihood fitting for Markov networks.
 
-numpy / scipy / networkx only, no pgmpy objects: this is the hot path of the
-private Markov-network estimators. A model is a [`Domain`][pgmpy_dp.privacy.domain.Domain]
-plus a list of cliques (attribute tuples); parameters are one log-potential
-array per clique, shaped ``domain.shape(clique)``.
+numpy / scipy / networkx only, no pgmpy objects. A model is a [`Domain`][pgmpy_dp.privacy.domain.Domain]
+plus a list of cliques (attribute tuples); parameters are one log-potential array per clique.
 """
 
 from .cgm import NOISE_MODELS, CGMResult, Measurement, cgm_em, gaussian_log_likelihood, laplace_log_likelihood

@@ -1,53 +1,20 @@
 """EM for collective graphical models (CGM-EM) on noisy marginal tables.
 
-The true clique contingency tables ``n`` are latent; the release observes
-``y = n + noise`` with discrete Laplace noise of a known scale per table
-(Bernstein et al. 2017, section 3.2). EM alternates
+The true clique tables ``n`` are latent; the release observes ``y = n + noise`` with noise of a
+known scale per table (Bernstein et al. 2017, section 3.2). EM alternates
 
-* E-step, non-linear belief propagation (their Algorithm 1): with the current
-  parameters ``theta``, repeatedly set ``theta' = theta + grad_n log p(y | n)``,
-  run ordinary inference on ``theta'``, rescale the marginals to ``N`` records
-  and damp: ``n <- (1 - alpha) n + alpha N mu(theta')``. Its fixed point is the
-  approximate posterior mode of ``n`` (their Problem 6): exact on a junction
-  tree, a Bethe approximation with loopy BP.
-* M-step (their Algorithm 2): the (L2-regularised) MLE of ``theta`` given the
-  inferred counts ``n``, warm-started at ``theta'``. When the E-step is solved
-  exactly and ``lambda = 0``, ``theta'`` already is that MLE.
+* E-step, non-linear belief propagation (their Algorithm 1, `_NLBP`): the approximate posterior
+  mode of ``n`` (their Problem 6), exact on a junction tree, a Bethe approximation with loopy BP.
+* M-step (their Algorithm 2): the (L2-regularised) MLE of ``theta`` given ``n`` (`CgmEM.m_step_solution`).
 
-Every measurement is evidence (Williams and McSherry 2010): several tables
-over one clique, tables over subsets of a clique, and tables at different
-epsilons each contribute their own likelihood term, weighted by their scale.
-
-The Laplace log-likelihood ``-|y - n| / scale`` is not differentiable at
-``y = n``. Its subgradient ``sign(y - n) / scale`` makes the fixed-point
-iteration chatter around cells where the fit is already exact, so we use the
-pseudo-Huber smoothing ``-(sqrt(r^2 + delta^2) - delta) / scale`` with
-``r = y - n`` and ``delta = smoothing * scale``: it equals the Laplace term up
-to ``delta / scale`` for residuals beyond a few noise scales (the gradient
-tends to the paper's ``sign(r) / scale``), and is quadratic, i.e. Gaussian
-with the same curvature scale, for residuals within the noise, so EM has a
-genuine fixed point. ``smoothing=0`` gives the plain subgradient.
-
-EM on this problem converges slowly, for two reasons. In the Laplace tails
-the gradient is bounded by ``1 / scale``, so one EM iteration changes a
-cell's count by at most a factor ``exp(1 / scale)``; we accelerate with
-SQUAREM (Varadhan and Roland 2008), which extrapolates along two successive
-EM steps and keeps the jump only if the objective did not fall, so the fixed
-points are those of EM. And the M-step is badly conditioned: the per-record
-penalty ``lambda`` is tiny next to the Fisher information of the large cells,
-so a few L-BFGS iterations started from the E-step's parameters leave the
-poorly determined cells where they were and EM crawls. Starting each M-step
-from the E-step's parameters plus the previous M-step's penalty correction
-fixes that: on a 10-node Erdos-Renyi model with N = 1e6 and epsilon = 0.1,
-30 iterations reach KL 0.027 from the truth with it, 0.045 without (the
-converged value is 0.024).
+Every measurement is evidence, weighted by its scale (Williams and McSherry 2010). The Laplace term is
+smoothed to pseudo-Huber ``-(sqrt(r^2 + delta^2) - delta) / scale`` with ``r = y - n`` and
+``delta = smoothing * scale``, so EM has a genuine fixed point; SQUAREM (`_Squarem`) accelerates it.
 
 The objective recorded after every iteration is
 ``F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - (lambda N / 2) ||theta||^2``
-(with ``lambda`` per record) at the E-step's counts ``n``, the approximate log
-marginal likelihood of ``theta`` minus its penalty: EM with warm-started
-partial E- and M-steps never decreases it, and neither does an accepted
-SQUAREM jump.
+(``lambda`` per record) at the E-step's counts ``n``: EM with warm-started partial E- and
+M-steps never decreases it, and neither does an accepted SQUAREM jump.
 """
 
 from __future__ import annotations
@@ -71,14 +38,10 @@ NOISE_MODELS = ("laplace", "gaussian")
 class Measurement:
     """One noisy table: counts ``values`` over ``attrs`` with noise of ``scale`` per cell.
 
-    ``noise="laplace"``: ``scale`` is the Laplace scale ``b``; ``noise="gaussian"``:
-    ``scale`` is the standard deviation ``sigma``.
+    ``scale`` is the Laplace scale ``b`` (``noise="laplace"``) or the standard deviation ``sigma``.
 
-    ``members`` makes it a pooled table: ``values`` then measure the SUM of the
-    tables over each member (equal-length attribute tuples matched position by
-    position, ``attrs`` being the first), e.g. the transition counts of a
-    time-homogeneous chain pooled over its time steps. Each member must lie in
-    a model clique; the predicted table is the sum of the members' marginals.
+    ``members`` makes it a pooled table: ``values`` then measure the SUM of the tables over
+    each member (equal-length attribute tuples matched position by position, ``attrs`` first).
 
     Examples
     --------
@@ -86,10 +49,8 @@ class Measurement:
     >>> m.members
     (('x1', 'x2'), ('x2', 'x3'))
 
-    ``mask`` marks the cells the table observes (default: all). A masked cell
-    is unobserved, e.g. a cell that the release did not count: it adds nothing
-    to the likelihood, its gradient or its curvature, so the fitted counts
-    there follow the model, not the released value.
+    ``mask`` marks the cells the table observes (default: all); a masked cell adds nothing to
+    the likelihood, its gradient or its curvature.
 
     >>> y = Measurement(("a",), np.array([5.0, 0.0]), 1.0, mask=np.array([True, False]))
     >>> ll, g, k = y.log_likelihood(np.array([5.0, 3.0]))  # cell 1's 3 records vs its released 0: unseen
@@ -156,11 +117,8 @@ def laplace_log_likelihood(
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """Smoothed Laplace log-likelihood of noisy counts ``y`` given counts ``n``, its gradient and curvature in ``n``.
 
-    ``sum -(sqrt(r^2 + delta^2) - delta) / scale`` with ``r = y - n`` and
-    ``delta = smoothing * scale`` (constants dropped); ``smoothing=0`` gives
-    ``-|r| / scale`` with the subgradient ``sign(r) / scale``. The curvature
-    (minus the second derivative, per cell) is what the E-step uses to size
-    its steps; for ``smoothing=0`` it is taken at one noise scale.
+    The pseudo-Huber form of the module docstring (constants dropped); the curvature (minus the
+    second derivative, per cell) sizes the E-step's steps, taken at one noise scale for ``smoothing=0``.
 
     Examples
     --------
@@ -196,24 +154,15 @@ def gaussian_log_likelihood(y: np.ndarray, n: np.ndarray, sigma: float) -> tuple
 #: M-step L-BFGS iterations when the noise dominates every table, and otherwise (see m_step_length).
 SHORT_M_STEP, LONG_M_STEP = 5, 20
 #: Largest typical cell count (records over cells, any table) for short M-steps: measured, not derived.
-#: Short M-steps gave equal or lower KL at 1e3 records per cell and higher KL (7 of 8 fits) at 1e4.
 SHORT_M_STEP_MAX_COUNT = 3000.0
 
 
 def m_step_length(measurements: Sequence[Measurement], n_records: float, smoothing: float = 1.0) -> int:
     """L-BFGS iterations per M-step: short when the noise, not the records, decides every table's counts.
 
-    For a cell with ``n`` records the log-likelihood of its noisy count has curvature ``k``
-    (``1 / sigma^2`` for Gaussian noise, ``1 / (smoothing * scale^2)`` for the smoothed
-    Laplace at a zero residual); the multinomial prior of the model has curvature ``1 / n``.
-    Their ratio ``n k`` is the E-step's stiffness (the code's Newton direction divides by
-    ``1 + n k``). Below 1 the inferred counts follow the model more than the data, so fitting
-    the model to them very precisely buys little: 5 iterations per M-step (``SHORT_M_STEP``).
-    If any table's typical cell (``N`` over its observed cells) has stiffness 1 or more, or
-    more than ``SHORT_M_STEP_MAX_COUNT`` records (the M-step's conditioning grows with the
-    counts, and on the benchmark grid short M-steps lost at N = 1e6 with epsilon = 0.1), EM
-    gets ``LONG_M_STEP`` = 20. The stiffness bound follows from the noise model; the count
-    bound is an empirical one between the grid's winning and losing cells (docs/markov.md).
+    ``SHORT_M_STEP`` while every table's typical cell (``N`` over its observed cells) has
+    stiffness ``n k`` below 1 (``k``: the log-likelihood's curvature at a zero residual) and at
+    most ``SHORT_M_STEP_MAX_COUNT`` records, else ``LONG_M_STEP``.
 
     Examples
     --------
@@ -253,14 +202,10 @@ class _EMStep:
 class _FlatTables:
     """Every table's predicted counts and likelihood terms at once, as sparse products over flat arrays.
 
-    The tables (each measurement's cells, C order, one after the other) are a linear function of the
-    clique marginals (each clique's cells, one after the other): a table cell is the sum of the clique
-    cells that project onto it, over every member of a pooled table. ``A`` holds that 0/1 map, so the
-    predicted counts are ``N A mu`` in one sparse product, the likelihood is one vectorised expression
-    over all cells, and ``A^T`` carries a table-shaped quantity back onto the cliques (a member's host
-    clique sees its table's value in every cell projecting onto it), which is how the E-step's
-    directions broadcast. The same arithmetic as a loop over tables of ``Measurement.log_likelihood``
-    (tested), without the per-table calls: at alarm's 37 tables that loop was 40% of CGM-EM's time.
+    ``A`` is the 0/1 map from the clique marginals (flat, clique after clique) to the table cells
+    (flat, C order, table after table; a pooled table sums its members), so the predicted counts are
+    ``N A mu`` and ``A^T`` carries table-shaped quantities back onto the cliques. The same arithmetic
+    as a loop of ``Measurement.log_likelihood`` over the tables (tested), without per-table calls.
     """
 
     def __init__(self, measurements, hosts, cliques, domain, smoothing: float, n_records: float):
@@ -409,38 +354,25 @@ class CgmOptions:
     Attributes
     ----------
     max_iter : int
-        Largest number of EM iterations, counted as EM maps (E-step plus M-step), with or without
-        ``accelerate``.
+        Largest number of EM iterations, counted as EM maps (E-step plus M-step).
     tol : float
-        Stop when the relative change of the EM objective ``F`` (module docstring) falls below it
-        (or when the counts stop moving, see ``count_tol``).
+        Stop when the relative change of the EM objective ``F`` (module docstring) falls below it.
     damping : float
         ``alpha`` in ``(0, 1]``: the largest NLBP step length tried (the line search only shortens it).
     nlbp_iter : int
-        Largest number of NLBP sweeps per E-step (warm-started from the previous E-step, so
-        a partial E-step still keeps EM monotone).
+        Largest number of NLBP sweeps per E-step.
     e_tol : float
         The E-step stops when no natural parameter moves by more than this.
     smoothing : float
         Pseudo-Huber width in noise scales (see the module docstring).
     accelerate : bool
-        Extrapolation of the EM map ``M`` (same fixed points, fewer EM maps to a given objective).
-        ``True`` (the default): SQUAREM, scheme S3 (Varadhan and Roland 2008), cycles of two EM
-        maps, an extrapolated jump and one more map from it; a jump that lowers the objective is
-        shortened towards the double EM step. ``False``: plain EM. Both count EM maps against
-        ``max_iter``. The M-step's L-BFGS keeps its curvature pairs and its penalty correction
-        across an extrapolated jump.
+        ``True``: SQUAREM extrapolation of the EM map (`_Squarem`; same fixed points); ``False``: plain EM.
     m_step_iter, m_tol : int or None, float
-        L-BFGS iterations and gradient tolerance per M-step (a partial M-step still increases the EM bound).
-        ``None`` picks the length from the noise ([`m_step_length`][pgmpy_dp.engine.cgm.m_step_length]):
-        5 when every table's noise outweighs the multinomial spread of its typical cell (and that
-        cell has at most 3,000 records), else 20.
-        One L-BFGS serves every M-step ([`WarmMLE`][pgmpy_dp.engine.mle.WarmMLE]), so its curvature
-        carries over from one EM iteration to the next.
+        L-BFGS iterations and gradient tolerance per M-step (one [`WarmMLE`][pgmpy_dp.engine.mle.WarmMLE]
+        for all); ``None`` picks the length from the noise ([`m_step_length`][pgmpy_dp.engine.cgm.m_step_length]).
     count_tol : float
-        Also stop when no inferred count moved by more than ``count_tol`` noise scales (of its
-        table) in the last iteration: the counts are what EM estimates, and changes that small
-        are far below what the noise lets the data decide. ``0`` turns this rule off.
+        Also stop when no inferred count moved by more than ``count_tol`` noise scales in the last
+        iteration; ``0`` turns this rule off.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] with the achieved tolerance when ``max_iter`` is reached.
 
@@ -480,18 +412,9 @@ def _dot(a, b) -> float:
 class _NLBP:
     """The E-step: non-linear belief propagation (Algorithm 1) with a line search per direction.
 
-    NLBP moves the natural parameters phi of the counts towards theta + grad log p(y | n);
-    that direction is the Fisher-preconditioned gradient of Problem (6) in phi. The paper
-    damps with a fixed alpha. A fixed step overshoots whenever a cell's count exceeds its
-    squared noise scale (the likelihood is then stiffer than the multinomial prior) and
-    crawls otherwise, so each sweep has three directions: the plain NLBP one, the same
-    divided cell by cell by 1 + stiffness (the Newton step of an isolated cell), and the
-    log-ratio of data to counts (an IPF step, which is what nearly noiseless tables
-    need: there the Laplace gradient is a sign). Each gets a backtracking line search on
-    Problem (6) that starts from twice its last accepted step; the sweep takes the first
-    direction that improves, trying the one that last succeeded first (one or two
-    inference calls per sweep once the step lengths have settled). Starting from the
-    previous E-step's counts (as Algorithm 1 carries n along) makes EM monotone.
+    Instead of the paper's fixed damping, each sweep tries three directions for phi: the plain NLBP
+    one, the same divided by 1 + stiffness (a cell's Newton step), and the log-ratio of data to counts
+    (IPF). Each gets a backtracking line search on Problem (6); the last successful one goes first.
     """
 
     def __init__(self, inference, tables: _FlatTables, n_records: float, options: CgmOptions) -> None:
@@ -549,10 +472,9 @@ class _NLBP:
 class _Squarem:
     """SQUAREM (Varadhan and Roland 2008, scheme S3) over an EM map.
 
-    From two EM steps ``r = M(theta) - theta`` and ``v = M(M(theta)) - 2 M(theta) + theta``, jump
-    to ``theta + 2 a r + a^2 v`` with ``a = |r| / |v|`` (capped at ``step_max``, which grows 4x
-    whenever the cap is used and accepted); keep the jump if the log marginal likelihood did not
-    fall, else halve ``a`` towards 1, which is the plain double EM step ``M(M(theta))``.
+    Jump to ``theta + 2 a r + a^2 v`` (``r``, ``v``: the first and second differences of two EM
+    steps; ``a = |r| / |v|`` capped at ``step_max``, which grows 4x when the cap is accepted); keep
+    the jump if the objective did not fall, else halve ``a`` towards 1, the double EM step.
     """
 
     def __init__(self, combine: Callable) -> None:
@@ -620,9 +542,8 @@ def _checked_records(measurements: Sequence[Measurement], n_records: float, doma
 class CgmEM:
     """EM with non-linear belief propagation fitting log-potentials to noisy marginal tables.
 
-    One EM map (`em_map`) is the E-step (`_NLBP`), then the M-step (`m_step_solution`, or the
-    closed-form ``m_step``); `fit` iterates it, accelerated by SQUAREM (`_Squarem`), until the
-    stopping rule (`_Stopping`) holds. [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em] is the one-call form.
+    `fit` iterates the EM map `em_map` under SQUAREM until `_Stopping` holds;
+    [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em] is the one-call form.
 
     Parameters
     ----------
@@ -639,12 +560,9 @@ class CgmEM:
     options : CgmOptions, optional
         The tuning knobs (default: ``CgmOptions()``).
     m_step : object, optional
-        A closed-form M-step replacing the penalised L-BFGS one (then ``regularization`` must be 0):
-        ``m_step.step(mu)`` maps the E-step's clique marginals to the new log-potentials, the exact
-        maximiser of ``N <theta, mu> - N log Z(theta) + m_step.log_prior(theta)``, and
-        ``m_step.log_prior(theta)`` is the log prior density the EM objective ``F`` adds. E.g. a
-        Bayesian network's CPDs under Dirichlet priors
-        ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]).
+        A closed-form M-step (then ``regularization`` must be 0): ``m_step.step(mu)`` maps the E-step's
+        marginals to the maximiser of ``N <theta, mu> - N log Z(theta) + m_step.log_prior(theta)``
+        (e.g. [`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]).
     callback : callable, optional
         Called as ``callback(iteration, log_likelihood, change)`` after every iteration.
 
@@ -679,8 +597,7 @@ class CgmEM:
         # the tables' likelihood and the E-step's directions over flat arrays (sparse products; no per-table loop)
         self.tables = _FlatTables(measurements, hosts, inference.cliques, inference.domain, self.options.smoothing, self.n)
         self.m_step, self.callback = m_step, callback
-        # only for the junction tree: loopy BP starts each call from the previous call's messages, so a
-        # skipped call would change where the next one starts
+        # only for the junction tree: a skipped loopy BP call would change where the next one starts
         self._stateless = isinstance(inference, JunctionTree)
 
     def _begin(self) -> None:
@@ -688,8 +605,7 @@ class CgmEM:
         self.e_step = _NLBP(self.inference, self.tables, self.n, self.options)
         self._solver = WarmMLE(self.inference, self.lam, self.tied) if self.m_step is None else None
         self._offset = None  # last M-step solution minus its starting point phi
-        # the latest M-step solution (the list object em_map returned) and its marginals: SQUAREM and
-        # the plain EM loop pass that very list to the next em_map, which then skips one calibration
+        # the latest M-step solution (the very list em_map returned) and its marginals: saves a calibration
         self._known: tuple = (None, None)
 
     def penalty(self, theta, n: float = 1.0) -> float:
@@ -712,12 +628,7 @@ class CgmEM:
         return self.tie([sum(c * th[i] for c, th in zip(coefs, thetas)) for i in range(len(self.inference.cliques))])
 
     def em_map(self, theta, state) -> _EMStep:
-        """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given.
-
-        F(theta, n) = log p(y | n) - N KL(n / N || mu(theta)) - penalty(theta) never decreases over
-        E- and M-steps; ``value`` is F(theta, n*) after the E-step (the approximate log marginal
-        likelihood of theta, minus its penalty).
-        """
+        """One EM iteration from theta, the E-step warm-started at ``state`` (phi, mu, log Z) if given."""
         if theta is self._known[0]:  # the last M-step's solution, calibrated by the M-step's solver
             mu, log_z = self._known[1]
         else:
@@ -735,12 +646,10 @@ class CgmEM:
         return _EMStep(self.m_step_solution(theta, log_z, phi, mu_phi), state, value)
 
     def m_step_solution(self, theta, log_z: float, phi, mu_phi) -> list[np.ndarray]:
-        """The penalised MLE of the E-step's counts by a partial, warm-started L-BFGS (never worse than theta).
+        """The penalised MLE of the E-step's counts by a partial L-BFGS (never worse than theta).
 
-        The M-step is badly conditioned (lambda is tiny against the Fisher information of the
-        big cells), so a few L-BFGS iterations from phi barely move the poorly determined cells
-        and EM crawls. The penalty's correction phi -> M-step solution changes little from one
-        EM iteration to the next: start from phi plus the last correction instead.
+        The M-step is badly conditioned, and the penalty's correction (phi to M-step solution)
+        changes little between EM iterations: start from phi plus the last correction.
         """
         start = phi if self._offset is None else [p + o for p, o in zip(phi, self._offset)]
         # one L-BFGS for all M-steps: its curvature pairs do not depend on the targets (WarmMLE)
@@ -804,10 +713,9 @@ def cgm_em(
 ) -> CGMResult:
     """Fit log-potentials to noisy marginal tables by EM with non-linear belief propagation.
 
-    ``CgmEM(inference, measurements, n_records, regularization, tied, CgmOptions(...), m_step,
-    callback).fit(init)`` in one call: the parameters are those of [`CgmEM`][pgmpy_dp.engine.cgm.CgmEM]
+    ``CgmEM(...).fit(init)`` in one call: the parameters are those of [`CgmEM`][pgmpy_dp.engine.cgm.CgmEM]
     and the fields of [`CgmOptions`][pgmpy_dp.engine.cgm.CgmOptions]; ``init`` is the starting
-    log-potentials (default: all zero, the uniform model).
+    log-potentials (default: all zero).
 
     Returns
     -------
@@ -817,8 +725,7 @@ def cgm_em(
     --------
     >>> from pgmpy_dp.privacy.domain import Domain
     >>> from pgmpy_dp.engine import JunctionTree
-    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
-    >>> jt = JunctionTree(d, [("a", "b")])
+    >>> jt = JunctionTree(Domain({"a": [0, 1], "b": [0, 1]}), [("a", "b")])
     >>> y = Measurement(("a", "b"), np.array([[600.0, 100.0], [100.0, 200.0]]), scale=1.0)
     >>> fit = cgm_em(jt, [y], n_records=1000, max_iter=500)
     >>> fit.converged, np.round(fit.counts[0]).tolist()

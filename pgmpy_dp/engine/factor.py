@@ -1,10 +1,7 @@
 """Array operations on dense log-space factors (attribute names plus an array of log-values).
 
-Everything the engine does reduces to three array operations on such factors:
-aligning one factor's axes to another attribute order (for broadcasting),
-adding log-factors (a product of potentials), and log-sum-exp over axes (a
-marginal). They are small pure functions so that the message-passing code can
-precompute the axis bookkeeping once and then run on bare arrays.
+Aligning axes to another attribute order, and log-sum-exp over axes (a marginal): small pure
+functions, so that message passing can precompute the axis bookkeeping once.
 """
 
 from __future__ import annotations
@@ -18,9 +15,7 @@ import numpy as np
 def logsumexp(values: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
     """``log(sum(exp(values)))`` over ``axis``, stable for large magnitudes and ``-inf`` entries.
 
-    A lighter version of `scipy.special.logsumexp` (no weights, no sign
-    handling): it is called thousands of times per fit on small arrays, where
-    scipy's per-call overhead dominates.
+    A lighter `scipy.special.logsumexp` (no weights, no signs), for many calls on small arrays.
 
     Examples
     --------

@@ -8,8 +8,7 @@ from ..privacy.domain import Domain
 from .junction_tree import JunctionTree, as_cliques
 from .loopy import LoopyBP
 
-#: ``inference="auto"`` uses the junction tree while its largest clique has at most this
-#: many cells (8 MB of float64 per array; a calibration touches each clique a few times).
+#: ``inference="auto"`` uses the junction tree while its largest clique has at most this many cells (8 MB).
 DEFAULT_MAX_JT_CELLS = 1_000_000
 
 

@@ -3,9 +3,7 @@
 A [`JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree] is built once per model structure (a domain and a list
 of cliques); after that, [`JunctionTree.calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate] maps a list of
 log-potentials (one dense array per model clique) to calibrated clique beliefs
-and the log-partition function with one upward and one downward pass. The
-structure work (elimination order, tree, axis bookkeeping) is never repeated,
-which is what makes thousands of calibrations per fit affordable.
+and the log-partition function; the structure work is never repeated.
 """
 
 from __future__ import annotations
@@ -22,8 +20,7 @@ from ..privacy.domain import Domain
 from .factor import align, log_marginal, logsumexp
 
 #: Largest spread (max - min) of a tree clique's log-potentials for the probability-space path of
-#: [`JunctionTree.marginals`][pgmpy_dp.engine.junction_tree.JunctionTree.marginals]: ``exp(-600)`` is still 1e-261, far from float64's underflow, so
-#: products of a few messages stay representable; wider cliques use the log-space path.
+#: `JunctionTree.marginals` (``exp(-600)`` is 1e-261, far from underflow); wider cliques use log space.
 _EXP_RANGE = 600.0
 _TINY = 1e-250  # a belief whose total is below this has lost digits to underflow
 
@@ -99,8 +96,7 @@ def _elimination_cliques(domain: Domain, adj: dict):
     """The clique each vertex forms when eliminated, in greedy min-fill order (``adj`` is consumed)."""
     log_card = {v: math.log(domain.size(v)) for v in adj}
     position = {a: i for i, a in enumerate(domain.attrs)}  # deterministic tie-breaking
-    # Eliminating v changes the cost of its neighbours (their adjacency) and of their neighbours
-    # (edges added among v's neighbours); every other cost stays, so only those are recomputed.
+    # eliminating v changes only the costs of its neighbours and of their neighbours: only those are recomputed
     costs = {v: _elimination_cost(v, adj, log_card, position) for v in adj}
     while adj:
         v = min(costs, key=costs.__getitem__)
@@ -337,10 +333,8 @@ class JunctionTree:
     def _flat_potentials(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
         """The tree cliques' log-potentials as views into one flat array (also returned), in `nodes` order.
 
-        The hosted arrays are added in model-clique order straight into the flat array, the first
-        addition writing it: the same sequence of floating-point additions as starting from zeros
-        (``0 + a`` is ``a``), one pass fewer. One array for all cliques lets the fast path find
-        every clique's maximum and minimum and take the ``exp`` of all of them in a few calls.
+        The hosted arrays are added in model-clique order straight into the flat array (the same
+        additions as from zeros), so the fast path can treat all cliques in a few calls.
         """
         if len(log_potentials) != len(self.cliques):
             raise ValueError(f"expected {len(self.cliques)} log-potential arrays, got {len(log_potentials)}")
@@ -401,30 +395,14 @@ class JunctionTree:
     def _fast_marginals(self, psi: list[np.ndarray], flat: np.ndarray | None = None) -> tuple[list[np.ndarray], float] | None:
         """Sum-product in probability space with rescaled messages: model-clique marginals and ``log Z``.
 
-        One ``exp`` per tree clique instead of a log-sum-exp per message (2-3x fewer passes over
-        the arrays). Each clique is shifted by its maximum before ``exp`` and each upward message
-        is divided by its own maximum, the logs of both going into ``log Z``. A tree clique's
-        belief is never normalised as a whole: each model clique's marginal is summed out of the
-        unnormalised belief and divided by its own (small) total, which saves a pass over every
-        tree clique. Returns ``None`` when that could lose mass: a clique whose finite
-        log-potentials span more than `_EXP_RANGE` (cells below the range would underflow to 0
-        while another clique could make them likely), or a message or marginal that came out all
-        zero or non-finite.
-
-        The reductions call the ufuncs' ``reduce`` directly: a calibration of a small model is a
-        hundred or so reductions on tiny arrays, where ``np.sum``'s Python wrapper costs as much
-        as the arithmetic. With ``flat`` (the array `_flat_potentials` laid the cliques out in, of
-        which ``psi`` are views; both are overwritten), the maxima, minima and ``exp`` of all
-        cliques take three calls plus one subtraction per clique, instead of four calls per
-        clique: maxima and minima are exact whatever the grouping, and ``x - top`` and ``exp``
-        act cell by cell, so the numbers are the same.
+        One ``exp`` per tree clique instead of a log-sum-exp per message: cliques are shifted by
+        their maximum and upward messages divided by theirs, the logs going into ``log Z``. Returns
+        ``None`` when that could lose mass: a clique whose finite log-potentials span more than
+        `_EXP_RANGE`, or a message or marginal that came out all zero or non-finite. With ``flat``
+        (the array `_flat_potentials` laid out, of which ``psi`` are views; both are overwritten)
+        the maxima, minima and ``exp`` of all cliques take three calls.
         """
-        # The arithmetic and its order are those of the first version of this path (kept to the bit:
-        # tests/engine/test_reference_fits.py); ``log_z`` is one running sum, passed through the passes
-        # in the order they add to it. What changed is bookkeeping: lists instead of dicts,
-        # results written into arrays this call made instead of new temporaries, and the upward
-        # pass's product of a clique's potential and its children's messages kept for the downward
-        # pass, which multiplies the same factors in the same order.
+        # the arithmetic and its order are kept to the bit (tests/engine/test_reference_fits.py)
         start = self._exp_flat(psi, flat) if flat is not None and len(psi) > 1 else _exp_each(psi)
         if start is None:
             return None  # -inf cells (exact zeros) or a wide range: the log-space path is exact there
@@ -437,8 +415,7 @@ class JunctionTree:
         tops = np.maximum.reduceat(flat, self._flat_starts)
         if not np.isfinite(tops).all() or (tops - np.minimum.reduceat(flat, self._flat_starts) > _EXP_RANGE).any():
             return None
-        # in place: the potentials are not needed again (the log-space fallback starts from the
-        # log-potentials), and a repeated copy of the maxima would cost a pass of its own
+        # in place: the potentials are not needed again (the log-space fallback starts from the log-potentials)
         log_z = 0.0
         for top, x in zip(tops.tolist(), psi):
             np.subtract(x, top, out=x)
@@ -523,9 +500,8 @@ class JunctionTree:
     def marginals(self, log_potentials: Sequence[np.ndarray]) -> tuple[list[np.ndarray], float]:
         """Marginal probabilities of every model clique (axes in clique order) and ``log Z``.
 
-        Runs in probability space with rescaled messages when that is safe (the usual case:
-        finite log-potentials spanning less than `_EXP_RANGE` per tree clique), else in log
-        space ([`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate]); both give the same numbers up to rounding.
+        In probability space (`_fast_marginals`) when that is safe, else in log space
+        ([`calibrate`][pgmpy_dp.engine.junction_tree.JunctionTree.calibrate]); the same numbers up to rounding.
         """
         fast = self._fast_marginals(*self._flat_potentials(log_potentials))
         if fast is not None:
@@ -550,9 +526,7 @@ class JunctionTree:
     ) -> dict[str, np.ndarray]:
         """Draw ``n`` exact samples, as integer codes per attribute (the layout [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] returns).
 
-        Forward sampling over the calibrated tree: the root clique from its
-        belief, then each clique given the separator its parent has already
-        fixed. Each clique costs one inverse-CDF lookup for all samples at once.
+        Forward sampling over the calibrated tree, root first, one inverse-CDF lookup per clique.
 
         Examples
         --------

@@ -1,11 +1,7 @@
 """Approximate inference: damped loopy belief propagation with the Bethe log-partition function.
 
-The cluster graph has one cluster per model clique and one per attribute, an
-edge between a clique and each of its attributes, and single-attribute
-sepsets. That graph satisfies the running-intersection property for any
-model, so it is the safe default when the junction tree's cliques are too
-large to store. Messages are kept between calls, so a sequence of nearby
-parameter vectors (an optimiser's iterates, EM steps) converges in few sweeps.
+The cluster graph has one cluster per model clique and one per attribute, joined by single-attribute
+sepsets (running intersection holds for any model). Messages are kept between calls.
 """
 
 from __future__ import annotations
@@ -30,8 +26,7 @@ class LoopyBP:
     cliques : sequence of tuple of str
         Scopes of the model's log-potentials.
     damping : float
-        Weight of the previous message in each update (0 = undamped). Damping
-        trades speed for stability on graphs with strong loops.
+        Weight of the previous message in each update (0 = undamped).
     max_iter : int
         Largest number of parallel sweeps per call.
     tol : float

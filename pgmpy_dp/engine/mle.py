@@ -5,10 +5,9 @@ the clique marginals ``mu_hat``: it minimises, per record,
 
     f(theta) = -sum_C <theta_C, mu_hat_C> + log Z(theta) + (lambda / 2) ||theta||^2
 
-whose gradient is ``mu(theta) - mu_hat + lambda * theta`` (model minus target
-marginals). It is convex; we solve it with L-BFGS, one inference call per
-evaluation. On decomposable models without regularisation the minimiser is
-known in closed form (clique over separator marginals) and no solver runs.
+whose gradient is ``mu(theta) - mu_hat + lambda * theta``. It is convex; L-BFGS solves it, one
+inference call per evaluation, except on decomposable models without regularisation, where the
+minimiser is in closed form (clique over separator marginals).
 """
 
 from __future__ import annotations
@@ -37,10 +36,7 @@ class ConvergenceWarning(UserWarning):
 
 
 def project_simplex(values: np.ndarray) -> np.ndarray:
-    """Euclidean projection of an array (all cells together) onto the probability simplex.
-
-    The sort-based algorithm of Duchi et al. (2008): find the threshold ``tau``
-    with ``sum(max(v - tau, 0)) = 1`` and clip. Keeps the input's shape.
+    """Euclidean projection of an array (all cells together) onto the probability simplex (Duchi et al. 2008).
 
     Examples
     --------
@@ -62,10 +58,7 @@ def project_simplex(values: np.ndarray) -> np.ndarray:
 
 
 def tie_groups(cliques: Sequence[tuple[str, ...]], tied: Sequence[Sequence[int]] | None, domain) -> list[list[int]]:
-    """Partition clique indices into parameter groups: ``tied`` groups plus singletons.
-
-    Cliques in one group share one log-potential array, matched axis by axis
-    (so they must have the same shape).
+    """Partition clique indices into parameter groups (one shared log-potential each): ``tied`` groups plus singletons.
 
     Examples
     --------
@@ -103,8 +96,7 @@ def _checked_group(g: list[int], seen: set[int], cliques, domain) -> list[int]:
 def clique_weights(regularization, groups) -> float | tuple[float, ...]:
     """The penalty weight ``regularization`` validated: a float as given, or a tuple with one weight per clique.
 
-    A sequence gives clique ``i`` the penalty ``(lambda_i / 2) ||theta_i||^2``; the cliques of a
-    tied group share one parameter and must share its weight. A float keeps the single-weight code path.
+    A sequence gives clique ``i`` the penalty ``(lambda_i / 2) ||theta_i||^2``; tied cliques must share theirs.
 
     Examples
     --------
@@ -183,25 +175,22 @@ def fit_log_potentials(
     Parameters
     ----------
     inference : JunctionTree or LoopyBP
-        Engine for the model's cliques (its ``cliques`` fix the order of ``marginals``).
-        With loopy BP the objective uses the Bethe log-partition function.
+        Engine for the model's cliques, which fix the order of ``marginals`` (loopy BP: the Bethe ``log Z``).
     marginals : sequence of numpy.ndarray
-        Target marginals or (pseudo)counts per clique, non-negative; each is
-        divided by its own total.
+        Target marginals or (pseudo)counts per clique, non-negative; each is divided by its total.
     regularization : float or sequence of float
-        ``lambda`` of the per-record penalty ``lambda/2 ||theta||^2``. Any
-        positive value keeps potentials finite when targets have zeros. A sequence gives one
-        weight per clique (tied cliques share theirs, [`clique_weights`][pgmpy_dp.engine.mle.clique_weights]).
+        ``lambda`` of the per-record penalty ``lambda/2 ||theta||^2``, or one per clique
+        ([`clique_weights`][pgmpy_dp.engine.mle.clique_weights]).
     tied : list of list of int, optional
         Groups of clique indices sharing one potential (time-homogeneous chains).
     init : sequence of numpy.ndarray, optional
         Warm start (one array per clique).
     max_iter, tol : int, float
-        L-BFGS iteration limit and gradient tolerance (max-norm, per record). A stop because the line
-        search found no lower objective (float64 rounding) also counts as converged when the
-        gradient is within 10x ``tol``.
+        L-BFGS iteration limit and gradient tolerance (max-norm, per record); a failed line search
+        counts as converged within 10x ``tol``.
     warn : bool
         Emit a [`ConvergenceWarning`][pgmpy_dp.engine.mle.ConvergenceWarning] when the solver stops early.
+
     Returns
     -------
     MLEResult
@@ -226,8 +215,7 @@ def fit_log_potentials(
         theta = _closed_form(inference, targets)
         if theta is not None:
             return MLEResult(theta, 0, True, float("nan"), 0.0, "closed-form")
-    # WarmMLE owns the packing of (tied) potentials into one vector and the objective; scipy's
-    # L-BFGS-B (with its Wolfe line search) drives it here, from a cold start
+    # WarmMLE owns the packing of (tied) potentials and the objective; scipy's L-BFGS-B drives it from a cold start
     problem = WarmMLE(inference, lam, tied)
     res = _cold_lbfgs(problem, problem._targets(targets), init, int(max_iter), float(tol))
     gnorm, converged, reason = _lbfgs_outcome(res, max_iter, tol)
@@ -245,9 +233,8 @@ def fit_log_potentials(
 def _lbfgs_outcome(res, max_iter: int, tol: float) -> tuple[float, bool, str]:
     """The gradient max-norm at scipy's L-BFGS-B result, whether it counts as converged, and why it stopped."""
     gnorm = float(np.max(np.abs(res.jac))) if res.jac is not None and res.jac.size else 0.0
-    # A failed line search ("ABNORMAL") means float64 cannot resolve a lower objective from here:
-    # with the gradient within _ROUNDING_SLACK of tol, that point is the solution to rounding (the
-    # same fit converges or not depending on the last bits of log Z)
+    # a failed line search ("ABNORMAL") with the gradient within _ROUNDING_SLACK of tol: float64 cannot
+    # resolve a lower objective, so that point is the solution to rounding
     at_rounding = str(res.message).upper().startswith("ABNORMAL") and gnorm <= _ROUNDING_SLACK * tol
     return gnorm, bool(gnorm <= tol or res.success or at_rounding), _lbfgs_reason(str(res.message), res.nit, max_iter)
 
@@ -297,8 +284,7 @@ def _cold_lbfgs(problem: WarmMLE, target: np.ndarray, init, max_iter: int, tol: 
     return res
 
 
-#: scipy versions whose L-BFGS-B routine ``_lbfgsb.setulb`` has the calling convention `_lbfgsb` uses
-#: (the C port of scipy 1.15; integer task codes). Other versions go through ``scipy.optimize.minimize``.
+#: scipy versions whose ``_lbfgsb.setulb`` has the calling convention `_lbfgsb` uses (others: ``minimize``).
 _SETULB_VERSIONS = ((1, 15), (1, 18))
 
 
@@ -334,15 +320,9 @@ def _lbfgsb(fun, x0: np.ndarray, max_iter: int, gtol: float, ftol: float, maxcor
             maxls: int = 20, maxfun: int = 15000) -> _LbfgsbResult | None:
     """``scipy.optimize.minimize(fun, x0, jac=True, method="L-BFGS-B", options=...)`` without its wrappers.
 
-    The same loop around scipy's own L-BFGS-B routine as ``scipy.optimize._lbfgsb_py._minimize_lbfgsb``
-    (scipy 1.15-1.17, no bounds, no callback), so the iterates, the result and the number of
-    evaluations are those of ``minimize`` to the bit (``tests/engine/test_reference_fits.py`` and
-    ``test_mle.py`` compare them). What it drops is the per-evaluation bookkeeping of scipy's
-    ``ScalarFunction`` and ``MemoizeJac`` wrappers (copies of ``x``, comparisons, counters): about
-    50 microseconds per evaluation, a few percent of a CGM-EM warm start of 1,000 evaluations.
-    ``fun(x)`` must return ``(float, gradient array)`` and must not keep ``x`` (it is the routine's
-    own iterate, which the next call overwrites). Returns None if this scipy's routine has another
-    calling convention (the caller then uses ``minimize``).
+    The loop of scipy 1.15-1.17's ``_minimize_lbfgsb`` (no bounds, no callback), so the result is
+    that of ``minimize`` to the bit (tested), without its per-evaluation bookkeeping. ``fun(x)``
+    returns ``(float, gradient)`` and must not keep ``x``. Returns None for another scipy.
     """
     routine = _setulb()
     if routine is None:
@@ -420,13 +400,8 @@ def _flat_but_better(f: float, f_new: float, g_new: np.ndarray, gnorm: float) ->
 class WarmMLE:
     """Repeated MLE solves on one model whose targets change: L-BFGS that keeps its curvature.
 
-    The objective ``f(theta) = -<theta, mu_hat> + log Z(theta) + (lambda / 2) ||theta||^2``
-    depends on the targets ``mu_hat`` only through a linear term, so its gradient differences
-    ``mu(theta') - mu(theta) + lambda (theta' - theta)`` and hence the L-BFGS curvature pairs
-    do not depend on them. EM's M-steps solve this problem once per iteration with new targets:
-    keeping the pairs from earlier solves makes the first step of the next one a quasi-Newton
-    step, where a fresh L-BFGS starts with a gradient step and needs tens of iterations to
-    learn the poorly determined directions again.
+    The targets enter the objective (module docstring) only linearly, so the L-BFGS curvature pairs
+    do not depend on them: pairs kept from earlier solves make the next solve's first step quasi-Newton.
 
     Parameters
     ----------
@@ -468,9 +443,7 @@ class WarmMLE:
         self.pairs: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / s.y)
         self.calls = 0  # inference calls made, for profiling
         self._last_eval: tuple | None = None  # (x, marginals, log Z) of the latest objective evaluation
-        #: Marginals and log Z at the point the latest `solve` returned, when the solver evaluated it
-        #: there (it always does unless its last line search failed), else None: EM's next E-step
-        #: starts from that point and need not calibrate it again.
+        #: Marginals and log Z at the point the latest `solve` returned, if evaluated there, else None.
         self.final_marginals: tuple[list[np.ndarray], float] | None = None
 
     def _pack(self, arrays) -> np.ndarray:
@@ -543,11 +516,7 @@ class WarmMLE:
             del self.pairs[: -self.memory]
 
     def solve(self, marginals: Sequence[np.ndarray], init: Sequence[np.ndarray], max_iter: int = 20, tol: float = 1e-8) -> MLEResult:
-        """Minimise ``f`` for these target marginals (per-record, one per clique) from ``init``.
-
-        Stops when the gradient max-norm is at most ``tol`` or after ``max_iter`` iterations
-        (each one inference call plus backtracking, which is rare once the pairs are learned).
-        """
+        """Minimise ``f`` for these target marginals from ``init``, to gradient max-norm ``tol`` or ``max_iter``."""
         target = self._targets(marginals)
         x = self._pack(init)
         f, g = self._value(x, target)

@@ -1,20 +1,13 @@
 """Consistent clique tables from noisy ones: the targets of a warm start with an attainable optimum.
 
-Noisy tables over overlapping cliques disagree on their shared sub-marginals (every table
-carries its own noise). Fitting a model to such targets asks for marginals no distribution
-has: with a tiny L2 penalty the fit then creeps along a ridge instead of reaching a fixed
-point (a naive warm start at N = 1e6 ran into its 1000-iteration cap; docs/markov.md). This
-module makes the tables agree first, in closed form per separator:
+Noisy tables over overlapping cliques disagree on their shared sub-marginals, and a fit to such
+targets creeps along a ridge instead of reaching a fixed point (docs/markov.md). This module
+makes them agree first, per separator ``S`` (an intersection of two cliques; ``()`` for the totals):
 
-1. additive, least-squares step: for every separator ``S`` (an intersection of two cliques,
-   and the empty set for the totals), the consensus ``S``-marginal is the inverse-variance
-   weighted mean of the tables' ``S``-marginals, and each table moves onto it by spreading
-   the difference evenly over the cells behind each separator cell (the smallest change in
-   the L2 norm of that table's cells). Sweeps repeat until no separator disagrees;
-2. the few negative cells this leaves (cells smaller than the noise) are set to zero and the
-   tables are made to agree again by proportional (IPF-like) rescaling onto the weighted
-   consensus, which keeps them non-negative (cells behind a separator cell that are all zero
-   get the consensus spread evenly, as they cannot be rescaled).
+1. additive sweeps move each table onto the inverse-variance weighted mean of the tables'
+   ``S``-marginals, spreading the difference evenly over the cells behind each separator cell;
+2. the negative cells left are set to zero and proportional (IPF-like) sweeps make the
+   tables agree again, keeping them non-negative.
 
 Tables that already agree and are non-negative come back unchanged.
 """
@@ -38,8 +31,7 @@ def separators(attrs: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     >>> separators([("a", "b"), ("b", "c"), ("c", "d", "b")])
     [(), ('b',), ('b', 'c')]
     """
-    # each separator in one orientation (attributes in order of first appearance): two pairs of
-    # scopes listing the same shared attributes in different orders give one separator, not two
+    # each separator in one orientation (attributes in order of first appearance), so it is listed once
     order = {x: i for i, x in enumerate(dict.fromkeys(x for a in attrs for x in a))}
     seps = {()}
     for a, b in itertools.combinations(attrs, 2):
@@ -92,23 +84,19 @@ def reconcile_tables(
     tables : sequence of numpy.ndarray
         Noisy counts (or probabilities), one array per scope; may be negative.
     variances : sequence of float
-        Noise variance of one cell of each table (0 for an exact table, which then wins
-        every separator it shares with noisy ones).
+        Noise variance of one cell of each table (0 for an exact table, which then wins).
     max_sweeps : int
         Largest number of passes over the separators, per stage.
     tol : float
-        Stop a stage once no separator marginal moves by more than ``tol`` times the
-        largest table total.
+        Stop a stage once no separator marginal moves by more than ``tol`` times the largest total.
 
     Returns
     -------
-    list of numpy.ndarray
-        Non-negative tables, consistent on every separator (to ``tol``), with equal totals.
+    list of numpy.ndarray, non-negative tables consistent on every separator (to ``tol``).
 
     Examples
     --------
-    Two noisy tables over ``(x, y)`` and ``(y, z)`` disagree on ``y``'s marginal (9, 11)
-    against (10, 10); the more precise second table moves less:
+    The more precise second table moves less:
 
     >>> a = np.array([[4.0, 5.0], [5.0, 6.0]])
     >>> b = np.array([[5.0, 5.0], [5.0, 5.0]])

@@ -1,8 +1,7 @@
 """Layer 5: private estimators of graphical-model parameters.
 
-Bayesian networks (known DAG) are fitted through pgmpy's parameter-estimator
-interface; Markov networks from noisy clique marginals. Estimators consume
-measurements (`pgmpy_dp.tables`) and never import the other way.
+Bayesian networks (known DAG) through pgmpy's parameter-estimator interface; Markov networks from
+noisy clique marginals. Estimators consume measurements (`pgmpy_dp.tables`), never the other way.
 """
 
 from .bayesian import DiscretePrivateMLE

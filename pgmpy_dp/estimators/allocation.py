@@ -1,18 +1,9 @@
 """Privacy-budget allocation over the family tables of a Bayesian network.
 
-[`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] is the data-independent split that minimises
-the expected total error of the noisy counts (no stage I, no budget lost).
-The rest of the module is the data-dependent allocation:
-
-Roy Chowdhury, Rekatsinas and Jha (2020), section 3.3: spend a small budget on a
-subsample to estimate, per node, how noisy its conditional probability table
-will be (eq. 6) and how much that node matters to inference (eq. 7: height,
-out-degree and parameter sensitivity, eqs. 8-9); then split the remaining
-budget to minimise the weighted sum of parameter errors (eq. 10).
-
-Everything here is post-processing of public structure and of stage-I noisy
-tables: it costs no budget. The functions work on plain arrays and a
-``parents`` mapping, so they need no pgmpy objects.
+[`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation] is the data-independent
+split. The rest is the data-dependent allocation of Roy Chowdhury, Rekatsinas and Jha (2020), section 3.3:
+a small stage-I budget on a subsample estimates each node's parameter error (eq. 6) and importance
+(eqs. 7-9); the rest is split to minimise their weighted sum (eq. 10). Plain arrays and a ``parents`` mapping.
 """
 
 from __future__ import annotations
@@ -34,9 +25,7 @@ _LOSS_POWER = {"absolute": 1.0, "squared": 2.0}
 def amplified_epsilon(epsilon: float, sample_rate: float) -> float:
     """Budget a mechanism may use on a Bernoulli(``sample_rate``) subsample to be ``epsilon``-DP overall.
 
-    Inverse of the amplification-by-subsampling bound (Lemma 2.1): running an
-    ``e'``-DP mechanism on a subsample that keeps each record independently with
-    probability ``beta`` is ``log(1 + beta (exp(e') - 1))``-DP, so
+    Inverse of the amplification-by-subsampling bound (Lemma 2.1):
     ``e' = log(1 + (exp(epsilon) - 1) / beta)``.
 
     Examples
@@ -86,12 +75,8 @@ def out_degrees(parents: Mapping[str, Sequence[str]]) -> dict[str, int]:
 def parameter_error(noisy_counts: np.ndarray, scale_to: float = 1.0, min_count: float = 1.0) -> float:
     """Estimated mean error, per unit of ``1/epsilon``, of a node's CPD parameters (eq. 6).
 
-    ``noisy_counts`` is the node's family table with the node on axis 0 and its
-    parents on the remaining axes. Negative counts are clipped to zero and the
-    table rescaled by ``scale_to`` (``1/beta`` turns subsample counts into
-    full-data counts); counts are floored at ``max(min_count, 1)`` inside the
-    ``1/C^2`` terms so an empty parent configuration gives a large, finite error.
-
+    ``noisy_counts`` is the family table, node on axis 0; negative counts are clipped, the table
+    rescaled by ``scale_to`` (``1/beta`` for a subsample) and counts floored at ``max(min_count, 1)``.
     Returns ``mean over cells of theta * sqrt(1/C[pa]^2 + 1/C[x, pa]^2)``.
 
     Examples
@@ -114,18 +99,11 @@ def parameter_error(noisy_counts: np.ndarray, scale_to: float = 1.0, min_count: 
 def parameter_sensitivity(parents: Mapping[str, Sequence[str]], domain: Domain) -> dict[str, float]:
     """Mean sensitivity of each node's CPD parameters on its children's marginals (eqs. 8-9).
 
-    Eq. 8 averages ``dP[Y = y] / dtheta[x | u]`` over the node's parameters
-    ``(x, u)``, its children ``Y`` and their states ``y``. The derivative of the
-    (multilinear) joint with respect to one CPD entry is ``P(u) P(y | x, u)``,
-    and summing over ``y`` leaves ``P(u)``; averaging ``P(u)`` over all
-    ``(x, u)`` gives ``1 / |dom(U)|`` whatever the CPDs are, as long as they are
-    normalised. So for normalised (stage-I) parameters eq. 8 has the closed form
+    For normalised CPDs eq. 8 has the closed form (``P(u)`` averaged over the parameters)
 
         ``Delta_i = (1 / |dom(pa_i)|) * mean over children Y of 1 / |dom(Y)|``,
 
-    zero for leaves. We compute that form directly: it is exact, needs no
-    inference, and ``tests/estimators/test_allocation.py`` checks it against
-    finite-difference derivatives of brute-force marginals on random networks.
+    zero for leaves; it is exact and needs no inference.
 
     Examples
     --------
@@ -144,9 +122,7 @@ def parameter_sensitivity(parents: Mapping[str, Sequence[str]], domain: Domain) 
     return out
 
 
-def allocation_weights(
-    parents: Mapping[str, Sequence[str]], domain: Domain
-) -> dict[str, float]:
+def allocation_weights(parents: Mapping[str, Sequence[str]], domain: Domain) -> dict[str, float]:
     """Importance weight of each node, ``W_i = (h_i + 1)(o_i + 1)(Delta_i + 1)`` (eq. 7).
 
     Examples
@@ -162,10 +138,8 @@ def allocation_weights(
 def optimal_allocation(costs: Sequence[float], epsilon: float) -> np.ndarray:
     """Split ``epsilon`` to minimise ``sum_i costs[i] / epsilon_i`` subject to ``sum_i epsilon_i = epsilon``.
 
-    The Lagrange condition ``costs[i] / epsilon_i^2 = lambda`` gives
-    ``epsilon_i = epsilon * sqrt(costs[i]) / sum_j sqrt(costs[j])``. This is
-    eq. 10 of the paper with ``c_i = 1 / costs[i]``, written without the
-    products over all other nodes that overflow or underflow on large networks.
+    ``epsilon_i = epsilon * sqrt(costs[i]) / sum_j sqrt(costs[j])``: eq. 10 of the paper without
+    its products over all other nodes, which overflow on large networks.
 
     Examples
     --------
@@ -189,46 +163,21 @@ def error_optimal_allocation(
 ) -> np.ndarray:
     """Split ``epsilon`` over tables of ``cells[i]`` cells to minimise their expected total noise error.
 
-    Table ``i`` gets Laplace noise of scale ``1 / epsilon_i`` on each of its
-    ``c_i`` cells (one record changes one cell by one). The expected error of a
-    cell is ``E|noise| = 1 / epsilon_i`` and ``E noise^2 = 2 / epsilon_i^2``, so
-    with optional per-table weights ``w_i`` the objective is
-
-    * ``loss="absolute"``: ``sum_i w_i c_i / epsilon_i``;
-    * ``loss="squared"``: ``2 sum_i w_i c_i / epsilon_i^2``;
-
-    both of the form ``sum_i a_i epsilon_i^(-p)``. On ``sum_i epsilon_i = epsilon``
-    the Lagrange condition ``p a_i epsilon_i^(-p-1) = lambda`` gives
-    ``epsilon_i ∝ a_i^(1/(p+1))``: ``epsilon_i ∝ sqrt(w_i c_i)`` for the absolute
-    error and ``epsilon_i ∝ (w_i c_i)^(1/3)`` for the squared error. The
-    objective is convex in ``epsilon``, so this stationary point is its minimum.
-
-    With ``noise="gaussian"`` the budget is zCDP's ``rho``: table ``i`` gets
-    discrete Gaussian noise of ``sigma_i = 1 / sqrt(2 rho_i)``, so
-    ``E|noise| ∝ rho_i^(-1/2)`` and ``E noise^2 = 1 / (2 rho_i)``: the same form with
-    half the power ``p``, hence ``rho_i ∝ (w_i c_i)^(2/3)`` for the absolute error and
-    ``rho_i ∝ sqrt(w_i c_i)`` for the squared error.
-
-    Why the absolute error of the counts is the error users see: a CPD column
-    ``P(x | u)`` is read as noisy counts over ``N P(u)``, so its L1 error is about
-    ``sum_x |noise| / (N P(u))``; weighted by how often the parent configuration
-    occurs, ``P(u)``, and summed over ``u`` and the nodes, that is the total absolute
-    noise over ``N``. The uniform split (``epsilon / n`` per table, the D-Ind
-    baseline) is optimal only when all tables have the same size.
+    The objective ``sum_i w_i c_i epsilon_i^(-p)`` (``p = 1`` for the absolute, 2 for the squared
+    error of Laplace noise; half that for Gaussian noise in rho) is minimised on the total by
+    ``epsilon_i ∝ (w_i c_i)^(1/(p+1))``: ``sqrt(w_i c_i)`` for the default (docs/bayesian.md).
 
     Parameters
     ----------
     cells : sequence of float
         Number of cells of each table (the weights' unit of error).
     total : float or PrivacyLoss
-        Total budget to split: a number in the unit ``noise`` names, or the privacy loss as a
-        value, which names the mechanism itself (``PureDP``: Laplace, split in epsilon;
-        ``ZCDP`` or ``ApproxDP``: Gaussian, split in rho).
+        Total budget to split: a number in the unit ``noise`` names, or a loss value
+        (``PureDP``: split in epsilon; ``ZCDP`` or ``ApproxDP``: in rho).
     loss : {"absolute", "squared"}
         Which expected error to minimise (not the privacy loss).
     noise : {"laplace", "gaussian"}
-        The mechanism of a number ``total``: it is the pure-DP epsilon (Laplace) or zCDP's rho
-        (Gaussian). A loss value must agree with it or leave it at its default.
+        The mechanism of a number ``total`` (epsilon or rho); a loss value must agree with it.
     weights : sequence of float, optional
         Positive importance of each table's cells (default all one).
 

@@ -1,9 +1,7 @@
 """Differentially private CPDs for a Bayesian network with a known DAG.
 
 [`DiscretePrivateMLE`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE] is one of pgmpy's parameter
-estimators: ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``
-returns a network whose CPDs are post-processing of noisy family tables (``X_i`` with its
-parents). A fit can also start from published releases instead of records, which spends nothing.
+estimators: ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateMLE(epsilon=1.0))``.
 """
 
 from __future__ import annotations
@@ -70,56 +68,44 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     """Differentially private CPDs of a Bayesian network from noisy family tables.
 
     One noisy table per family (a node and its parents) is released, then the CPDs are read off
-    the model that makes all noisy tables most likely. ``fit`` also accepts published releases
-    instead of records (nothing spent). See docs/bayesian.md for the method and its evidence.
-
-    The privacy loss is a hyper-parameter (``epsilon=`` or ``rho=``, given here, not to ``fit``):
-    pgmpy calls ``fit`` itself, and this estimator always spends it on the records it is
-    fitted to (the rule of docs/privacy.md, "Where the loss goes"). ``loss_`` is what it spent.
+    the model that makes all noisy tables most likely (docs/bayesian.md). The privacy loss is a
+    hyper-parameter because pgmpy calls ``fit`` itself (docs/privacy.md, "Where the loss goes").
 
     Parameters
     ----------
     epsilon : float or PrivacyLoss, optional
-        Total privacy budget; required to fit from a DataFrame. A loss value
-        (``pgmpy_dp.privacy.PureDP`` or ``ZCDP``) may stand for either keyword.
+        Total privacy budget; required to fit from a DataFrame. A loss value may stand for either keyword.
     allocation : {"optimal", "data-dependent", "uniform"}
-        Split of the budget over the family tables: ``epsilon_i`` proportional to
-        ``sqrt(cells_i)``, which minimises the expected total noise
-        ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]);
+        Split of the budget over the family tables:
+        [`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation];
         Roy Chowdhury et al. (2020), Algorithm 2; or ``epsilon / n`` per table.
     stage1_fraction, sample_rate : float
         The data-dependent allocation's stage-I share of ``epsilon`` and subsampling rate.
     consistency : {"likelihood", "projection"}
-        CGM-EM over the network with a Dirichlet prior that grows with the noise
+        CGM-EM over the network under a Dirichlet prior
         ([`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]), or the
-        weighted least-squares projection onto consistent non-negative tables
-        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]). When the
-        junction tree of the moral graph would have a clique above ``likelihood.MAX_CLIQUE_CELLS``
-        cells or more than ``likelihood.MAX_EXACT_CELLS`` cells in all (decided from the graph and
-        the declared states), ``"likelihood"`` fits each CPD to its own family table under the same prior instead
+        weighted least-squares projection
+        ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]). On a network
+        whose junction tree is too large, ``"likelihood"`` fits family by family
         ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]) and warns
         (``WideNetworkWarning``).
     domain : dict or Domain, optional
-        Public states of the columns that are not categorical. States are never read from the data.
+        Public states of the columns that are not categorical.
     random_state : int or numpy.random.Generator, optional
         Seed for subsampling and noise, for reproducible experiments only.
     budget : PrivacyBudget, optional
         Charged once before any noise is drawn; refunded if the fit fails before that.
     max_iter : int, optional
-        CGM-EM iterations: ``None`` runs a fixed 50 silently (20 Newton sweeps of the per-family
-        fit on wide networks); a number warns if CGM-EM has not converged.
+        CGM-EM iterations: ``None`` runs a fixed budget silently; a number warns if CGM-EM has not converged.
     show_progress : bool
-        Progress bars over counting and CGM-EM when they take more than a couple of seconds.
+        Progress bars over counting and CGM-EM.
     rho : float, optional, keyword only
-        Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the
-        data-dependent allocation. ``budget`` must then be a zCDP budget.
+        Instead of ``epsilon``: a zCDP budget (discrete Gaussian noise); not with the data-dependent allocation.
     privacy_unit : UserLevel or column label, optional, keyword only
-        Individual-level privacy (``pgmpy_dp.UserLevel``; a column
-        label means ``UserLevel(column)``); stage I of the data-dependent allocation then
-        subsamples individuals. A ``skip_state`` is refused.
+        Individual-level privacy (``pgmpy_dp.UserLevel``; a column label means ``UserLevel(column)``).
+        A ``skip_state`` is refused.
     prior_strength : float, keyword only
-        Multiplies the weight of the ``"likelihood"`` fit's prior (1: the weight the noise calls
-        for). Below 1 the CPDs follow the noisy tables more closely. Post-processing only.
+        Multiplies the weight of the ``"likelihood"`` fit's prior (below 1: closer to the noisy tables).
 
     Attributes
     ----------
@@ -128,8 +114,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     loss_ : PureDP, ZCDP or None
         The privacy loss the fit spent, as a value (``None`` for a fit from releases).
     model_ : DiscreteBayesianNetwork
-        The network fitted (``model.fit(df, estimator=...)`` adds ``parameters_`` to it); it
-        stands for this estimator in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
+        The network fitted; it stands for this estimator in ``pgmpy_dp.query`` and ``query_interval``.
     state_names_ : dict
         The public domain used, ``{variable: [states]}``.
     release_ : MarginalRelease or list of MarginalRelease
@@ -141,9 +126,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     n_iter_, converged_ : int or None, bool or None
         EM iterations of the ``"likelihood"`` fit and whether it met its tolerance.
     consistency_ : str
-        What the fit used: ``"likelihood"`` (exact junction tree), ``"local-likelihood"`` (family
-        by family, on networks whose junction tree is too large; the ``WideNetworkWarning`` gives
-        its size and the limit it passed) or ``"projection"``.
+        What the fit used: ``"likelihood"``, ``"local-likelihood"`` (family by family) or ``"projection"``.
 
     Examples
     --------
@@ -158,10 +141,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     (2,)
     """
 
-    _tags = {
-        "supports_latent_variables": False,
-        "supports_weighted_data": False,
-    }
+    _tags = {"supports_latent_variables": False, "supports_weighted_data": False}
 
     def __init__(
         self,
@@ -309,12 +289,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
     def fit_release(self, model, releases) -> DiscretePrivateMLE:
         """CPDs of ``model`` from published releases: post-processing only, nothing is spent.
 
-        Every table of every release whose attributes are nodes of ``model`` is
-        evidence, each with its own noise scale (releases at different epsilons,
-        several tables over one family, tables over subsets or other sets of the
-        model's attributes): the ``"likelihood"`` fit finds the model whose
-        marginals make them all most likely. ``model.fit(release, estimator=est)``
-        calls this. ``epsilon``, ``allocation`` and ``budget`` play no part.
+        Every table over nodes of ``model`` is evidence, each with its own noise scale.
+        ``model.fit(release, estimator=est)`` calls this; ``epsilon``, ``allocation`` and ``budget``
+        play no part.
 
         Parameters
         ----------
@@ -438,11 +415,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             return self._local_tables(domain, families, tables, n_records, weight, local_iter)
         naive = noise_excess(tables, n_records) / n_records
         prior, runs = dict(prior="gaussian"), 1
-        # The Dirichlet prior's closed-form M-step needs the fitted model to be the network itself; a fit
-        # from releases with tables over other attribute sets keeps the Gaussian prior of the same weight.
+        # the Dirichlet prior's closed-form M-step needs the model to be the network itself; else the Gaussian prior
         if is_network_model(families, [t.attrs for t in tables]):
-            # where the noise swamps the tables (the weight's cap binds), CGM-EM from two starts keeps the
-            # better EM objective: from the exact start alone 50 iterations can stay far from the optimum
+            # where the noise swamps the tables (the cap binds), CGM-EM runs from two starts and keeps the better
             runs = 2 if noise_regularization(tables, n_records) > BN_WEIGHT_CAP else 1
             prior = dict(prior="dirichlet", dirichlet_spread=BN_DIRICHLET_SPREAD, warm_start=("mle", "best")[runs - 1])
         bar = ProgressCallback(self.show_progress, runs * max_iter, "CGM-EM (BN families)")
@@ -454,8 +429,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         finally:
             bar.close()
         self.n_iter_, self.converged_ = fit.n_iter, fit.converged
-        # The default is a fixed budget that rarely meets the 1e-6 tolerance: it does not
-        # warn (every default fit would). A max_iter the user chose is a request to converge.
+        # the default fixed budget does not warn; a max_iter the user chose is a request to converge
         if not fit.converged and self.max_iter is not None:
             warnings.warn(
                 f"CGM-EM of the likelihood fit stopped at max_iter={max_iter} iterations with the EM "
@@ -482,9 +456,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         from pgmpy.base import DAG
 
         if not isinstance(model, DAG):
-            raise TypeError(
-                f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}"
-            )
+            raise TypeError(f"model must be a pgmpy DAG or DiscreteBayesianNetwork, got {type(model).__name__}")
         missing = sorted(set(model.nodes()) - set(model.latents) - set(data.columns))
         if missing:
             raise DomainError(
@@ -517,9 +489,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             )
         return encode_units(data[column], column)
 
-    def _fit_codes(
-        self, codes, domain, families, parents, loss, rng, noise_drawn=lambda: None, units=None
-    ) -> None:
+    def _fit_codes(self, codes, domain, families, parents, loss, rng, noise_drawn=lambda: None, units=None) -> None:
         """Both stages and the consistency step; ``noise_drawn()`` runs once the first noisy table exists.
 
         From then on every failure (a stage-II scale refused because of the stage-I allocation,
@@ -535,11 +505,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             self.stage1_epsilon_ = 0.0
             self.stage1_release_ = None
             cells = np.array([domain.cells(f) for f in measured], dtype=np.float64)
-            stage2 = (
-                [total / n] * n
-                if self.allocation == "uniform"
-                else list(error_optimal_allocation(cells, loss))
-            )
+            stage2 = [total / n] * n if self.allocation == "uniform" else list(error_optimal_allocation(cells, loss))
             stats = pd.DataFrame({"cells": [domain.cells(f) for f in families]}, index=pd.Index(nodes, name="node"))
         else:
             beta = float(self.sample_rate)
@@ -560,14 +526,9 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
                 show_progress=self.show_progress, **self._unit_args(sub_units),
             )
             noise_drawn()
-            # counts below the stage-I noise level are indistinguishable from zero: floor the
-            # 1/C^2 terms there, or one empty parent configuration would swallow the budget
-            error = np.array(
-                [
-                    parameter_error(t.values, scale_to=1.0 / beta, min_count=math.sqrt(t.variance) / beta)
-                    for t in self.stage1_release_
-                ]
-            )
+            # floor the 1/C^2 terms at the stage-I noise level, or one empty parent configuration takes the budget
+            error = np.array([parameter_error(t.values, scale_to=1.0 / beta, min_count=math.sqrt(t.variance) / beta)
+                              for t in self.stage1_release_])
             node_weights = allocation_weights(parents, domain)
             w = np.array([node_weights[v] for v in nodes])
             stage2 = optimal_allocation(w * error, total - self.stage1_epsilon_)
@@ -587,9 +548,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         noise_drawn()
         unit = "rho" if gaussian else "epsilon"
         spent = {t.attrs[0]: getattr(t, unit) for t in self.release_}  # a family not released spent nothing
-        self.allocation_ = pd.Series(
-            [spent.get(v, 0.0) for v in nodes], index=pd.Index(nodes, name="node"), name=unit
-        )
+        self.allocation_ = pd.Series([spent.get(v, 0.0) for v in nodes], index=pd.Index(nodes, name="node"), name=unit)
         stats[unit] = self.allocation_
         self.node_stats_ = stats
         self._tables = self.family_tables([self.release_], domain, families)
@@ -604,8 +563,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         """The consistency step alone: family marginals (counts, axes in family order) from noisy releases.
 
         ``"likelihood"`` fits every table of every release; ``"projection"`` projects the tables
-        of the first release. Post-processing: it spends nothing. ``fit`` uses it, and so do
-        ``query_interval``'s refits of simulated releases.
+        of the first release. Post-processing: it spends nothing.
 
         Examples
         --------
@@ -631,14 +589,7 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
         cpds = []
         for fam, table in zip(families, self._tables):
             node, *pa = fam
-            cpds.append(
-                TabularCPD(
-                    node,
-                    domain.size(node),
-                    cpd_values(table),
-                    evidence=pa or None,
-                    evidence_card=[domain.size(p) for p in pa] or None,
-                    state_names={v: list(domain[v]) for v in fam},
-                )
-            )
+            cpds.append(TabularCPD(node, domain.size(node), cpd_values(table), evidence=pa or None,
+                                   evidence_card=[domain.size(p) for p in pa] or None,
+                                   state_names={v: list(domain[v]) for v in fam}))
         return cpds

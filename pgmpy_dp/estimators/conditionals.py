@@ -1,8 +1,4 @@
-"""From (noisy, consistent) count tables to CPD columns.
-
-Negative cells are clipped to zero, and an empty parent configuration is made
-uniform rather than NaN.
-"""
+"""From (noisy, consistent) count tables to CPD columns."""
 
 from __future__ import annotations
 

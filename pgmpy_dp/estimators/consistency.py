@@ -1,15 +1,8 @@
 """Making noisy marginal tables mutually consistent.
 
-Independently noised tables disagree wherever they overlap: two family tables
-that share the attribute ``lung`` imply two different ``P(lung)``. CPDs derived
-from them then describe no joint distribution at all.
-[`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] is the weighted
-least-squares projection of the noisy counts onto non-negative tables that agree on every
-shared attribute subset and on the total, weighting each table by its inverse noise variance:
-a convex quadratic programme, solved through its dual (one multiplier per shared-marginal
-cell) by a semismooth Newton method, so that its cost grows with the number of cells rather
-than with an interior-point solver's. It is post-processing of released tables and spends no
-budget.
+Independently noised tables disagree where they overlap, and CPDs derived from them describe no joint
+distribution: [`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent] projects them
+onto consistent non-negative tables. Post-processing: it spends no budget.
 """
 
 from __future__ import annotations
@@ -22,8 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 
-# Interior-point tolerances: the defaults (1e-8 on the gap) leave the solution ~0.1 count
-# from the optimum on 10,000 records; 1e-10 costs a couple of iterations more.
+# Interior-point tolerances: the defaults (1e-8 on the gap) leave the solution ~0.1 count from the optimum.
 _CLARABEL_TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
 
 
@@ -57,9 +49,8 @@ def _overlaps(attrs: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[in
         for s, t in itertools.combinations(sets, 2)
         if s & t
     }
-    # sorted by size, then by the attributes' canonical positions: never by set iteration order, which
-    # follows string hashing and would make the projection (and every fit started from it) differ
-    # between Python processes for the same seed
+    # sorted by size, then canonical positions: set iteration order follows string hashing, which
+    # would make the projection differ between Python processes for the same seed
     ranked = sorted(shared, key=lambda s: (len(s), [order[a] for a in s]))
     return {s: [i for i, t in enumerate(sets) if t.issuperset(s)] for s in ranked}
 
@@ -67,11 +58,8 @@ def _overlaps(attrs: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[in
 def _spanning_constraints(attrs: Sequence[tuple[str, ...]]) -> list[tuple[tuple[str, ...], list[tuple[int, int]]]]:
     """Pairs of tables to tie on each shared attribute set, without redundant ties.
 
-    Agreement on a set implies agreement on its subsets, and agreement is
-    transitive. Walking shared sets from large to small (ending with the empty
-    set, i.e. the totals), two tables containing ``S`` need a tie on ``S`` only
-    if no chain of ties on supersets of ``S`` already connects them. Redundant
-    equality rows make the projection degenerate and slow interior-point solvers.
+    Walking shared sets from large to small (ending with the totals), two tables containing ``S``
+    need a tie on ``S`` only if no chain of ties on supersets of ``S`` connects them already.
     """
     shared_sets = list(_overlaps(attrs)) + [()]
     ties: list[tuple[frozenset, int, int]] = []
@@ -111,21 +99,11 @@ def project_consistent(
 
     Solves ``min sum_i ||x_i - y_i||^2 / var_i`` over tables ``x_i >= 0`` whose
     marginals agree on every attribute subset two tables share, and whose
-    totals are all equal. With independent Gaussian noise this is the maximum
-    likelihood estimate of consistent tables; with Laplace noise it is the
-    minimum-variance linear-unbiased fit, corrected by the non-negativity
-    constraint.
+    totals are all equal (the MLE of consistent tables under Gaussian noise).
 
-    By default the problem is solved through its dual: one multiplier per cell
-    of a shared marginal (672 for the 547,158 cells of mildew's family tables,
-    11,221 for diabetes' 461,069), maximised by a semismooth Newton method with a line
-    search. Given the multipliers every cell has a closed form (its noisy count
-    moved by its table's share of the marginal corrections, clipped at zero),
-    and each Newton step is one sparse factorisation of a matrix over the
-    shared-marginal cells. It stops when the tables agree to 1e-10 of their
-    total, in a handful of steps, and scales with the number of cells (see
-    docs/benchmarks.md, "Wide networks"). Should it not converge, the primal
-    quadratic programme is handed to Clarabel.
+    By default through its dual, one multiplier per shared-marginal cell, by a semismooth Newton
+    method until the tables agree to 1e-10 of their total (docs/benchmarks.md, "Wide networks");
+    should it not converge, the primal quadratic programme goes to Clarabel.
 
     Parameters
     ----------
@@ -202,12 +180,9 @@ def _dual_newton(
 
     For multipliers ``lam`` of ``E x = 0`` the Lagrangian's minimiser over ``x >= 0`` is
     ``x(lam) = max(y - E^T lam / w, 0)`` and the dual ``D(lam)`` is concave, piecewise
-    quadratic and continuously differentiable with gradient ``E x(lam)``. A Newton step uses
-    the generalised Hessian ``-E_F W_F^{-1} E_F^T`` over the cells ``F`` where ``x(lam) > 0``:
-    a matrix over the shared-marginal cells only. Once ``F`` is the optimal support, one step
-    lands on the optimum; the Armijo line search on ``D`` makes the iteration converge from
-    ``lam = 0``. A tiny ridge keeps the step defined when the ties are linearly dependent (the
-    system stays consistent, so the ridge only picks one of the equivalent multipliers).
+    quadratic with gradient ``E x(lam)``. A Newton step uses the generalised Hessian
+    ``-E_F W_F^{-1} E_F^T`` over the cells ``F`` where ``x(lam) > 0``, with an Armijo line search
+    on ``D`` and a tiny ridge for linearly dependent ties.
     """
     from scipy.sparse.linalg import splu
 
@@ -280,12 +255,8 @@ def _solve_qp(y: np.ndarray, w: np.ndarray, eq: sp.csr_matrix, solver: str | Non
 def _polish(x: np.ndarray, y: np.ndarray, w: np.ndarray, eq: sp.csr_matrix) -> np.ndarray:
     """Snap an interior-point solution to the exact optimum of its active set.
 
-    Interior-point iterates keep inequality-bound cells slightly above zero
-    (~1e-6 of the largest count when the bound is degenerate). Fix the cells the
-    solver drove to (near) zero at exactly zero and solve the remaining
-    equality-constrained least squares exactly: with ``z = sqrt(w) x`` and
-    ``M = E_F W_F^{-1/2}``, the optimum is ``b`` minus its projection onto the
-    row space of ``M``. Keep the result only if it is feasible and no worse.
+    Fix the cells the solver drove to (near) zero at exactly zero and solve the remaining
+    equality-constrained least squares exactly; keep the result only if feasible and no worse.
     """
     from scipy.sparse.linalg import lsqr
 

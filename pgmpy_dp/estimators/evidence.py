@@ -1,10 +1,7 @@
 """What the estimators read off a list of releases: one merged public domain, one record count.
 
-Both estimators treat every release as evidence about the same records, so both
-need the same rules: the releases must agree on the states of every
-attribute they share, the record count is the declared one if any release
-declares it, else the inverse-variance pooled noisy totals, and tables released
-with ``skip_state`` are refused (they do not measure the model's ``p(x)``).
+Both estimators treat every release as evidence about the same records: shared attributes must agree
+on their states, the record count is declared or pooled, and ``skip_state`` tables are refused.
 """
 
 from __future__ import annotations
@@ -67,14 +64,7 @@ def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -
 def refuse_skip_state(skip_state) -> None:
     """Refuse to fit tables released with ``skip_state`` (a ValueError saying why and what to do).
 
-    With ``skip_state`` a table drops the rows that are all-skip on its attributes, so its
-    all-skip cell is not a count of anything. Masking that cell does not make the rest a
-    measurement of the model's ``N p(x)``: the table's total is no longer the record count,
-    and under ``contribution="normalize"`` each individual's counted rows weigh ``1 / K_u``
-    with ``K_u`` counted per table, so a table measures the average over individuals of each
-    one's distribution given "not all-skip" (individuals with more skipped rows weigh their
-    rows more), scaled by a per-table count of individuals. Neither estimator has a model
-    of that (docs/mobility.md, "About skip_state", measures the gap).
+    Such a table does not measure the model's ``N p(x)`` (docs/mobility.md, "About skip_state").
 
     Examples
     --------

@@ -1,10 +1,7 @@
 """Which private estimator fitted a pgmpy model, so that the model can stand for its estimator.
 
-A fitted model carries its parameters but not the releases they came from; the estimator keeps
-both. Both estimators leave a note on the model they fitted, naming themselves and the parameter
-objects they gave it, so that a model refitted since (by pgmpy's own ``DiscreteMLE``, say) no
-longer stands for the private fit. The note is an attribute of the model, not a global table:
-pgmpy's graphs compare equal by structure, and a global table would keep every fit alive.
+Both estimators leave a note on the model they fitted, naming themselves and the parameter objects they
+gave it (an attribute of the model: a global table would keep every fit alive).
 """
 
 from __future__ import annotations
@@ -29,8 +26,7 @@ def estimator_of(obj):
     Raises
     ------
     ValueError
-        If ``obj`` is a model that no private estimator fitted, or whose
-        parameters changed since (then pass the estimator itself).
+        If no private estimator fitted the model ``obj``, or its parameters changed since.
 
     Examples
     --------

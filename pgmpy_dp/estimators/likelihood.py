@@ -1,30 +1,11 @@
 """Bayesian-network CPDs by maximum likelihood over the true counts behind noisy tables.
 
-The noisy family tables of a private BN fit (and any other released table over
-attributes of the network) are measurements of one distribution. Instead of
-projecting each table separately, [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits the graphical
-model whose marginals make *all* tables most likely, each under its own noise
-model and scale (the collective-graphical-model view of Bernstein et al. 2017,
-applied to the BN's moral graph):
-
-1. the model is a Markov network with one log-potential per family (a BN is
-   one: its CPDs are such potentials, with partition function 1), plus one per
-   further measured attribute set that no family contains; inference runs on
-   the junction tree of its triangulated graph, which is the BN's moral graph
-   triangulated ([`pgmpy_dp.engine.JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree]);
-2. [`pgmpy_dp.engine.cgm_em`][pgmpy_dp.engine.cgm.cgm_em] maximises the approximate marginal likelihood
-   of the measurements (plus a prior) over the log-potentials, started from the maximum-likelihood
-   model of the consistency projection's tables (with a little uniform mass), itself fitted
-   from the BN of those tables' CPDs to within 1% of the smallest noise scale (at most 100
-   L-BFGS iterations). With Dirichlet priors on the CPD columns the M-step is in closed form
-   ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]); with the Gaussian prior
-   on the log-potentials it is a few L-BFGS iterations;
-3. each family's expected counts are read off the fitted model's marginals,
-   and CPDs off those.
-
-The fitted model has finite log-potentials, so every fitted probability is
-positive: no CPD entry becomes exactly zero because noise pushed a count below
-zero. Everything here is post-processing of released tables and spends no budget.
+[`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits the Markov network of
+the BN's moral graph (one log-potential per family, plus one per measured set no family contains)
+whose marginals make *all* noisy tables most likely, by
+[`pgmpy_dp.engine.cgm_em`][pgmpy_dp.engine.cgm.cgm_em] on its
+[`JunctionTree`][pgmpy_dp.engine.junction_tree.JunctionTree], and reads each family's expected
+counts off it (docs/bayesian.md). Post-processing of released tables: it spends no budget.
 """
 
 from __future__ import annotations
@@ -45,23 +26,17 @@ from .conditionals import cpd_values
 from .consistency import project_consistent
 from .priors import PRIOR_PRECISION, UNRESOLVED_PRIOR_PRECISION, auto_regularization, cgm_regularization
 
-#: Largest junction-tree clique (cells) the exact likelihood fit accepts; ``DiscretePrivateMLE`` fits wider
-#: networks family by family ([`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally]).
+#: Largest junction-tree clique (cells) the exact likelihood fit accepts; wider networks are fitted family by family.
 MAX_CLIQUE_CELLS = 2_000_000
-#: Most cells, summed over its cliques, of the junction tree ``DiscretePrivateMLE`` fits exactly. A default
-#: fit calibrates that tree about 700 times (50 CGM-EM iterations of about 14 calibrations each), at some
-#: 30 microseconds per cell in all: 250,000 cells are about 8 CPU seconds. Larger trees (andes, pigs, water,
-#: diabetes, mildew) are fitted family by family, which costs a few passes over the CPD cells
-#: (docs/bayesian.md measures both).
+#: Most cells, summed over its cliques, of the junction tree ``DiscretePrivateMLE`` fits exactly (about 8 CPU
+#: seconds for a default fit); larger trees are fitted family by family (docs/bayesian.md).
 MAX_EXACT_CELLS = 250_000
 START_ITER = 100  # L-BFGS iterations of the warm start (see _initial_log_potentials)
 #: The cap ``DiscretePrivateMLE`` puts on its prior weight: the uniform Dirichlet(1)'s ``1 / trigamma(1) =
-#: 6 / pi**2``, the log-count precision of a cell the noise cannot resolve (``priors.UNRESOLVED_PRIOR_PRECISION``).
-#: A stronger prior would claim the CPD columns flatter than that law (derivation in `noise_regularization`).
+#: 6 / pi**2`` (derivation in `noise_regularization`).
 BN_WEIGHT_CAP = UNRESOLVED_PRIOR_PRECISION
 #: How much wider than the Gaussian prior's (of weight ``w``) the Dirichlet prior's spread of centred
-#: log-probabilities is: ``trigamma(a) = spread**2 / w``, so ``a ~ sqrt(w) / 2`` as the noise vanishes and
-#: ``a = 0.45`` at the cap (docs/bayesian.md).
+#: log-probabilities is: ``trigamma(a) = spread**2 / w`` (docs/bayesian.md).
 BN_DIRICHLET_SPREAD = 2.0
 
 
@@ -72,9 +47,8 @@ class WideNetworkWarning(UserWarning):
 def exact_tree_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> tuple[int, int]:
     """Cells of the largest clique, and of all cliques, of the junction tree the exact likelihood fit would build.
 
-    Read off the graph (``cliques``, triangulated) and the declared state counts alone (public),
-    without allocating anything. The first bounds the fit's memory, the second its time: every
-    calibration of the tree is a few passes over all its cells.
+    Read off the graph and the declared state counts alone (public): the first bounds the fit's
+    memory, the second its time.
 
     Examples
     --------
@@ -111,19 +85,15 @@ class FamilyFit:
     tables : list of numpy.ndarray
         Fitted expected counts of each family, axes in the family's order, summing to ``n_records``.
     cliques : list of tuple of str
-        The fitted model's cliques ([`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques]): the families
-        (but an unmeasured one inside another family), then any extra measured attribute sets.
-    n_iter : int
-        CGM-EM iterations run.
-    converged : bool
-        Whether CGM-EM met its tolerance.
+        The fitted model's cliques ([`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques]).
+    n_iter, converged : int, bool
+        CGM-EM iterations run, and whether CGM-EM met its tolerance.
     log_likelihood : list of float
         The EM objective after every iteration (non-decreasing).
     tolerance : float
         Relative change of the EM objective in the last iteration (what ``tol`` bounds).
     regularization : float or list of float
-        The prior weight(s) CGM-EM ran with, per ``N`` records (one per clique when per-clique
-        weights were given).
+        The prior weight(s) CGM-EM ran with, per ``N`` records.
     """
 
     tables: list
@@ -138,8 +108,7 @@ class FamilyFit:
 def measurement_for(table) -> Measurement:
     """The engine's [`Measurement`][pgmpy_dp.engine.cgm.Measurement] of a released ``NoisyTable``.
 
-    Discrete-Gaussian tables (``mechanism == "discrete_gaussian"``, whose ``scale`` is
-    the standard deviation) get the Gaussian likelihood; all others the Laplace one.
+    Discrete-Gaussian tables get the Gaussian likelihood; all others the Laplace one.
 
     Examples
     --------
@@ -155,25 +124,13 @@ def measurement_for(table) -> Measurement:
 def noise_regularization(tables, n_records: float, cap: float | None = None) -> float:
     """Weight (per ``N`` records) of the prior on the log-potentials of the likelihood fit.
 
-    Without a prior, maximum likelihood drives every cell whose noisy count is
-    at or below zero towards probability zero, which costs dearly in KL when
-    the true probability is small but positive. The prior only needs to be as
-    strong as the noise: we take the CGM-EM weight that
-    [`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization] derives for a Markov
-    network, ``min(1, mean_i (v_i K_i / N) / mean_i b_i)``, with ``v_i``, ``K_i`` and
-    ``b_i`` each table's noise variance, cell count and scale, but without the
-    part of that rule that would remain for noiseless tables, so the fit is the
-    plain maximum likelihood (and recovers exact tables) as the noise vanishes.
-    Depends only on public facts (noise scales, table shapes, the record count estimate).
+    The CGM-EM weight of [`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization]
+    without its noiseless part, so the fit is the plain MLE as the noise vanishes; public facts only.
 
-    **The cap.** Within one CPD column only the centred log-potentials matter, and a Gaussian
-    prior of precision ``lambda`` on them has covariance ``(1 / lambda) (I - 11^T / K)`` for ``K``
-    states. A column drawn from a symmetric Dirichlet(``a``) has centred log-probabilities of
-    covariance ``trigamma(a) (I - 11^T / K)``, the same form, so ``lambda = 1 / trigamma(a)``
-    matches it: ``6 / pi**2`` for the uniform ``a = 1`` (`BN_WEIGHT_CAP`). A larger weight would
-    assert that the columns are flatter than a uniform Dirichlet draw, which the noise rule cannot
-    justify: it measures how little the noisy tables say, not that the truth is flat. So the
-    weight is ``min(cap, rule)``; below the cap it is the rule's, bit for bit.
+    **The cap.** A Gaussian prior of precision ``lambda`` on a CPD column's centred log-potentials
+    has the covariance of a symmetric Dirichlet(``a``) column's centred log-probabilities when
+    ``lambda = 1 / trigamma(a)``: ``6 / pi**2`` for the uniform ``a = 1`` (`BN_WEIGHT_CAP`). The
+    weight is ``min(cap, rule)`` (docs/bayesian.md).
 
     Parameters
     ----------
@@ -218,12 +175,9 @@ def noise_excess(tables, n_records: float) -> float:
 def _naive_targets(cliques, measurements):
     """Per clique, consistent non-negative tables to fit as if exact: the warm start of CGM-EM.
 
-    The noisy tables projected onto consistent non-negative ones
-    ([`project_consistent`][pgmpy_dp.estimators.consistency.project_consistent]), plus a little
-    mass from the uniform distribution (whose marginals are consistent too):
-    half a count on the cells of the largest table, never more than the noise
-    scale, so noiseless tables stay exact. A clique no table matches exactly gets the sum of a
-    table containing it, ``None`` if none does.
+    The noisy tables projected (`project_consistent`) plus half a count (at most the noise scale)
+    of uniform mass on the cells of the largest table; a clique no table matches exactly gets the
+    sum of a table containing it, ``None`` if none does.
     """
     variances = [_variance(m) for m in measurements]
     projected = project_consistent([m.attrs for m in measurements], [m.values for m in measurements], variances)
@@ -244,16 +198,10 @@ def _naive_targets(cliques, measurements):
 def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1e-9):
     """A warm start for CGM-EM from consistent ``targets`` (see [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables]).
 
-    ``"cpds"``: the Bayesian network of the targets' CPDs, in closed form (a BN's log-CPDs are
-    log-potentials of its moral graph with partition function 1); it costs no inference.
-    ``"mle"``: the maximum-likelihood Markov network of the targets, as if they were exact, by
-    L-BFGS started from ``"cpds"`` (consistent, positive targets make it well posed even with a
-    vanishing prior). Only ``"mle"`` is a fixed point of EM for noiseless tables: the BN of the
-    CPDs keeps each family's conditional but not the joint of its parents, and 20 EM iterations
-    from it left a CPD of asia 0.09 off the exact one at epsilon 1e9 (``"mle"``: 2e-7).
-    Without a target for every clique both are the targets' CPDs (uniform elsewhere).
-    ``tol`` is L-BFGS's gradient tolerance: the largest gap between a fitted and a target
-    probability that may remain.
+    ``"cpds"``: the Bayesian network of the targets' CPDs, in closed form. ``"mle"``: the
+    maximum-likelihood Markov network of the targets by L-BFGS (gradient tolerance ``tol``) started
+    from ``"cpds"``; only it is a fixed point of EM for noiseless tables. Without a target for every
+    clique both are the targets' CPDs (uniform elsewhere).
     """
     cpds = [
         np.log(cpd_values(t)).reshape(t.shape) if t is not None else np.zeros(jt.domain.shape(c))
@@ -265,28 +213,19 @@ def _initial_log_potentials(jt, targets, regularization, warm_start="mle", tol=1
     return fit.log_potentials
 
 
-#: CGM-EM iterations of the likelihood fit by default (``fit_family_tables`` and ``DiscretePrivateMLE``
-#: with ``max_iter=None``): a fixed budget, measured in docs/bayesian.md
+#: CGM-EM iterations of the likelihood fit by default: a fixed budget (docs/bayesian.md)
 DEFAULT_MAX_ITER = 50
 
 
 class DirichletCPDStep:
-    """CGM-EM's exact M-step for a Bayesian network whose CPD columns carry Dirichlet priors.
+    """CGM-EM's exact M-step for a Bayesian network (cliques: its families, node first) under Dirichlet priors.
 
-    When the model's cliques are the network's families (node first, then its parents), its
-    log-potentials can be the log-CPDs (partition function 1), and the expected complete-data
-    log-likelihood ``sum_f sum_(x,u) N mu_f(x, u) log theta(x | u)`` splits into one multinomial
-    per CPD column. With a symmetric Dirichlet prior on each column, ``a`` pseudo-records per cell
-    (``log prior = a sum log theta(x | u)``), the maximiser is in closed form:
+    With ``a`` pseudo-records per cell the maximiser is in closed form (docs/bayesian.md):
 
         theta(x | u) = (N mu_f(x, u) + a) / (N mu_f(u) + K a),   K = |dom(x)|.
 
-    The Gaussian prior on the log-potentials penalises a log-probability quadratically, this one
-    linearly; a column the noise leaves unresolved (``N mu_f(u)`` small) falls back towards uniform
-    under either. The step is exact, where the Gaussian prior's M-step is a few L-BFGS iterations
-    (docs/bayesian.md measures the two). ``log_prior`` evaluates the prior at any
-    log-potentials through each family's log-softmax over the node's axis (exact for log-CPDs; the
-    EM objective only needs it at extrapolated points, to accept or shorten a jump).
+    ``log_prior`` evaluates the prior at any log-potentials through each family's log-softmax
+    over the node's axis.
 
     Examples
     --------
@@ -324,11 +263,8 @@ class DirichletCPDStep:
 def dirichlet_pseudo_count(weight: float) -> float:
     """The pseudo-count ``a`` whose Dirichlet(``a``) column matches a Gaussian prior of precision ``weight``.
 
-    [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization] derives that a
-    symmetric Dirichlet(``a``) column's centred log-probabilities have covariance ``trigamma(a)``
-    times the centring projection, so the Gaussian prior of precision ``weight`` on the
-    log-potentials has the spread of Dirichlet(``a``) with ``trigamma(a) = 1 / weight``: ``a = 1`` at
-    ``6 / pi**2``, ``1/2`` at ``2 / pi**2``, and ``a ~ sqrt(weight)`` as the weight vanishes with the noise.
+    ``trigamma(a) = 1 / weight`` (see
+    [`noise_regularization`][pgmpy_dp.estimators.likelihood.noise_regularization]).
 
     Examples
     --------
@@ -349,11 +285,8 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
                    nlbp_iter, count_tol, spread=1.0) -> FamilyFit:
     """``fit_family_tables(prior="dirichlet")``: CGM-EM with the exact M-step of `DirichletCPDStep`.
 
-    The pseudo-count per cell is read off the (global) prior weight ``w``: ``trigamma(a) = spread**2 / w``
-    (``fit_family_tables``' ``dirichlet_spread``). CGM-EM starts from ``start``:
-    by default the Gaussian fit's warm start (a Markov network that matches consistent tables exactly,
-    which a network of CPDs cannot when a family's parents are dependent in the tables but not in the
-    DAG); its first M-step turns it into CPDs.
+    The pseudo-count per cell is read off the (global) prior weight ``w``: ``trigamma(a) = spread**2 / w``.
+    CGM-EM starts from ``start``; its first M-step turns it into CPDs.
     """
     weights = np.atleast_1d(np.asarray(regularization, dtype=np.float64))
     if list(cliques) != list(families) or np.ptp(weights) > 0:
@@ -378,9 +311,7 @@ def _dirichlet_fit(jt, families, cliques, measurements, n_records, regularizatio
 def model_cliques(families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     """The cliques [`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits.
 
-    The families, then each measured attribute set no family contains. A family no table
-    measures exactly but another family contains keeps its clique, with a potential free of
-    the prior (see ``fit_family_tables``).
+    The families, then each measured attribute set no family contains.
 
     Examples
     --------
@@ -399,9 +330,7 @@ def model_cliques(families: Sequence[Sequence[str]], measured: Sequence[Sequence
 def is_network_model(families: Sequence[Sequence[str]], measured: Sequence[Sequence[str]]) -> bool:
     """Whether ``fit_family_tables(prior="dirichlet")`` applies: its model is the network itself.
 
-    True when every measured attribute set lies inside a family (no clique beyond the families) and
-    every family inside another is measured exactly (no family whose potential the fit leaves free
-    of the prior).
+    True when every measured set lies inside a family and every family inside another is measured exactly.
 
     Examples
     --------
@@ -456,14 +385,12 @@ def fit_family_tables(
     families : sequence of tuple of str
         Each node followed by its parents (the tables to return).
     measurements : sequence of Measurement
-        Noisy tables over attribute sets of the network, each with its own noise
-        scale and model (several per family, or over other attribute sets, are all evidence).
+        Noisy tables over attribute sets of the network, each with its own noise scale and model.
     n_records : float
         Record count the fitted tables sum to (e.g. a release's pooled noisy total).
     regularization : float or sequence of float
-        Per-record L2 penalty on the log-potentials (``lambda`` of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]);
-        0 fits the maximum likelihood itself. A sequence gives one weight per clique of
-        [`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques].
+        Per-record L2 penalty on the log-potentials (``lambda`` of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]),
+        or one weight per clique of [`model_cliques`][pgmpy_dp.estimators.likelihood.model_cliques].
     naive_regularization : float or sequence of float
         The same for the warm start, a fit to the projected tables as if they were exact.
     max_iter, tol : int, float
@@ -471,26 +398,18 @@ def fit_family_tables(
     callback : callable, optional
         ``callback(iteration, objective, change)`` after every EM iteration.
     warm_start : {"mle", "cpds", "best"}
-        Where CGM-EM starts: the maximum-likelihood Markov network of the projected tables
-        (an L-BFGS fit started from their CPDs), or the BN of those CPDs (closed form, but not
-        exact for noiseless tables). ``"best"`` (``prior="dirichlet"`` only): CGM-EM from both,
-        keeping the run with the higher final EM objective (twice the cost).
+        Where CGM-EM starts (see `_initial_log_potentials`); ``"best"`` (``prior="dirichlet"`` only):
+        from both, keeping the run with the higher final EM objective.
     m_step_iter, nlbp_iter : int
-        L-BFGS iterations per M-step and NLBP sweeps per E-step of CGM-EM. Partial steps keep EM
-        monotone (a generalised EM).
+        L-BFGS iterations per M-step and NLBP sweeps per E-step of CGM-EM.
     count_tol : float
-        CGM-EM also stops once no fitted count moved by more than ``count_tol`` noise scales (of its
-        table) in an iteration.
+        CGM-EM also stops once no fitted count moved by more than ``count_tol`` noise scales.
     prior : {"gaussian", "dirichlet"}
-        ``"gaussian"``: a Gaussian prior on the log-potentials, centred at 0, which shrinks every CPD
-        column towards uniform. ``"dirichlet"``: symmetric Dirichlet priors on the CPD columns with
-        CGM-EM's exact M-step ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]);
-        it needs one global weight and the model to be the network itself
-        ([`is_network_model`][pgmpy_dp.estimators.likelihood.is_network_model]).
+        A Gaussian prior on the log-potentials, or symmetric Dirichlet priors on the CPD columns
+        ([`DirichletCPDStep`][pgmpy_dp.estimators.likelihood.DirichletCPDStep]; only for
+        [`is_network_model`][pgmpy_dp.estimators.likelihood.is_network_model] and one global weight).
     dirichlet_spread : float
-        With ``prior="dirichlet"``: the Dirichlet's spread of log-probabilities over the Gaussian's
-        of the same weight ``w``, ``trigamma(a) = dirichlet_spread**2 / w``
-        (`BN_DIRICHLET_SPREAD` is what ``DiscretePrivateMLE`` uses).
+        With ``prior="dirichlet"``: ``trigamma(a) = dirichlet_spread**2 / w`` (see `BN_DIRICHLET_SPREAD`).
 
     Returns
     -------
@@ -534,12 +453,10 @@ def fit_family_tables(
         )
     with single_threaded_blas():  # the projection's polish makes many tiny BLAS calls
         targets = _naive_targets(cliques, measurements)
-    # The start only has to be exact to well within the noise: stop L-BFGS once every fitted count
-    # is within 1% of the smallest noise scale of its target (noiseless tables: 1e-9, as exact as float64 allows)
+    # the start need only be exact to 1% of the smallest noise scale (noiseless tables: 1e-9)
     start_tol = max(1e-9, 0.01 * min(m.scale for m in measurements) / n_records)
     if prior == "dirichlet":
-        # the same warm start as the Gaussian fit (exact for noiseless tables): the first E-step then starts at
-        # the tables, and the closed-form M-step reads the CPDs off them
+        # the Gaussian fit's warm start (exact for noiseless tables); the first M-step reads CPDs off it
         def shifted(k):  # the second run's iterations count on from max_iter (one progress bar of 2 max_iter)
             return None if callback is None else (lambda i, obj, change: callback(k * max_iter + i, obj, change))
 
@@ -551,8 +468,7 @@ def fit_family_tables(
         ]
         return max(fits, key=lambda f: f.log_likelihood[-1])  # a tie keeps the exact start's
     naive = _initial_log_potentials(jt, targets, naive_regularization, warm_start, start_tol)
-    # Degenerate inputs (a record or two, noise scales near 1e-300) overflow inside the E-step;
-    # the fit then falls back to its warm start below, so the numpy warnings carry no news.
+    # degenerate inputs overflow inside the E-step; the fit then falls back to its warm start below
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = cgm_em(

@@ -1,30 +1,13 @@
 """The per-family likelihood fit: CPDs of networks too wide for an exact junction tree.
 
-[`fit_family_tables`][pgmpy_dp.estimators.likelihood.fit_family_tables] fits one model to all noisy
-tables, with exact inference on the junction tree of the moral graph. On wide networks (link,
-munin1, barley, mildew) that tree has cliques of millions of cells. A CPD ``theta(x | u)``,
-however, is measured almost only by the tables that overlap its family: the rest of the network
-speaks about it through the parents' marginal ``p(u)``, which weighs its columns but does not
-move them. So
-[`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally] fits each family on its
-own, as the same collective graphical model restricted to one table:
-
-* the family's true counts ``n(x, u)`` (summing to ``N``) are latent; its noisy table observes
-  ``y = n + noise`` under its own noise model and scale, and every other table that overlaps the
-  family, summed down, is a Gaussian measurement of one of its marginals;
-* the model is ``q(x, u) = p(u) theta(x | u)`` with a free parent marginal and the same
-  symmetric Dirichlet(``a``) prior on every CPD column as the exact fit;
-* the fit maximises the collective-graphical-model objective (Bernstein et al. 2017)
-  ``log p(y | n) - N KL(n / N || q) + a sum log theta`` over ``n`` and ``q`` jointly. For given
-  counts the best ``q`` is in closed form, ``p(u) = n(u) / N`` and
-  ``theta = (n + a) / (n(u) + K a)``, which leaves an objective ``G(n)`` of the counts alone,
-  maximised by Newton steps in ``log n``, cell by cell, with a reweighted-least-squares
-  curvature that keeps them from overshooting (the fixed point of CGM-EM on this model, reached
-  without EM's slow steps in the Laplace tails).
-
-Every family runs at once: the cells of all families lie side by side in one flat array, and the
-per-column and per-family sums are ``bincount`` calls, so the cost is a few passes over the CPD
-cells per iteration whatever the number or shapes of the families. The fit spends no budget.
+[`fit_families_locally`][pgmpy_dp.estimators.local.fit_families_locally] fits each family on its own
+(docs/bayesian.md): its true counts ``n(x, u)`` are latent, observed by its noisy table and, as
+Gaussian measurements of its marginals, by every other table that overlaps it; the model is
+``q(x, u) = p(u) theta(x | u)`` under the exact fit's Dirichlet(``a``) prior. The best ``q`` for
+given counts is in closed form (``p(u) = n(u) / N``, ``theta = (n + a) / (n(u) + K a)``), leaving
+an objective of the counts alone, maximised by Newton steps in ``log n`` with a
+reweighted-least-squares curvature. All families run at once over one flat array of cells.
+The fit spends no budget.
 """
 
 from __future__ import annotations
@@ -38,8 +21,7 @@ from ..engine import Measurement
 from ..privacy.domain import Domain
 from .likelihood import FamilyFit
 
-#: Newton sweeps of the per-family fit by default (docs/bayesian.md: on hailfinder 20 sweeps reach joint KL
-#: within 1% of 50), and the largest change of a log-count in one sweep.
+#: Newton sweeps of the per-family fit by default (docs/bayesian.md), and the largest log-count change per sweep.
 LOCAL_MAX_ITER, NEWTON_STEP = 20, 2.0
 
 
@@ -58,12 +40,9 @@ def _summed(m: Measurement, attrs) -> Measurement:
 def _evidence(families, measurements):
     """Per family, its cell-level measurements and the Gaussian measurements of its marginals.
 
-    Cell level: the tables over exactly the family's attributes, then every table over more,
-    summed down (a child's family table, summed over the child, measures its parent's family
-    again whenever it holds all of it). Marginals: every other table over part of the family,
-    summed down (a parent's or a sibling's family table measures the column totals, a child's
-    that lacks some parents the node's joint with the others), pooled by inverse variance into
-    one measurement per marginal.
+    Cell level: the tables over exactly the family's attributes, then every table over more, summed
+    down. Marginals: every other table over part of the family, summed down and pooled by inverse
+    variance into one measurement per marginal.
     """
     by_attr: dict[str, list[int]] = {}
     for i, m in enumerate(measurements):
@@ -110,13 +89,10 @@ def _transposed(m: Measurement, fam) -> Measurement:
     return Measurement(tuple(fam), np.transpose(m.values, perm), m.scale, noise=m.noise, mask=mask)
 
 
-#: Most CPD cells, summed over the families, the per-family fit takes: it keeps about 30 float64 arrays of
-#: that length (5 GB at the limit), a need ``DiscretePrivateMLE`` checks from the declared states before
-#: anything is charged.
+#: Most CPD cells, summed over the families, the per-family fit takes (about 30 float64 arrays of that length).
 MAX_LOCAL_CELLS = 20_000_000
 
-#: Families of at least this many cells sum their marginals by reshaping (one numpy call each); smaller
-#: ones all together by ``bincount`` (one call for all), which costs a gather per cell and marginal.
+#: Families of at least this many cells sum their marginals by reshaping; smaller ones all together by ``bincount``.
 RESHAPE_CELLS = 4096
 
 
@@ -168,16 +144,13 @@ class _FlatFamilies:
         join = (lambda xs, dtype=np.float64: np.concatenate(xs) if xs else np.zeros(0, dtype))  # noqa: E731
         self.obs_cell, self.obs_y, self.obs_scale = join(obs_cell, np.intp), join(obs_y), join(obs_scale)
         self.obs_laplace = join(laplace, bool)
-        # Gaussian measurements of marginals. Large families: per marginal, the axes to sum, the measured
-        # values (broadcastable) and the precision. Small ones: which cell adds into which measured total
-        # (a cell once per marginal), the totals' values, precisions and cells summed.
+        # Gaussian measurements of marginals: summed by reshaping in large families, by bincount in small ones
         self.reshaped = []
         cells_at, groups, ys, precision, summed = [], [], [], [], []
         n_groups = 0
         for off, size, fam, ms, own in zip(self.offsets[:-1], sizes, families, per_marginal, per_family):
             shape = domain.shape(fam)
-            # A marginal far more precise than the family's own cells would outweigh them all: its precision
-            # is capped where (cells summed) times it reaches the family's own per-cell precision.
+            # a marginal's precision is capped where (cells summed) times it reaches the family's per-cell one
             cell_precision = max(1.0 / (m.scale**2 * (2.0 if m.noise == "laplace" else 1.0)) for m in own)
             for m in ms:
                 axes = [fam.index(a) for a in m.attrs]
@@ -208,18 +181,9 @@ class _FlatFamilies:
     def gradient(self, n):
         """Gradient of the log-likelihood of every measurement in the counts ``n``, and a curvature that bounds it.
 
-        The curvature is ``gradient / residual``: the reweighted-least-squares majoriser of the
-        smoothed Laplace term (``1 / (b s)`` with ``s = sqrt(r^2 + b^2)``, never below the
-        term's own), ``1 / sigma^2`` for Gaussian noise. A Newton step with the Laplace term's
-        own curvature, which vanishes in its tails, overshoots and cycles.
-
-        A marginal's term ``-p (y - T)^2 / 2``, with ``T`` the sum of its ``m`` cells, couples them
-        all. Any weights ``w_i > 0`` give ``(sum_i d_i)^2 <= (sum_i w_i) sum_i d_i^2 / w_i``, so
-        ``p sum(w) / w_i`` at each cell bounds it. Equal weights (``p m``) damp a large cell's move by
-        its ratio to the mean cell and stall the sweeps; weights ``n_i`` (``p T / n_i``, the
-        proportional-fitting step) freeze the small cells instead. We take ``w_i = n_i + T / m``,
-        ``2 p T / (n_i + T / m)``, within a factor 2 of the better of the two at every cell
-        (docs/decisions.md measures the three).
+        The curvature is ``1 / (b s)`` for the smoothed Laplace term (a majoriser: its own vanishes in the
+        tails), ``1 / sigma^2`` for Gaussian noise, and ``2 p T / (n_i + T / m)`` for a marginal's term
+        over ``m`` cells summing to ``T`` (docs/decisions.md).
         """
         r = self.y - n
         inv = _precision(r, self.scale, self.laplace)
@@ -266,8 +230,7 @@ def fit_families_locally(
     families : sequence of tuple of str
         Each node followed by its parents (the tables to return).
     measurements : sequence of Measurement
-        Noisy tables; each family reads the tables over exactly its attributes, every table over
-        more of them summed down, and every table over part of them as a measurement of that marginal.
+        Noisy tables; each family reads those that overlap it (see `_evidence`).
     n_records : float
         Record count every fitted family table sums to.
     pseudo_count : float
@@ -278,8 +241,7 @@ def fit_families_locally(
     count_tol : float
         The sweeps stop once no fitted count moved by more than ``count_tol`` noise scales of its table.
     callback : callable, optional
-        ``callback(iteration, objective, change)`` after every sweep (``objective`` is NaN: only
-        the largest count change, in noise scales, is tracked).
+        ``callback(iteration, objective, change)`` after every sweep (``objective`` is NaN).
 
     Returns
     -------

@@ -1,13 +1,7 @@
-"""Private Markov-network parameters from noisy clique marginals: naive MLE and CGM-EM.
+"""Private Markov-network parameters from noisy clique marginals: naive MLE and CGM-EM (Bernstein et al. 2017).
 
-Bernstein et al. (2017): release the clique contingency tables with Laplace
-noise (sensitivity = number of cliques), then either fit the maximum-likelihood
-potentials to the noisy tables as if they were exact (``"naive-mle"``, after
-projecting each table onto the simplex), or treat the true tables as latent and
-fit by EM for collective graphical models (``"cgm-em"``). The fit itself is
-[`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov], shared with the synthesizer and the
-refits; this module converts between pgmpy models and the engine's arrays and checks that
-releases and models fit together.
+The fit itself is [`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov]; this module converts
+between pgmpy models and the engine's arrays and checks that releases and models fit together.
 """
 
 from __future__ import annotations
@@ -45,65 +39,47 @@ class PrivateMarkovEstimator(BaseObject):
     """Fit the potentials of a pgmpy ``DiscreteMarkovNetwork`` from differentially private marginals.
 
     ``fit`` takes the model and either published releases (post-processing, nothing
-    spent) or a DataFrame, whose clique tables it releases first. It returns the
-    estimator; the fitted network is ``model_``. The evidence behind the defaults
-    is in docs/markov.md.
+    spent) or a DataFrame, whose clique tables it releases first. The evidence behind
+    the defaults is in docs/markov.md.
 
     Parameters
     ----------
     method : {"cgm-em", "naive-mle"}
-        ``"naive-mle"``: project each noisy clique table (divided by the record
-        count) onto the simplex and fit maximum-likelihood potentials to it.
-        ``"cgm-em"``: EM for collective graphical models, the true tables being
-        latent (Bernstein et al. 2017, Algorithms 1-2), accelerated by SQUAREM and
-        started from a naive fit to the tables first made consistent
-        ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]). Every table
-        of every release is evidence, each weighted by its own noise scale.
+        ``"naive-mle"``: fit maximum-likelihood potentials to each noisy table projected onto
+        the simplex. ``"cgm-em"``: EM for collective graphical models with the true tables
+        latent ([`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm]), started from a naive fit to the
+        reconciled tables ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]).
     max_iter : int or None
-        Largest number of EM iterations (``"cgm-em"``); the naive MLE runs up to
-        ``max(1000, max_iter)`` L-BFGS iterations. ``None`` is a fixed budget of
-        `EM_BUDGET` (30) iterations: EM is usually still moving there (``converged_``
-        is then False) and the fit does not warn. An explicit ``max_iter`` asks for
-        convergence: if EM stops there before ``tol``, a ``ConvergenceWarning`` says so.
+        Largest number of EM iterations (the naive MLE runs up to ``max(1000, max_iter)``).
+        ``None``: a fixed budget of `EM_BUDGET` iterations that does not warn; an explicit
+        ``max_iter`` warns (``ConvergenceWarning``) if EM stops there before ``tol``.
     tol : float
-        Relative change of the EM objective at which EM stops (EM also stops once no
-        inferred count moves by more than 0.001 noise scales); the naive MLE stops at
-        gradient max-norm ``tol * 1e-2`` per record (CGM-EM's warm start already at the
-        smallest table noise scale per record, if that is larger).
+        Relative change of the EM objective at which EM stops; the naive MLE stops at
+        gradient max-norm ``tol * 1e-2`` per record.
     regularization : float or "auto"
-        ``lambda`` of the penalty ``lambda/2 ||theta||^2`` on the log-potentials,
-        against the log-likelihood of all ``N`` records. ``"auto"``:
-        [`auto_regularization`][pgmpy_dp.estimators.priors.auto_regularization] for the
-        naive MLE and
-        [`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]
-        for CGM-EM's M-step, applied per clique to the tables over exactly that clique
-        (tied cliques and cliques measured only inside larger tables: to all tables).
-        A number is used by every stage and clique.
+        ``lambda`` of the penalty ``lambda/2 ||theta||^2`` against the log-likelihood of all ``N``
+        records. ``"auto"``: [`auto_regularization`][pgmpy_dp.estimators.priors.auto_regularization]
+        for the naive MLE and [`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]
+        per clique for CGM-EM. A number is used by every stage and clique.
     inference : {"auto", "junction-tree", "loopy"}
-        Exact junction tree or damped loopy BP (approximate); ``"auto"`` is exact
-        unless the largest tree clique exceeds a million cells.
+        Exact junction tree or damped loopy BP; ``"auto"`` is exact unless the largest tree
+        clique exceeds a million cells.
     random_state : int or numpy.random.Generator, optional
-        Seed for the noise when ``fit`` releases the tables itself; for
-        experiments only (a seeded release is not private against whoever knows the seed).
+        Seed for the noise when ``fit`` releases the tables itself (experiments only).
     show_progress : bool
-        Show a progress bar over EM iterations (and over the tables counted when
-        ``fit`` releases them itself, if that takes more than a couple of seconds).
+        Show a progress bar over EM iterations and over the tables counted.
 
     Attributes
     ----------
     model_ : DiscreteMarkovNetwork
         The fitted model.
     releases_ : list of MarginalRelease
-        The measurements used (the one made by ``fit`` when it was given data).
-        A release made by ``fit`` is stored as soon as it exists, so a fit that
-        fails after it still leaves what the budget paid for here.
+        The measurements used; one made by ``fit`` is stored as soon as it exists.
     loss_ : PureDP, ZCDP or None
-        The privacy loss the fit spent, as a value (the sum of per-clique budgets; ``None``
-        for a fit from releases, which spends nothing).
+        The privacy loss the fit spent (``None`` for a fit from releases).
     cliques_ : list of tuple of str
-        Cliques whose potentials were fitted, one factor of ``model_`` each: the model's
-        cliques, then every set measured on its own inside one of them (a 1-way table, say;
-        [`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques]).
+        Cliques fitted, one factor of ``model_`` each: the model's cliques, then the
+        [`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques].
     log_potentials_ : list of numpy.ndarray
         Fitted log-potentials, one per clique, axes in clique order.
     tied_ : list of list of int or None
@@ -113,32 +89,23 @@ class PrivateMarkovEstimator(BaseObject):
     domain_ : Domain
         The public states of the model's variables.
     warm_start_ : {"reconciled", "noisy"} or None
-        The targets of CGM-EM's warm start: ``"reconciled"``, or ``"noisy"`` (each table
-        projected on its own) for a model with tied potentials, whose pooled table
-        estimates the group's mean table and cannot be reconciled member by member;
-        None for ``"naive-mle"``.
+        The targets of CGM-EM's warm start (``"noisy"`` for tied potentials); None for ``"naive-mle"``.
     regularization_ : dict
-        The L2 weights used, per stage: ``"naive-mle"`` (naive MLE's weight), and for
-        ``"cgm-em"`` also ``"warm-start"`` and ``"cgm-em"`` (a float, or an array of one
-        weight per entry of ``cliques_`` when the cliques' weights differ).
+        The L2 weights used per stage: ``"naive-mle"``, and for ``"cgm-em"`` also ``"warm-start"``
+        and ``"cgm-em"`` (a float, or one weight per entry of ``cliques_``).
     n_iter_, converged_, tolerance_ : int, bool, float
-        Iterations of the chosen ``method``'s own loop, whether its ``tol`` was
-        reached, and its last change (EM iterations and relative change of the EM
-        objective; or L-BFGS iterations and gradient max-norm for ``"naive-mle"``).
+        Iterations of ``method``'s own loop, whether ``tol`` was reached, and the last change.
     max_iter_ : int
         The iteration cap used: ``max_iter``, or `EM_BUDGET` for ``max_iter=None``.
     mle_n_iter_ : int
-        L-BFGS iterations of the naive fit (CGM-EM's warm start for ``"cgm-em"``; 0 when
-        ``init`` replaced it).
+        L-BFGS iterations of the naive fit (0 when ``init`` replaced it).
     log_likelihood_ : list of float
-        The EM objective after each iteration (see [`pgmpy_dp.engine.cgm`][pgmpy_dp.engine.cgm]);
-        empty for ``"naive-mle"``.
+        The EM objective after each iteration; empty for ``"naive-mle"``.
     inference_ : str
         ``"junction-tree"`` or ``"loopy"``.
     fit_settings_ : FitSettings
-        Everything the fit ran under (method, budget, both stages' weights and tolerances, the warm
-        start's targets; [`FitSettings`][pgmpy_dp.estimators.markov_fit.FitSettings]): the refits of
-        ``pgmpy_dp.query_interval`` repeat the fit with them.
+        Everything the fit ran under ([`FitSettings`][pgmpy_dp.estimators.markov_fit.FitSettings]),
+        which the refits of ``pgmpy_dp.query_interval`` repeat.
 
     Examples
     --------
@@ -237,71 +204,43 @@ class PrivateMarkovEstimator(BaseObject):
         Parameters
         ----------
         model : pgmpy.models.DiscreteMarkovNetwork
-            The structure. Its cliques are the scopes of its factors if it has
-            any, else its edges (a pairwise model) plus its isolated nodes.
+            The structure; its cliques are its factors' scopes, else its edges plus its isolated nodes.
         data : MarginalRelease, list of MarginalRelease, or pandas.DataFrame
-            Noisy measurements, or private data to release the clique tables of
-            (then ``epsilon`` is required and the sensitivity is the number of cliques).
+            Noisy measurements, or private data to release the clique tables of (then a loss is required).
         epsilon : float, sequence of float or PrivacyLoss, optional
             Budget of the release made from a DataFrame (total, or one per clique); a loss value
-            (``PureDP``, ``ZCDP``, or a sequence of them) may stand for ``epsilon`` or ``rho``.
-            The loss goes to ``fit``, next to the data it is spent on: a fit from releases
-            spends nothing (docs/privacy.md, "Where the loss goes").
+            may stand for ``epsilon`` or ``rho`` (docs/privacy.md, "Where the loss goes").
         budget : PrivacyBudget, optional
             Accountant charged for that release.
         domain : mapping or Domain, optional
             Public states of non-categorical columns (DataFrame input).
         rho : float or sequence of float, optional, keyword only
-            Instead of ``epsilon``: the zCDP budget of a discrete Gaussian
-            release of the clique tables (total, or one per clique; sigma
-            ``sqrt(|C| / (2 rho))`` for a total over ``|C|`` cliques). Both
-            methods then use the Gaussian noise model (CGM-EM's likelihood is
-            Gaussian; naive MLE weights tables by their noise variance).
+            Instead of ``epsilon``: the zCDP budget of a discrete Gaussian release (total, or one
+            per clique); both methods then use the Gaussian noise model.
         cliques : list of tuple of str, optional
             Override the cliques (each must be a complete subgraph of ``model``).
         tied : list of list of tuple of str, optional
             Groups of cliques sharing one potential, matched axis by axis, e.g.
             ``[[("x1", "x2"), ("x2", "x3"), ("x3", "x4")]]`` for a time-homogeneous chain.
-            Tied cliques must have the same states position by position. When
-            ``fit`` releases the tables itself, each tied group is measured as ONE
-            pooled table (``pgmpy_dp.Pooled``: the sum of the group's clique
-            tables, so a record adds ``len(group)`` to it and the group shares one noise
-            draw per cell) and every untied clique as an ordinary table; ``epsilon``
-            then means a total or one per released table, pooled tables first in
-            ``tied`` order, then the untied cliques in model order.
-            A release may also hold pooled tables made elsewhere: each must pool
-            exactly the cliques of one tied group (in the model's attribute order).
+            When ``fit`` releases the tables itself, each tied group is measured as ONE
+            pooled table (``pgmpy_dp.Pooled``) and ``epsilon`` is a total or one per released
+            table, pooled tables first in ``tied`` order, then the untied cliques in model order.
+            A pooled table in a given release must pool exactly the cliques of one tied group.
         privacy_unit : UserLevel or column label, optional, keyword only
             Individual-level privacy for the release made from a DataFrame
-            (``pgmpy_dp.UserLevel``; its column is not a model node).
-            A ``skip_state``, here or in a given release, is refused: skipped tables do not
-            measure the model's ``p(x)`` (see docs/mobility.md).
+            (``pgmpy_dp.UserLevel``; its column is not a model node). A ``skip_state`` is
+            refused (docs/mobility.md).
         init : mapping of tuple of str to numpy.ndarray, optional, keyword only
-            Starting log-potentials, one array per clique with axes in the key's order, such as an
-            earlier fit's ``dict(zip(est.cliques_, est.log_potentials_))``: the chosen ``method``'s
-            own loop starts there (CGM-EM then skips its naive warm start) and cliques missing
-            from it start at zero. The optimum sought is the same; a start near it only shortens
-            the way. Not with ``tied``.
+            Starting log-potentials per clique, such as ``dict(zip(est.cliques_, est.log_potentials_))``
+            (CGM-EM then skips its warm start; missing cliques start at zero). Not with ``tied``.
 
         Returns
         -------
         self
 
-        Notes
-        -----
-        Time-homogeneous chain: ``x1 - x2 - ... - xT`` with one node potential
-        ``phi(x1)`` and one edge potential ``psi(x_t, x_t+1)`` shared by every step,
-        ``p(x) = phi(x1) prod_t psi(x_t, x_t+1) / Z``. Naive MLE fits the tied
-        potential to the pooled table divided by ``N * len(group)`` (projected to the
-        simplex); CGM-EM treats the pooled table as a noisy observation of the sum
-        over the group's cliques of ``N`` times their marginals. Under per-user
-        normalisation (a release with ``contribution="normalize"``) a pooled table is
-        the average, not the sum, of its members' tables, and is read as such.
-
         Examples
         --------
-        A six-step time-homogeneous chain, released as one pooled transition table
-        plus the table of ``x1``:
+        A six-step time-homogeneous chain, released as one pooled transition table plus ``x1``'s:
 
         >>> import pgmpy_dp
         >>> from pgmpy.models import DiscreteMarkovNetwork
@@ -564,12 +503,9 @@ def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
     fitted = DiscreteMarkovNetwork()
     fitted.add_nodes_from(model.nodes())
     fitted.add_edges_from(model.edges())
-    # Shifting by the max keeps every potential finite whatever the scale of theta; the floor keeps
-    # products of a few factors above underflow, where pgmpy's belief propagation would divide 0 by
-    # 0 (it only touches states of probability < 1e-30). Then -log Z is spread over the factors so
-    # the model's total mass is 1 (the Bethe estimate with loopy inference): pgmpy's
-    # BeliefPropagation declares calibration when sepset beliefs agree to an absolute 1e-8, and
-    # with a total mass of 1e-13..1e-27 that held before any message was passed (wrong answers).
+    # The floor keeps products of a few factors above underflow (pgmpy's BP would divide 0 by 0); -log Z is
+    # spread over the factors so the total mass is 1, as pgmpy's BeliefPropagation tests calibration to an
+    # absolute 1e-8, which a tiny total mass passes before any message (wrong answers).
     shifted = [np.maximum(t - np.max(t), _LOG_POTENTIAL_FLOOR) for t in theta]
     _, log_z = engine.marginals(shifted)
     factors = []

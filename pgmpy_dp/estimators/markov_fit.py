@@ -1,10 +1,8 @@
 """The one fit of a Markov network's log-potentials to noisy tables: a naive warm start, then CGM-EM.
 
 The Markov estimator, the synthesizer's rounds and the refits of ``pgmpy_dp.query_interval`` all fit
-here. [`fit_settings`][pgmpy_dp.estimators.markov_fit.fit_settings] derives, from the hyper-parameters
-and public facts only, everything a fit runs under; a fit records them
-(``PrivateMarkovEstimator.fit_settings_``) and a refit passes them back to
-[`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov] instead of deriving them again.
+here. [`fit_settings`][pgmpy_dp.estimators.markov_fit.fit_settings] derives everything a fit runs under
+from public facts; a refit passes them back to [`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov].
 """
 
 from __future__ import annotations
@@ -20,9 +18,7 @@ from ..privacy.domain import Domain
 from .measurements import warm_start_targets
 from .priors import markov_weights
 
-#: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget, not a convergence
-#: requirement (the accuracy gains over naive MLE are reached there and EM is usually still
-#: moving, so a warning at this budget would fire on almost every fit; see docs/markov.md).
+#: CGM-EM's EM maps under the default ``max_iter=None``: a fixed budget that does not warn (docs/markov.md).
 EM_BUDGET = 30
 
 
@@ -41,13 +37,9 @@ class Evidence(NamedTuple):
 class FitSettings:
     """How a Markov fit runs: everything a refit of it must repeat.
 
-    ``method`` (``"cgm-em"`` or ``"naive-mle"``), ``max_iter`` (EM maps; the naive stage runs up to
-    ``max(1000, max_iter)`` L-BFGS iterations), ``tol`` (EM's relative change of its objective),
-    ``naive_tol`` (the naive stage's, `naive_tolerance`), ``warm_start`` (the naive stage's targets:
-    ``"reconciled"``; ``"noisy"`` for tied potentials, as a pooled table estimates the group's mean table,
-    not each member's, which reconciling would force to agree; None for naive MLE), the L2 weights of both
-    stages against all ``N`` records, and CGM-EM's ``m_step_iter`` and ``e_step_iter`` (``nlbp_iter``
-    of [`cgm_em`][pgmpy_dp.engine.cgm.cgm_em]).
+    ``method``, ``max_iter`` (EM maps), ``tol``, ``naive_tol`` (`naive_tolerance`), ``warm_start`` (the naive
+    stage's targets: ``"reconciled"``, ``"noisy"`` for tied potentials, None for naive MLE), both stages' L2
+    weights against all ``N`` records, and CGM-EM's ``m_step_iter`` and ``e_step_iter`` (its ``nlbp_iter``).
     """
 
     method: str
@@ -75,8 +67,7 @@ class MarkovFitResult(NamedTuple):
 
 def naive_tolerance(method: str, tol: float, measurements, n_records: float) -> float:
     """Gradient tolerance (max-norm, per record) of the naive stage: ``tol * 1e-2``, or as CGM-EM's
-    warm start the most precise table's noise scale per record if larger (the gradient is model minus
-    target probability, a target is known only to about its noise scale, and EM re-fits every cell).
+    warm start the most precise table's noise scale per record if larger.
 
     Examples
     --------
@@ -109,9 +100,8 @@ def fit_markov(engine, evidence: Evidence, settings: FitSettings, *, init: Seque
                naive_init: Sequence[np.ndarray] | None = None, callback=None) -> MarkovFitResult:
     """Fit log-potentials to ``evidence`` under ``settings`` with ``engine``: the naive stage, then CGM-EM.
 
-    ``init`` (one array per clique, e.g. the previous fit's, `start_potentials`) is where the method's
-    own loop starts: CGM-EM then skips the naive stage. ``naive_init`` is where the naive stage starts
-    when it runs (a refit: the fitted potentials). ``callback`` is CGM-EM's.
+    ``init`` (one array per clique, `start_potentials`) is where the method's own loop starts (CGM-EM
+    then skips the naive stage); ``naive_init`` is where the naive stage starts. ``callback`` is CGM-EM's.
 
     Examples
     --------

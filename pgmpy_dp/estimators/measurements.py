@@ -1,11 +1,7 @@
 """Noisy clique tables as evidence for a Markov network: engine measurements and warm-start targets.
 
-Every table of every release over attributes inside a model clique becomes one
-[`Measurement`][pgmpy_dp.engine.cgm.Measurement] (a pooled table of tied cliques becomes one
-pooled measurement); the tables over exactly a clique also give the targets of the naive fit
-that starts CGM-EM, made consistent first by [`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables].
-[`measured_subcliques`][pgmpy_dp.estimators.measurements.measured_subcliques] names the measured
-attribute sets that get a potential of their own besides the model's cliques.
+Every table inside a model clique becomes one [`Measurement`][pgmpy_dp.engine.cgm.Measurement]; the tables
+over exactly a clique give the naive fit's targets ([`reconcile_tables`][pgmpy_dp.engine.reconcile.reconcile_tables]).
 """
 
 from __future__ import annotations
@@ -24,9 +20,7 @@ from ..privacy.mechanisms import GAUSSIAN_MECHANISM
 def _member_factor(release, table) -> float:
     """How many member tables a pooled table adds up: ``len(members)``, or 1 when it averages them.
 
-    A record adds 1 to each member, so a pooled table is the sum of its members' tables; under
-    per-individual normalisation an individual adds mass at most 1 to the whole pooled table,
-    which is then the mean of its members' (normalised) tables.
+    Under per-individual normalisation an individual adds mass at most 1 to the whole pooled table.
     """
     return 1.0 if release.normalized else float(len(table.members))
 
@@ -40,13 +34,9 @@ def _per_member_table(release, table):
 def measured_subcliques(releases, cliques) -> list[tuple[str, ...]]:
     """Attribute sets measured on their own inside a model clique without being one: each gets a potential.
 
-    The L2 prior on log-potentials prices a clique's sub-margin once per cell of the rest of the
-    clique: a margin held only inside edge potentials is shrunk toward uniform with the prior's
-    precision times its partners' state counts, which flattens the margins of large-domain
-    attributes. A potential of its own over every measured sub-set prices it once, as the
-    measurement does, and leaves the clique's potential to the interaction (see docs/markov.md).
-    Pooled tables and tables in no clique add nothing; an added set keeps the attribute order
-    of the first clique holding it.
+    The L2 prior would otherwise shrink such a margin once per cell of the rest of the clique
+    (docs/markov.md). Pooled tables and tables in no clique add nothing; an added set keeps the
+    attribute order of the first clique holding it.
 
     Examples
     --------
@@ -84,8 +74,7 @@ def clique_measurements(releases, cliques, tied_idx=None):
     """Engine measurements (tables inside some clique) and, per clique, the noisy estimates of exactly its table.
 
     A pooled table must pool the cliques of one tied group: it becomes one pooled measurement
-    (in sum units) and an estimate of each member clique's table (the pooled table over the
-    number of members it adds up).
+    (in sum units) and an estimate of each member clique's table.
 
     Examples
     --------
@@ -186,6 +175,4 @@ def _reconciled_targets(cliques, clique_tables, n_records: float) -> list[np.nda
     means, variances = zip(*(_pooled_estimate(tables) for tables in clique_tables))
     consistent = reconcile_tables(cliques, means, variances)
     # a table the reconciliation left without mass (all noise, no records) falls back to its own projection
-    return [
-        t / t.sum() if t.sum() > 0 else project_simplex(m / n_records) for t, m in zip(consistent, means)
-    ]
+    return [t / t.sum() if t.sum() > 0 else project_simplex(m / n_records) for t, m in zip(consistent, means)]

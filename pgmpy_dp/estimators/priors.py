@@ -1,9 +1,7 @@
 """The Gaussian prior ``lambda/2 ||theta||^2`` on log-potentials: its weights, from public facts only.
 
-Naive MLE's weight, CGM-EM's scaled one (also the Bayesian-network fit's) and its floored one depend
-on the noise scales, table shapes and the record count estimate, never on the counts;
-[`markov_weights`][pgmpy_dp.estimators.priors.markov_weights] is the Markov fit's rule. The evidence
-is in docs/markov.md.
+They depend on noise scales, table shapes and the record count estimate, never on the counts;
+[`markov_weights`][pgmpy_dp.estimators.priors.markov_weights] is the Markov fit's rule (docs/markov.md).
 """
 
 from __future__ import annotations
@@ -12,27 +10,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: Prior precision of each log-potential entry under ``regularization="auto"``:
-#: a unit-variance Gaussian prior, the spread of log-potentials of moderately strong models.
+#: Prior precision of each log-potential entry under ``regularization="auto"``: a unit-variance Gaussian prior.
 PRIOR_PRECISION = 1.0
 
-#: The floor of CGM-EM's prior precision, ``6 / pi**2``. A cell count the noise cannot resolve is
-#: only known to be non-negative and of the order of the noise; the maximum-entropy law for that
-#: is an exponential of mean ``sigma``, and the log of an exponential variable has variance
-#: ``pi**2 / 6`` (the trigamma function at 1) whatever ``sigma`` is. See `floored_regularization`.
+#: The floor of CGM-EM's prior precision, ``6 / pi**2``: a count the noise cannot resolve follows at most an
+#: exponential law (maximum entropy), whose log has variance ``pi**2 / 6`` whatever its mean.
 UNRESOLVED_PRIOR_PRECISION = 6.0 / np.pi**2
 
 
 def auto_regularization(tables, n_records: float) -> float:
     """The L2 weight naive MLE uses under ``regularization="auto"``.
 
-    Naive MLE treats a noisy table as ``N`` exact records. With per-cell noise
-    variance ``v`` on a table of ``K`` cells, a cell of typical probability
-    ``1/K`` is in fact estimated with the precision of ``N_eff = 1 / (1/N + v K / N^2)``
-    records, so a unit-variance Gaussian prior on the log-potentials is worth
-    ``N / N_eff = 1 + v K / N`` times more against the naive likelihood. We
-    average that factor over the tables. It only depends on public facts
-    (scales, shapes and the record count estimate).
+    A table of ``K`` cells with noise variance ``v`` makes a cell of probability ``1/K`` worth
+    ``N_eff = 1 / (1/N + v K / N^2)`` records: the unit prior times the mean over tables of ``N / N_eff``.
 
     Examples
     --------
@@ -48,12 +38,8 @@ def auto_regularization(tables, n_records: float) -> float:
 def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
     """The scaled L2 weight of a CGM-EM M-step (the Bayesian-network fit's; floored for Markov networks).
 
-    A cell the noisy data call empty is held up by the penalty until its
-    likelihood gradient balances it. For naive MLE that gradient is the cell's
-    probability itself, for CGM-EM it is the Laplace gradient, bounded by
-    ``1 / scale``: the same penalty would leave such cells about ``scale``
-    times more mass. So CGM-EM uses the naive weight divided by the mean noise
-    scale, capped at the unit prior (`PRIOR_PRECISION`).
+    CGM-EM's Laplace gradient is bounded by ``1 / scale``, so the naive weight is divided by the
+    mean noise scale, capped at the unit prior (`PRIOR_PRECISION`).
 
     Examples
     --------
@@ -68,27 +54,10 @@ def cgm_regularization(naive_regularization: float, scales: Sequence[float]) -> 
 def floored_regularization(naive_regularization: float, scales: Sequence[float]) -> float:
     """CGM-EM's default L2 weight under ``regularization="auto"``: the scaled weight, floored at ``6 / pi**2``.
 
-    The penalty ``lambda/2 * sum(theta**2)`` is one Gaussian prior on every
-    log-potential entry, so one weight acts on every cell, resolved or not.
-    Where the records outweigh the noise the likelihood's precision (about
-    ``(count / scale)**2``) swamps any prior of order one, and the weight does
-    not matter. Where the noise cannot resolve a cell, a release says only
-    that its count is non-negative and of the order of the noise scale. The
-    maximum-entropy law for that is an exponential, whose log has variance
-    ``pi**2 / 6`` whatever the scale: the log-count precision such a cell is
-    known to is `UNRESOLVED_PRIOR_PRECISION` = ``6 / pi**2``. A smaller
-    weight is a wider prior than that law: it lets unresolved log-potentials
-    spread further than the noise can explain, i.e. it treats those cells as
-    better resolved by the data than the law allows. So the weight is floored
-    there. Where the scaled rule
-    ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization],
-    capped at the unit prior) asks for more, its weight is kept.
-
-    What is derived is the floor's value (the inverse trigamma function at 1).
-    Combining the two by ``max`` is a choice, not a derivation: it keeps the
-    scaled rule wherever that rule is the stronger one (small ``N``, where
-    naive MLE's weight is large), which is where the floor alone was measured
-    to lose (docs/markov.md). The Bayesian-network fit uses ``cgm_regularization``.
+    A weight below `UNRESOLVED_PRIOR_PRECISION` would let the log-potentials of cells the noise
+    cannot resolve spread further than the noise explains; the floor's value is derived, combining
+    it with [`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization] by ``max`` is a
+    measured choice (docs/markov.md).
 
     Examples
     --------
@@ -103,11 +72,8 @@ def floored_regularization(naive_regularization: float, scales: Sequence[float])
 def per_clique_weights(rule, cliques, clique_tables, measurements, tied_idx, pooled: float):
     """One prior weight per clique: ``rule(tables, scales)`` on the tables over exactly that clique.
 
-    A rule that trades a table's cells against its noise scale, applied once to the mean over
-    all tables, prices a 1-way table of 16 cells like a 2-way one of 8,500; per clique, a
-    well-resolved table gets the weight it asks for and so does a large sparse one. Cliques of a
-    tied group, and cliques no table measures on its own, keep the ``pooled`` weight. Returns one
-    float when every weight agrees, else an array in clique order.
+    Cliques of a tied group, and cliques no table measures on its own, keep the ``pooled`` weight.
+    Returns one float when every weight agrees, else an array in clique order.
 
     Examples
     --------

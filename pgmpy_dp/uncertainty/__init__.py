@@ -1,7 +1,7 @@
 """Layer 6: intervals on the answers of fitted private models, by simulating the measurements and refitting.
 
-``query_interval`` (module ``interval``) is the public function; ``simulate`` draws data sets
-from a fit and refits its estimator; ``bands`` turns the refits' answers into the two bands. Everything here is post-processing of the releases. See docs/intervals.md.
+``query_interval`` (module ``interval``) is the public function; ``simulate`` draws data sets from a fit
+and refits its estimator; ``bands`` turns the refits' answers into bands. Post-processing; docs/intervals.md.
 """
 
 from .interval import query_interval

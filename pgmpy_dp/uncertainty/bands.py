@@ -1,11 +1,7 @@
 """The two interval bands, as pure functions of the fit's answer and its refits' answers.
 
-The refits are the estimator run on data simulated from its own fit, so their answers follow
-the estimator's law under the fitted model. A regularised fit is shrunk towards the uniform
-model, and the estimator repeats that shrinkage on its simulated data: the refits are centred
-on a twice-shrunk answer. Both bands therefore start from the bias-corrected centre
-``2 p_hat - mean(refits)`` and the refits' spread (the "normal" band); the "response" band
-widens it by how much the estimator's answer follows its truth. See docs/intervals.md.
+The "normal" band is the bias-corrected centre ``2 p_hat - mean(refits)`` plus the refits' spread;
+the "response" band widens it by how much the answer follows its truth. See docs/intervals.md.
 """
 
 from __future__ import annotations
@@ -19,10 +15,7 @@ from scipy import special
 def band_t(n_refits: int, alpha: float) -> float:
     """Half-width of a normal band in refit standard deviations: ``t * sqrt(1 + 1/B)`` for ``B`` refits.
 
-    The centre ``2 p_hat - mean(refits)`` carries the estimate's own error (variance ``s^2``,
-    which the refits' variance estimates) and the Monte Carlo error of the mean of ``B``
-    refits (``s^2 / B``): ``(truth - centre) / s_hat`` is Student's ``t`` with ``B - 1`` degrees
-    of freedom times ``sqrt(1 + 1/B)``, as for a prediction interval.
+    ``t`` is Student's with ``B - 1`` degrees of freedom; ``1/B``: the refits' mean's Monte Carlo error.
 
     Parameters
     ----------
@@ -42,17 +35,13 @@ def band_t(n_refits: int, alpha: float) -> float:
 def normal_band(estimate, answers, level: float, widen: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """The bias-corrected normal band per state: ``2 p_hat - mean ± widen * t * sd``, clipped to ``[0, 1]``.
 
-    On the probability scale the shrinkage bias comes from noise and prior adding mass to a cell,
-    so it is about the same at the fit as at the truth: subtracting the refits' mean shift
-    removes it. Only a mean and a spread are needed, which settle with a few dozen refits.
 
     Parameters
     ----------
     estimate : numpy.ndarray
         The fitted answer per state, shape ``(k,)``.
     answers : numpy.ndarray
-        The refits' answers, shape ``(n_refits, k)``; NaN answers (evidence a refit gives
-        probability zero) are left out.
+        The refits' answers, shape ``(n_refits, k)``; NaN answers are left out.
     level : float
         Wanted coverage of each state's band.
     widen : float
@@ -60,8 +49,7 @@ def normal_band(estimate, answers, level: float, widen: float = 1.0) -> tuple[np
 
     Returns
     -------
-    tuple of numpy.ndarray
-        ``(lower, upper)``, each of shape ``(k,)``.
+    tuple of numpy.ndarray, ``(lower, upper)``, each of shape ``(k,)``.
 
     Examples
     --------
@@ -87,13 +75,10 @@ def normal_band(estimate, answers, level: float, widen: float = 1.0) -> tuple[np
 def response_factor(first_answers, second_answers) -> tuple[float, float]:
     """The response band's widening of the normal band, from the slope ``k`` of the answer on its truth.
 
-    Near the truth ``p`` a regularised estimator's mean answer moves as ``c + k p`` with spread
-    ``s`` (``k < 1`` under shrinkage). The refits centre on ``c + k p_hat``, so the normal band's
-    centre ``2 p_hat - mean(refits)`` has variance ``((2 - k)^2 + 1/B) s^2``, not the
-    ``(1 + 1/B) s^2`` the normal band assumes: the band must be
-    ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)`` times wider. ``k`` is the least-squares slope,
-    pooled over the states, of each refit's second-level answer (one refit drawn from that
-    refit, every one with the same seed) on the refit's answer, clipped to ``[0, 1]``.
+    ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``: when the mean answer moves as ``c + k p`` with the
+    truth ``p``, the centre ``2 p_hat - mean(refits)`` has variance ``((2 - k)^2 + 1/B) s^2``. ``k`` is
+    the least-squares slope, pooled over the states and clipped to ``[0, 1]``, of each refit's
+    second-level answer on the refit's answer (docs/intervals.md).
 
     Parameters
     ----------
@@ -105,8 +90,7 @@ def response_factor(first_answers, second_answers) -> tuple[float, float]:
     Returns
     -------
     (float, float)
-        The factor (at least 1) and the clipped slope; ``(1.0, 1.0)`` if the refits' answers
-        do not spread.
+        The factor (at least 1) and the clipped slope; ``(1.0, 1.0)`` if the answers do not spread.
 
     Examples
     --------

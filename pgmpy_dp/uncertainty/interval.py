@@ -32,16 +32,14 @@ def query_interval(
 ) -> pd.DataFrame:
     """``P(variables | evidence)`` from a fitted private model, with a bootstrap interval per state.
 
-    The fitted model plays the truth: ``n_samples`` data sets of as many records are drawn from
-    it, the fit's tables are counted and given fresh noise of their own mechanism and scale, and
-    the estimator's own fitting step is run on each. The refits' answers give a bias-corrected
-    band. Post-processing only: no budget is spent. See docs/intervals.md.
+    The fitted model plays the truth: ``n_samples`` data sets are drawn from it, their tables
+    given fresh noise of the fit's mechanisms and refitted. Post-processing only: no budget is
+    spent. See docs/intervals.md.
 
     Parameters
     ----------
     estimator : PrivateMarkovEstimator, DiscretePrivateMLE or pgmpy model
-        A fitted estimator (it holds the releases the fit used), or the model it fitted:
-        ``est.model_``, or the network ``model.fit(df, estimator=est)`` returned.
+        A fitted estimator, or the model it fitted (``est.model_``, or what ``model.fit(df, estimator=est)`` returned).
     variables : str or list of str
         Query variables. With loopy inference they must lie together in one clique of the model.
     evidence : dict, optional
@@ -49,27 +47,24 @@ def query_interval(
     level : float
         Wanted coverage of each state's interval, strictly between 0 and 1.
     n_samples : int
-        Refits (at least 2); the bands need only their mean and spread, so a few dozen suffice.
+        Refits (at least 2); a few dozen suffice.
     random_state : int or numpy.random.Generator, optional
         Seed of the simulation (public post-processing: seeding it is harmless).
     interval : {"response", "normal"}
-        ``"normal"``: ``2 p_hat - mean(refits) ± t sd(refits)``, clipped to ``[0, 1]``. ``"response"``
-        (default): that band widened by ``sqrt((2 - k)^2 + 1/B) / sqrt(1 + 1/B)``, ``k`` the slope of the
-        estimator's answer on its truth, measured by one more refit per refit (twice the cost).
+        ``"normal"``: [`normal_band`][pgmpy_dp.uncertainty.bands.normal_band]; ``"response"`` (default): that
+        band widened by [`response_factor`][pgmpy_dp.uncertainty.bands.response_factor] (twice the cost).
     show_progress : bool
-        A progress bar over the refits, drawn once they take more than 2 seconds.
+        A progress bar over the refits.
     n_jobs : int
-        Worker processes for the refits' fits (``-1``: one per CPU); the bands are the same for every
-        ``n_jobs``. Loopy fits need 1.
+        Worker processes for the refits (``-1``: one per CPU); the bands do not depend on it. Loopy fits need 1.
 
     Returns
     -------
     pandas.DataFrame
         One row per joint state of ``variables`` (a MultiIndex for several), columns ``estimate``,
         ``lower``, ``upper``. ``frame.attrs`` holds ``level``, ``n_samples``, ``interval``, ``method``,
-        ``bootstrap`` (the refits' answers, one row per refit) and, for ``"response"``, ``response``
-        (``factor`` and ``slope``). The refits of a fit are kept for its later queries with the same
-        ``n_samples`` and integer (or no) ``random_state``; refitting the estimator drops them.
+        ``bootstrap`` (the refits' answers) and, for ``"response"``, ``response`` (``factor``, ``slope``).
+        A fit's refits are kept for later queries with the same ``n_samples`` and integer (or no) seed.
 
     Examples
     --------
@@ -144,9 +139,8 @@ def _check_query(domain, variables, evidence) -> None:
 def _answerer(view: FitView, variables: list, evidence: dict):
     """A function ``theta -> P(variables | evidence)``, flat in the order of ``variables``, on the engine.
 
-    Evidence is clamped by a unary log-potential per observed variable (0 at the observed state,
-    -inf elsewhere). With a junction tree, variables that no clique holds together get one more,
-    flat, clique, so that they share a node.
+    Evidence is clamped by a unary log-potential per observed variable; with a junction tree,
+    variables no clique holds together get one more, flat, clique.
     """
     domain, scopes = view.domain, list(view.cliques)
     wanted = set(variables)
@@ -196,8 +190,8 @@ _KEPT: dict[int, tuple] = {}
 def _kept(estimator, view: FitView, key: tuple, random_state, make):
     """``make()``, kept for later queries of the same fit with the same key and seed.
 
-    The refits depend on the fit, ``n_samples`` and the seed, never on the query. A
-    ``Generator`` seed is stateful, so its refits are never kept.
+    The refits depend on the fit, ``n_samples`` and the seed, never on the query; a ``Generator``
+    seed is stateful, so its refits are never kept.
     """
     if random_state is not None and not isinstance(random_state, numbers.Integral):
         return make()

@@ -1,12 +1,8 @@
 """Simulation of a fit's measurements and the refits of its estimator (post-processing, no budget).
 
-A private fit is a function of noisy tables ``y = x + Z`` whose noise law is public (each
-table's mechanism and scale). Taking the fitted model as the truth, a simulated data set draws
-``N`` records from it, counts the tables the fit used, adds fresh noise of each table's own
-mechanism and scale, and the estimator's own fitting step is run on those tables. Bayesian and
-Markov fits share this path: a ``FitView`` holds what
-differs (the fitted log-potentials, the tables, the fitting step). The seeded random numbers
-are public simulation, not privacy noise.
+A simulated data set draws ``N`` records from the fitted model, counts the fit's tables, adds fresh noise
+of each table's public mechanism and scale and refits; a ``FitView`` holds what Bayesian and Markov
+fits differ in. The seeded random numbers are public simulation, not privacy noise.
 """
 
 from __future__ import annotations
@@ -48,23 +44,19 @@ class FitView:
     domain : Domain
         The model's variables and their states.
     cliques : list of tuple of str
-        The scopes of ``theta``: a Markov network's cliques, a Bayesian network's families
-        ``(node, *parents)``.
+        The scopes of ``theta``: a Markov network's cliques, a Bayesian network's families ``(node, *parents)``.
     theta : list of numpy.ndarray
         The fitted log-potentials (log-CPDs for a Bayesian network), one per clique.
     inference : str
         ``"junction-tree"`` or ``"loopy"``.
     releases : list of tuple
-        Per simulated release: ``(domain, tables, mechanism, n_records)``, the tables the fit
-        used and what the release declared.
+        Per simulated release: ``(domain, tables, mechanism, n_records)``.
     n_draw : int
         Records per simulated data set.
     make_fit : callable
-        ``make_fit(engine)`` returns the fitting step, ``fit(releases) -> log-potentials``
-        (deterministic and picklable, so it can run in worker processes).
+        ``make_fit(engine)`` returns the fitting step, ``fit(releases) -> log-potentials`` (picklable).
     fitted : object
-        The estimator's fitted parameters (``log_potentials_`` or ``parameters_``): a new fit
-        replaces this object, which tells kept refits apart from those of an earlier fit.
+        The estimator's fitted parameters, which tell kept refits apart from an earlier fit's.
     """
 
     domain: Domain
@@ -120,8 +112,7 @@ def refits(view: FitView, n_samples: int, random_state, theta=None, n_jobs: int 
            desc: str = "bootstrap refits") -> list[list[np.ndarray]]:
     """``n_samples`` refits on data sets simulated from ``theta`` (default: the fit).
 
-    The data sets are drawn here from one random stream and only the fits run in ``n_jobs``
-    worker processes, so the refits are the same, bit for bit, for every ``n_jobs``.
+    The data sets come from one random stream here, so the refits do not depend on ``n_jobs``.
     """
     rng = check_random_state(random_state) or np.random.default_rng()
     fit, simulated = _simulate(view, n_samples, rng, theta)
@@ -131,8 +122,7 @@ def refits(view: FitView, n_samples: int, random_state, theta=None, n_jobs: int 
 def response_refits(view: FitView, generators: list, seed: int, n_jobs: int = 1, show: bool = False) -> list:
     """One refit drawn from each of ``generators``, every draw from ``numpy.random.default_rng(seed)``.
 
-    Common random numbers: the second-level answers then move with their generators only,
-    which is what the response band's slope measures.
+    Common random numbers: the answers then move with their generators only.
     """
     fit, simulated = None, []
     for theta in generators:
@@ -175,8 +165,7 @@ def _markov_view(est) -> FitView:
 def _bayesian_view(est) -> FitView:
     """A ``DiscretePrivateMLE``: the released tables over its nodes, refitted by its consistency step.
 
-    The noise scales are the point fit's: a data-dependent allocation is held at the allocation
-    the fit made rather than re-run on each simulated data set.
+    The noise scales are the point fit's (a data-dependent allocation is not re-run).
     """
     domain = Domain(dict(est.state_names_))
     cpds = {c.variable: c for c in est.parameters_}
@@ -207,8 +196,7 @@ def _bayesian_view(est) -> FitView:
 def _markov_refit(settings, engine, boots, *, cliques, tied, theta_hat, n: float) -> list[np.ndarray]:
     """The fit's own two stages (`fit_markov`) on simulated tables, under the settings it recorded.
 
-    The naive stage starts from the fitted parameters (near the refit's optimum; a fit that
-    started elsewhere, ``init=``, cannot be repeated on simulated data), then EM runs its budget.
+    The naive stage starts from the fitted parameters, near the refit's optimum.
     """
     evidence = Evidence(cliques, *clique_measurements(boots, cliques, tied), n, tied)
     with warnings.catch_warnings():
@@ -230,10 +218,8 @@ def _bayesian_refit(step, domain, families, boots) -> list[np.ndarray]:
 def _simulate(view: FitView, n_samples: int, rng, theta=None) -> tuple:
     """``(fit, data sets)``: ``n_samples`` simulated lists of releases, and the fitting step.
 
-    With a junction tree the records are drawn from ``theta`` and counted; loopy inference
-    cannot sample exactly, so each table is drawn from its own multinomial (the right
-    marginal variance, independent across tables). The fitting step is bound to this call's
-    engine: loopy messages carry over from one calibration to the next.
+    With a junction tree the records are drawn from ``theta`` and counted; with loopy inference
+    each table is drawn from its own multinomial. The fitting step is bound to this call's engine.
     """
     theta = view.theta if theta is None else [np.asarray(t, dtype=np.float64) for t in theta]
     if [t.shape for t in theta] != [t.shape for t in view.theta]:
