@@ -185,6 +185,26 @@ class PrivateMarkovEstimator(BaseObject):
             )
 
     # -- public API --------------------------------------------------------------------------
+    def _release(self, model, data, model_cliques, tied, epsilon, rho, budget, domain, privacy_unit, init) -> list:
+        """Release the clique tables of ``data``, everything that can fail checked first; keeps them at once."""
+        unit_kwargs = _unit_kwargs(data, privacy_unit)
+        loss = release_loss(epsilon, rho, who="a PrivateMarkovEstimator fit from a DataFrame (it releases the clique tables)")
+        data_domain = Domain.from_dataframe(data, list(model.nodes()), domain)
+        _check_model_states(model, data_domain)
+        _check_tied_states(data_domain, model_cliques, _tied_indices(model_cliques, tied))
+        requests = _release_requests(model_cliques, _tied_indices(model_cliques, tied))
+        _check_per_table_budget(epsilon if rho is None else rho, requests, model_cliques)
+        start_potentials(init, model_cliques, data_domain)
+        release = release_marginals(
+            data, requests, loss=loss,
+            domain=domain, budget=budget, random_state=self.random_state,
+            show_progress=self.show_progress, **unit_kwargs,
+        )
+        self.loss_ = loss if isinstance(loss, LOSS_TYPES) else release.loss  # one per table: their sum
+        # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
+        self.releases_ = [release]
+        return self.releases_
+
     def fit(
         self,
         model,
@@ -268,42 +288,11 @@ class PrivateMarkovEstimator(BaseObject):
         _check_clique_args(cliques, tied)
         model_cliques = _model_cliques(model, cliques)
         _check_init(init, tied)
-        unit_kwargs = _unit_kwargs(data, privacy_unit)
         if isinstance(data, pd.DataFrame):  # the loss goes with the data it is spent on (docs/privacy.md)
-            loss = release_loss(epsilon, rho, who="a PrivateMarkovEstimator fit from a DataFrame (it releases the clique tables)")
-            # everything that can fail is checked before the release spends the budget
-            data_domain = Domain.from_dataframe(data, list(model.nodes()), domain)
-            _check_model_states(model, data_domain)
-            _check_tied_states(data_domain, model_cliques, _tied_indices(model_cliques, tied))
-            requests = _release_requests(model_cliques, _tied_indices(model_cliques, tied))
-            _check_per_table_budget(epsilon if rho is None else rho, requests, model_cliques)
-            start_potentials(init, model_cliques, data_domain)
-            release = release_marginals(
-                data, requests, loss=loss,
-                domain=domain, budget=budget, random_state=self.random_state,
-                show_progress=self.show_progress, **unit_kwargs,
-            )
-            releases = [release]
-            self.loss_ = loss if isinstance(loss, LOSS_TYPES) else release.loss  # one per table: their sum
-            # paid for: reachable even if the fit fails from here on (an interrupt, a warning raised as error)
-            self.releases_ = releases
+            releases = self._release(model, data, model_cliques, tied, epsilon, rho, budget, domain, privacy_unit, init)
         else:
-            releases = [data] if isinstance(data, MarginalRelease) else data
-            if (
-                not isinstance(releases, (list, tuple))
-                or not releases
-                or not all(isinstance(r, MarginalRelease) for r in releases)
-            ):
-                raise TypeError(
-                    "data must be a MarginalRelease, a non-empty list of MarginalRelease or a pandas DataFrame, "
-                    f"got {type(data).__name__}"
-                )
-            releases = list(releases)
-            if epsilon is not None or rho is not None or budget is not None:
-                raise ValueError(
-                    "epsilon, rho and budget only apply when fitting from a DataFrame; a release has already "
-                    "spent its budget"
-                )
+            _unit_kwargs(data, privacy_unit)
+            releases = _given_releases(data, epsilon, rho, budget)
             self.loss_ = None  # post-processing: nothing spent
         full_domain = released_domain(releases, model.nodes())
         nodes = list(model.nodes())
@@ -529,3 +518,23 @@ def _unit_kwargs(data, privacy_unit) -> dict:
     bound = contribution_bound(privacy_unit, privacy_unit is not None)
     refuse_skip_state(None if bound is None else bound.skip_state)
     return dict(privacy_unit=privacy_unit)
+
+
+def _given_releases(data, epsilon, rho, budget) -> list:
+    """The published releases a fit reads (post-processing: no loss or budget may come with them)."""
+    releases = [data] if isinstance(data, MarginalRelease) else data
+    if (
+        not isinstance(releases, (list, tuple))
+        or not releases
+        or not all(isinstance(r, MarginalRelease) for r in releases)
+    ):
+        raise TypeError(
+            "data must be a MarginalRelease, a non-empty list of MarginalRelease or a pandas DataFrame, "
+            f"got {type(data).__name__}"
+        )
+    if epsilon is not None or rho is not None or budget is not None:
+        raise ValueError(
+            "epsilon, rho and budget only apply when fitting from a DataFrame; a release has already "
+            "spent its budget"
+        )
+    return list(releases)
