@@ -355,6 +355,28 @@ def _family_marginal(family: tuple[str, ...], cliques, mu) -> np.ndarray:
     return marginal(mu[i], cliques[i], family)
 
 
+def _check_family_fit(prior: str, warm_start: str, n_records) -> float:
+    """``fit_family_tables``'s options checked; the record count as a float."""
+    if prior not in ("gaussian", "dirichlet"):
+        raise ValueError(f"prior must be 'gaussian' or 'dirichlet', got {prior!r}")
+    if warm_start not in ("cpds", "mle", "best"):
+        raise ValueError(f"warm_start must be 'cpds', 'mle' or 'best', got {warm_start!r}")
+    if warm_start == "best" and prior != "dirichlet":
+        raise ValueError("warm_start='best' (CGM-EM from both starts) is implemented for prior='dirichlet' only")
+    n_records = float(n_records)
+    if not (math.isfinite(n_records) and n_records > 0):
+        raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
+    return n_records
+
+
+def _unpenalised(weights, families, cliques, measurements) -> list[float]:
+    """A float or one weight per clique, as a list; 0 on the free cliques (unmeasured, inside a family)."""
+    exact = {frozenset(m.attrs) for m in measurements}
+    free = [frozenset(c) not in exact and any(set(c) < set(g) for g in families) for c in cliques]
+    weights = [float(weights)] * len(cliques) if np.ndim(weights) == 0 else [float(w) for w in weights]
+    return [0.0 if f else w for f, w in zip(free, weights)]
+
+
 def fit_family_tables(
     domain: Domain,
     families: Sequence[Sequence[str]],
@@ -426,25 +448,11 @@ def fit_family_tables(
     >>> np.round(fit.tables[1]).tolist()
     [[600.0, 100.0], [100.0, 200.0]]
     """
-    if prior not in ("gaussian", "dirichlet"):
-        raise ValueError(f"prior must be 'gaussian' or 'dirichlet', got {prior!r}")
-    if warm_start not in ("cpds", "mle", "best"):
-        raise ValueError(f"warm_start must be 'cpds', 'mle' or 'best', got {warm_start!r}")
-    if warm_start == "best" and prior != "dirichlet":
-        raise ValueError("warm_start='best' (CGM-EM from both starts) is implemented for prior='dirichlet' only")
+    n_records = _check_family_fit(prior, warm_start, n_records)
     families = [tuple(f) for f in families]
-    n_records = float(n_records)
-    if not (math.isfinite(n_records) and n_records > 0):
-        raise ValueError(f"n_records must be positive and finite, got {n_records!r}")
     cliques = model_cliques(families, [m.attrs for m in measurements])
-    exact = {frozenset(m.attrs) for m in measurements}
-    free = [frozenset(c) not in exact and any(set(c) < set(g) for g in families) for c in cliques]
-
-    def unpenalised(weights):  # a float or one weight per clique; 0 on the free cliques
-        weights = [float(weights)] * len(cliques) if np.ndim(weights) == 0 else [float(w) for w in weights]
-        return [0.0 if f else w for f, w in zip(free, weights)]
-
-    regularization, naive_regularization = unpenalised(regularization), unpenalised(naive_regularization)
+    regularization = _unpenalised(regularization, families, cliques, measurements)
+    naive_regularization = _unpenalised(naive_regularization, families, cliques, measurements)
     jt = JunctionTree(domain, cliques)
     if jt.max_cells > MAX_CLIQUE_CELLS:
         raise ValueError(
