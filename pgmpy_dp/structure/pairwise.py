@@ -5,47 +5,17 @@ them ([`pgmpy_dp.structure.tables_route`][pgmpy_dp.structure.tables_route]); ``r
 runs one private l1 logistic regression per node (below). ``route="auto"`` picks one from public
 inputs ([`choose_route`][pgmpy_dp.structure.routing.choose_route]); ``route_`` says which.
 
-Frank-Wolfe route.
+Frank-Wolfe route: one private l1 logistic regression per node (Ising, Klivans and Meka 2017) or per
+pair of a node's states (pairwise, Wu, Sanghavi and Dimakis 2019), each solved by private Frank-Wolfe
+([`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]). Each row costs ``rho`` in total:
+an Ising regression gets ``rho / p``, a pair regression of node ``i`` gets ``rho / (p (k_i - 1))``, as a
+row lies in ``k_i - 1`` of them. ``n_iter=None``, ``width=None`` and the edge threshold are set as in
+docs/structure.md (``COUNT_SHARE``, ``WIDTH_SHARE``, ``WIDTH_MARGIN``); a fit
+beyond ``MAX_STEPS_PER_ROW`` even at the fewest iterations is refused before charging.
 
-An Ising model ``p(x) ∝ exp(sum_{i<j} A_ij x_i x_j + sum_i theta_i x_i)`` on
-``x in {-1, +1}^p`` has ``P(x_i = 1 | x_-i) = sigmoid(2 sum_j A_ij x_j + 2 theta_i)``
-(Klivans and Meka 2017): regressing each node on the others recovers ``2 A_i.``.
-A pairwise model on ``k`` states, ``p(x) ∝ exp(sum W_ij(x_i, x_j) + sum theta_i(x_i))``,
-reduces to the same problem for every pair of states ``u != v`` of node ``i``,
-restricted to the rows with ``x_i in {u, v}`` (Wu, Sanghavi and Dimakis 2019):
-the log-odds of ``u`` against ``v`` are ``sum_j W_ij(u, x_j) - W_ij(v, x_j) +
-theta_i(u) - theta_i(v)``, linear in the one-hot encoding of ``x_-i``. Every
-regression is solved by private Frank-Wolfe (Zhang, Kamath, Kulkarni and Wu
-2020; [`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]).
-
-Budget split (rho-zCDP, one row added or removed):
-
-- Ising: ``p`` regressions, each on every row, each gets ``rho / p``.
-- Pairwise: node ``i`` with ``k_i`` states has ``k_i (k_i - 1) / 2`` regressions,
-  but one row lies in exactly ``k_i - 1`` of them (the pairs holding its own state);
-  the others do not see it and lose nothing. Each pair regression of node ``i``
-  gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
-
-Within a regression ``T = n_iter`` selections share its budget equally
-([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]); ``n_iter=None``
-sets ``T`` from the theory ([`frank_wolfe_iterations`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_iterations])
-with a declared ``n_records`` or a noisy count bought with ``COUNT_SHARE`` of ``rho``. ``width=None``
-spends ``WIDTH_SHARE`` of ``rho`` on a tables-route pilot fit and takes ``WIDTH_MARGIN`` times its
-width ([`pgmpy_dp.structure.routing`][pgmpy_dp.structure.routing]); the regressions get the rest.
-All regressions together step over each row at most ``MAX_STEPS_PER_ROW`` times
-([`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]): the default ``T`` is clipped to it,
-and a fit beyond it even at the fewest iterations (a pairwise fit on a column of about 450 states or
-more) is refused before charging, from the declared states alone.
-
-Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
-largest absolute weight exceeds ``threshold`` (or ``eta / 2``); with neither, when it
-exceeds the fit's own noise level, measured by how much the two regressions that
-estimate each weight disagree ([`asymmetry_scores`][pgmpy_dp.structure.routing.asymmetry_scores]).
-A fit whose regressions mostly end on the l1 ball's boundary warns (``BoundaryWarning``). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
-factors are ``exp(W_ij)`` on the kept edges and whose node factors are
-``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
-[`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator] ("learn the graph, then
-the parameters").
+``model_`` is a pgmpy ``DiscreteMarkovNetwork`` with edge factors ``exp(W_ij)`` on the kept edges and node
+factors ``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
+[`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator].
 """
 
 from __future__ import annotations

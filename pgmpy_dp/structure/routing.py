@@ -7,7 +7,6 @@ the rule and the shares are in docs/structure.md.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 
@@ -129,7 +128,3 @@ def warn_if_on_boundary(l1_fractions: np.ndarray, name: str) -> None:
             BoundaryWarning,
             stacklevel=4,
         )
-
-
-def pair_keys(attrs) -> list[tuple[str, str]]:
-    return list(itertools.combinations(attrs, 2))

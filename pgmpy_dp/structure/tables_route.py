@@ -4,26 +4,14 @@ The "tables" route of [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.Priv
 [`PrivatePairwiseEstimator`][pgmpy_dp.structure.pairwise.PrivatePairwiseEstimator]:
 
 1. **Release** the ``p (p - 1) / 2`` two-way tables with the discrete Gaussian mechanism at the whole
-   ``rho`` (L2 sensitivity ``sqrt(p (p - 1) / 2)``, [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]).
-   Everything after this step is post-processing.
-2. **Fit** the complete pairwise model to the noisy tables. While the complete graph's single clique
-   has at most ``EXACT_MAX_CELLS`` cells (and its Fisher information stays small) this is the exact maximum-likelihood fit
-   ([`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator], ``"naive-mle"``);
-   beyond, the couplings are read from the inverse of the indicator covariance the tables imply (a
-   Gaussian approximation, ridge set from the release's public noise scale), an edge score only.
-3. **Select** the edges: a pair's doubly centred coupling ``W_ij`` against a user threshold, or, by
-   default, against its own noise: a Wald test of "no interaction" with the covariance of the fit
-   (the inverse Fisher information of the exact fit with the release's noise added, or the
-   Gaussian approximation's), divided by the scores' own spread when that is below one (most pairs
-   of a sparse graph carry no edge; a regularised fit to very noisy tables shrinks every score), and
-   compared with the Bonferroni quantile over the pairs ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores])
-   at a family-wise rate that falls with the release's row count
-   ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]). The Gaussian approximation is
-   biased for a non-edge by an amount that does not shrink with the rows, so its test only screens
-   (at a loose level): the screened graph is refitted exactly and each of its pairs tested again
-   with the refit's Fisher information, estimated from draws of the refitted model.
-4. **Refit** the potentials on the selected graph from the same release (exact: a sparse graph has
-   small cliques).
+   ``rho`` ([`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]); the rest is post-processing.
+2. **Fit** the complete pairwise model to the noisy tables: exactly up to ``EXACT_MAX_CELLS`` cells, beyond
+   that from the inverse of the indicator covariance the tables imply (an edge score only).
+3. **Select** the edges against a user threshold or, by default, by a Wald test of "no interaction"
+   ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores]) at a family-wise rate that falls with
+   the rows ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]); the inverse-covariance test only
+   screens, and the screened graph's exact refit is tested again.
+4. **Refit** the potentials on the selected graph from the same release.
 
 The evidence for the route and its rule of use is in docs/structure.md.
 """
