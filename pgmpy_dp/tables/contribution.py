@@ -15,18 +15,12 @@ individual can add to it, not one record. Two ways to bound it:
     uniformly at random) and count them with weight 1: per-table sensitivity
     ``max_records`` (times ``len(members)`` for a pooled table).
 
-Normalised counts are fractional, and integer noise added to a fractional
-count is *not* private (the fractional part of a released cell would reveal
-the count's fractional part). So weights live on a public grid of
-``1 / NORMALIZE_UNITS``: each individual splits exactly ``NORMALIZE_UNITS``
-integer units over its ``K_u`` counted rows, ``floor(U / K_u)`` each plus one
-more for ``U mod K_u`` of them: a cyclic run of the individual's rows starting
-at a uniformly random one (unbiased: every row gets the extra unit with
-probability ``(U mod K_u) / K_u``, so its expected weight is exactly ``1 / K_u``). The counts in units are integers whose
-sensitivity is ``U``; the release adds integer noise of scale ``U`` times the
-count-scale and divides by ``U``. The released values are multiples of
-``1 / U`` (recorded as the table's ``granularity``), and the noise is the
-integer mechanism's, scaled.
+Integer noise on a fractional count is *not* private, so ``"normalize"`` weights live on the public grid
+``1 / NORMALIZE_UNITS``: each individual splits exactly ``U = NORMALIZE_UNITS`` integer units over its
+``K_u`` rows, ``floor(U / K_u)`` each plus one more for ``U mod K_u`` of them, a cyclic run from a uniformly
+random row (so each row's expected weight is exactly ``1 / K_u``). The counts in units have sensitivity
+``U``; the release adds integer noise of scale ``U`` times the count-scale and divides by ``U``
+(the table's ``granularity`` is ``1 / U``).
 
 Randomness (row sampling, rounding) comes from the release's seeded generator
 in experiments, else from a fresh generator seeded by ``secrets``; each
@@ -325,19 +319,11 @@ def contribution_weights(
 ) -> list[np.ndarray]:
     """Per-row weights of each member table under ``bound`` (one array per member).
 
-    ``kept`` is the row mask of ``max_records_per_user`` sampling (None: all
-    rows). A row counts in a member unless it was not kept or all its values on
-    the member's attributes equal ``bound.skip_state``. Under ``"clip"`` a
-    counted row weighs 1; under ``"normalize"`` each individual's ``K_u``
-    counted instances (over all members) share exactly 1 on the grid
-    ``1 / NORMALIZE_UNITS``: ``floor(U / K_u)`` units each, and one more for
-    ``U mod K_u`` of them, those whose position (in a fixed order, shifted by a
-    uniformly random offset per individual, modulo ``K_u``) comes first, so
-    every instance gets the extra unit with probability exactly
-    ``(U mod K_u) / K_u`` and its expected weight is ``1 / K_u``. ``order``
-    (``np.argsort(units, kind="stable")``) may be passed to reuse one sort
-    over several tables (rows already sorted by individual need none);
-    everything else is linear in the rows.
+    ``kept`` is the row mask of ``max_records_per_user`` sampling (None: all rows). A row counts in a
+    member unless it was not kept or all its values on the member's attributes equal
+    ``bound.skip_state``; weights are 1 (``"clip"``) or the unit grid of the module docstring
+    (``"normalize"``, shared over all members). ``order`` (``np.argsort(units, kind="stable")``) may be
+    passed to reuse one sort over several tables.
 
     Examples
     --------

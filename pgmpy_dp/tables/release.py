@@ -64,18 +64,11 @@ def release_counts(
 ) -> MarginalRelease:
     """Add noise to already-counted exact tables: validate, charge, then draw.
 
-    The measurement step of every release, for callers that count elsewhere
-    (on a cluster, say). With ``epsilon``, each table gets discrete Laplace
-    noise (pure DP); with ``rho``, discrete Gaussian noise (zCDP), calibrated
-    to the L2 sensitivity (see [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]). All validation happens
-    first; then the whole release is charged to ``budget`` at once (if
-    given); then noise is drawn. Any exception before the noise leaves the
-    budget untouched.
-
-    The privacy guarantee assumes each table is a true contingency table of
-    the private records (one record adds at most 1 to one cell of each
-    table, ``len(members)`` to a pooled one; or, under ``contribution``, the
-    individual-level bound it states); this function cannot check that, so
+    The measurement step of every release, for callers that count elsewhere. ``epsilon`` draws
+    discrete Laplace noise (pure DP), ``rho`` discrete Gaussian noise (zCDP, see
+    [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]). Validation first, then one charge to ``budget``,
+    then noise: an exception before the noise leaves the budget untouched. The guarantee assumes each
+    table is a true contingency table of the private records (or bounded as ``contribution`` states):
     counting correctly is the caller's job.
 
     Parameters
@@ -259,9 +252,7 @@ def release_from_codes(
 ) -> MarginalRelease:
     """Release noisy tables from already-encoded data: count, then [`release_counts`][pgmpy_dp.tables.release.release_counts].
 
-    Validation and counting happen first; then the whole release is charged to
-    ``budget`` at once (if given); then noise is drawn. Any exception before the
-    noise leaves the budget untouched.
+    Validation and counting, then one charge, then noise, as in ``release_counts``.
 
     Parameters
     ----------
