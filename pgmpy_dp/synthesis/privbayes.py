@@ -1,34 +1,16 @@
 """PrivBayes: a private Bayesian network chosen greedily, then fitted to noisy family tables.
 
-Zhang, Cormode, Procopiuc, Srivastava and Xiao (2017), "PrivBayes: private data release via
-Bayesian networks" (ACM TODS 42(4)). The network is built one attribute at a time: the first is
-drawn uniformly at random (no data involved); every later step picks, with the exponential
-mechanism, one pair (attribute not yet placed, parent set among the placed ones) by how far the
-attribute is from independent of the parents. The family tables ``(X_i, parents_i)`` are then
-released with discrete Laplace or discrete Gaussian noise, and the CPDs are our likelihood fit of
-those tables ([`DiscretePrivateMLE.fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]),
-not the paper's normalised noisy counts.
+Zhang, Cormode, Procopiuc, Srivastava and Xiao (2017), "PrivBayes" (ACM TODS 42(4)). The first attribute
+is drawn uniformly at random; each later step picks, with the exponential mechanism, one pair (attribute
+not yet placed, parent set among the placed ones). The family tables are released with discrete Laplace or
+Gaussian noise and the CPDs fitted to them by likelihood
+([`DiscretePrivateMLE.fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]).
 
-What differs from the paper, and why:
-
-* **Score.** The paper's ``R(X, Pi) = 1/2 ||P[X, Pi] - P[X] P[Pi]||_1`` has a sensitivity that
-  depends on the record count ``n``, which is private. We score the same distance on counts,
-  ``n R = 1/2 sum |N(x, pi) - N(x) N(pi) / n|`` ([`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score]),
-  whose sensitivity is at most 2 whatever ``n`` (see `SCORE_SENSITIVITY`): the same ranking,
-  with a data-free scale.
-* **Degree.** For attributes with many states the paper replaces the fixed degree ``k`` by its
-  theta-usefulness rule: a family table is worth measuring only while its average count per cell
-  is at least ``theta`` times the noise, so a parent set may hold at most
-  ``tau = n / (theta * noise)`` cells with the attribute, and the candidates are the *maximal*
-  parent sets under that cap. We apply the rule with the noise our tables will get (see
-  `DEFAULT_THETA`) and a noisy record count (a small, stated share of the budget) unless a
-  public count is declared; ``degree`` additionally bounds the number of parents.
-* **Budget.** ``structure_fraction`` of the total (0.3, the paper's choice) goes to the
-  ``d - 1`` selections in equal parts, 1% to the noisy count, the rest to the family tables,
-  split so as to minimise their expected total noise
-  ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]).
-  [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split] states it; the parts add up
-  to the total exactly.
+Departures from the paper (docs/synthesis.md): the score is the paper's distance on counts
+([`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score]), whose sensitivity does not depend
+on the private ``n``; the candidates are the maximal parent sets under the theta-usefulness cap (`DEFAULT_THETA`,
+with a noisy or declared record count); the budget split is
+[`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split].
 """
 
 from __future__ import annotations
