@@ -1,11 +1,8 @@
 """The public domain: ordered states per attribute, and encoding data to integer codes.
 
-A differentially private release may only depend on the data through noisy
-statistics, so everything that shapes the output (which states exist, in what
-order) must be declared by the data custodian and never read from the private
-table. [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration, including how raw values become
-states: public bin edges for numeric columns (``bins=``) and a declared state
-for missing values (``missing=``).
+Everything that shapes a release's output (which states exist, in what order) is declared by the data
+custodian, never read from the private table; [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration,
+including bin edges (``bins=``) and a missing state (``missing=``).
 """
 
 from __future__ import annotations
@@ -453,10 +450,8 @@ class Domain:
     def check_json(self, attrs: Iterable[str] | None = None) -> None:
         """Raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the first state that JSON cannot hold losslessly.
 
-        Releases are published as JSON, so [`release_marginals`][pgmpy_dp.tables.release.release_marginals]
-        calls this *before* it charges the budget. States must be ``str``,
-        ``int``, finite ``float``, ``bool`` or tuples of them; ``pd.Interval`` categories from
-        ``pd.cut`` are not: declare public edges with ``bins=`` instead.
+        Called before a release charges the budget. States must be ``str``, ``int``, finite ``float``,
+        ``bool`` or tuples of them (not ``pd.cut``'s intervals: declare ``bins=`` instead).
 
         Examples
         --------
@@ -511,14 +506,11 @@ class Domain:
     ) -> dict[str, np.ndarray]:
         """Encode columns of ``df`` to integer codes (position of the state in the domain).
 
-        One vectorised pass per column. Binned attributes are cut at their
-        public edges (values clamped to the outer bins); missing values take the
-        declared missing state. Otherwise NaN and values outside the declared
-        states raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the
-        values nor how many there are (set the environment variable
-        ``PGMPY_DP_SHOW_VALUES=1`` to see them while debugging).
-        ``show_progress`` draws a bar over the columns when encoding takes more
-        than a couple of seconds (millions of rows).
+        Binned attributes are cut at their public edges (clamped to the outer bins); missing values
+        take the declared missing state. Otherwise NaN and values outside the declared states raise a
+        [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the values
+        (``PGMPY_DP_SHOW_VALUES=1`` shows them while debugging). ``show_progress`` draws a bar over the
+        columns when encoding takes more than a couple of seconds.
 
         Returns
         -------
@@ -540,11 +532,8 @@ class Domain:
     def _warn_data_derived(self, df: pd.DataFrame, attrs: Iterable[str]) -> None:
         """Warn about columns whose states come from a dtype that ``astype("category")`` could have made.
 
-        pandas sorts the observed values into the categories of an unordered
-        dtype, so sorted unordered categories that nothing declares public may
-        have been read from the data. Only the dtype, the declared domain and
-        ``df.attrs`` are read, never the values: the warning carries no
-        information about the data.
+        The rule is [`DataDerivedDomainWarning`][pgmpy_dp.privacy.domain.DataDerivedDomainWarning]'s; the values are
+        never read.
         """
         suspects = [a for a in sorted(self._from_dtype & set(attrs)) if _sorted_unordered(df.dtypes[a])]
         if suspects:
