@@ -44,31 +44,24 @@ class NoisyTable:
     values : numpy.ndarray
         Noisy counts, shape ``domain.shape(attrs)``; may be negative.
     epsilon : float or None
-        Pure-DP budget spent on this table (discrete Laplace); ``None`` for a
-        discrete Gaussian table, which has no pure-DP guarantee (see ``rho``).
+        Pure-DP budget spent on this table (discrete Laplace); ``None`` for a discrete Gaussian table.
     scale : float
         Noise scale of each cell: the discrete Laplace scale ``sensitivity / epsilon``,
         or the discrete Gaussian sigma ``sensitivity / sqrt(2 rho)``.
     sensitivity : float
-        Sensitivity of this table alone, for one privacy unit: one record
-        changes one cell by 1 (L1 and L2 sensitivity 1); a pooled table of
-        ``m`` members has ``m`` (a record is in every member); an individual
-        under ``contribution="normalize"`` adds mass at most 1 (sensitivity 1),
-        under ``"clip"`` at most ``max_records_per_user`` per member.
+        Sensitivity of this table alone, for one privacy unit: 1 for a record, ``m`` for a pooled table
+        of ``m`` members, or the individual-level bound ([`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution]).
     mechanism : str
         ``"discrete_laplace"`` (the default) or ``"discrete_gaussian"``.
     rho : float or None
         zCDP cost of a discrete Gaussian table (``sensitivity**2 / (2 scale**2)``),
         ``None`` for a discrete Laplace table.
     members : tuple of tuple of str, or None
-        A pooled table's member attribute tuples (its values are the sum of the
-        members' counts plus noise; ``attrs == members[0]`` names its axes);
-        ``None`` for an ordinary table.
+        A pooled table's member attribute tuples (``attrs == members[0]`` names its axes); ``None`` for
+        an ordinary table.
     granularity : float
-        Spacing of the lattice the values and noise live on: 1 for counts;
-        ``1 / NORMALIZE_UNITS`` for individual-normalised (fractional) counts,
-        whose noise is integer noise of scale ``scale / granularity`` times
-        ``granularity`` (see [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution]).
+        Spacing of the lattice the values and noise live on: 1 for counts, ``1 / NORMALIZE_UNITS`` for
+        individual-normalised counts.
 
     Examples
     --------
@@ -440,12 +433,8 @@ class MarginalRelease:
     def interval(self, attrs, level: float = 0.95, clip: bool = False) -> pd.DataFrame:
         """Confidence intervals for the true counts over ``attrs``, one per cell (post-processing).
 
-        Exact for a released table (in any attribute order): each interval
-        covers its true count with probability at least ``level`` under the
-        table's own noise distribution. For a subset summed from released
-        tables the noise is a sum of noises and the interval uses a normal
-        approximation with its exact variance. See
-        [`pgmpy_dp.tables.intervals.release_interval`][pgmpy_dp.tables.intervals.release_interval] for the details.
+        Exact for a released table, normal (with the exact variance) for a subset summed from released
+        tables: see [`release_interval`][pgmpy_dp.tables.intervals.release_interval].
 
         Examples
         --------
@@ -568,12 +557,8 @@ def _combine(covering: Sequence[NoisyTable], key: tuple[str, ...]):
 def pooled_record_count(tables: Sequence[NoisyTable], normalized: bool | Sequence[bool] = False) -> float:
     """Inverse-variance weighted mean of the tables' noisy totals (post-processing, no budget).
 
-    A table's total has variance ``variance * cells``; tables so precise that
-    their noise vanishes in double precision are used alone. A pooled table
-    counts each record once per member, so its total is divided by
-    ``len(members)``, unless ``normalized`` (individual-normalised tables, in
-    which each individual has total mass 1 in every table, pooled or not; one
-    flag for all tables, or one per table).
+    Noiseless tables are used alone. A pooled table's total is divided by ``len(members)``, unless
+    ``normalized`` (individual-normalised tables, mass 1 per individual; one flag or one per table).
 
     Examples
     --------

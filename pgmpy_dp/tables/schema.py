@@ -1,9 +1,8 @@
 """The published format of a [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] and its validation on load.
 
-A release is an artifact that other people load and build on, possibly after it
-was edited, truncated or forged, so every field is checked before anything is
-built from it, and the first problem is reported with the field's path
-(``tables[2].scale``) in a [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
+An artifact may have been edited, truncated or forged, so every field is checked before anything is
+built from it; the first problem is reported with the field's path (``tables[2].scale``) in a
+[`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
 
 Format version 1 (``"format": "pgmpy-dp/marginal-release"``, ``"format_version": 1``;
 artifacts written before the field was renamed carry ``"version": 1`` instead)::
@@ -147,18 +146,14 @@ MIXED = "mixed"
 def validate_release_dict(data) -> dict:
     """Validate a release artifact (the output of ``to_dict``) and return it normalised.
 
-    The result has the same keys, with JSON lists turned back into what they
-    stand for: tuple states and attribute tuples as tuples, each table's values
-    as a float64 array of its shape, numbers as floats, and every table's
-    ``mechanism`` and ``rho`` filled in (``rho`` is ``None`` where the artifact
-    has none). The input is not modified.
+    The result has the same keys, with JSON lists turned back into tuples, each table's values as a
+    float64 array of its shape, numbers as floats, and every table's ``mechanism`` and ``rho`` filled
+    in. The input is not modified.
 
     Raises
     ------
     ReleaseFormatError
-        Naming the first field that is missing, has the wrong type, or disagrees
-        with another (a scale inconsistent with epsilon and sensitivity, a table
-        shape that is not the domain's, an attribute outside the domain, ...).
+        Naming the first field that is missing, has the wrong type, or disagrees with another.
 
     Examples
     --------
