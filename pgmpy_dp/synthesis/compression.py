@@ -1,19 +1,11 @@
 """MST's compression of rare states: merge the states a noisy 1-way release barely saw, fit, expand back.
 
-A state whose noisy 1-way count is below a few noise scales is indistinguishable from an empty
-one, yet every 2-way table over its attribute spends cells (and noise) on it. MST (McKenna,
-Miklau and Sheldon 2021) merges, per attribute, all such states into one before measuring the
-2-way tables, which then have fewer, better-resolved cells at the same privacy cost (one
-marginal per pair, whatever its cells). The merge reads the noisy release only: it is
-post-processing and spends nothing.
-
-The merged state is public and names what it holds: the tuple of the original states, e.g.
-``(3, 7, 12)`` in a release over a column with states ``0 .. 40``. A model fitted on the merged
-states is expanded back to the declared ones exactly: every factor is copied to the states of
-its group, and each state gets a share of its group's probability. MST's paper shares equally;
-[`Compression.from_release`][pgmpy_dp.synthesis.compression.Compression.from_release] shares in
-proportion to the clipped noisy counts plus one noise scale, which was closer on Adult at every
-budget tried (see docs/synthesis.md) and leaves every state, even one never seen, a positive share.
+MST (McKenna, Miklau and Sheldon 2021) merges, per attribute, the states whose noisy 1-way count is
+below a few noise scales into one (named by the tuple of the states it holds) before measuring the 2-way
+tables, which then have fewer, better-resolved cells at the same cost. The merge reads the noisy
+release only (post-processing). A model fitted on the merged states is expanded back exactly, each
+state taking a share of its group; [`Compression.from_release`][pgmpy_dp.synthesis.compression.Compression.from_release]
+shares in proportion to the clipped noisy counts plus one noise scale (docs/synthesis.md).
 """
 
 from __future__ import annotations

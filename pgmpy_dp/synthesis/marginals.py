@@ -81,16 +81,12 @@ def model_megabytes(domain: Domain, cliques: Sequence[Sequence[str]]) -> float:
 class MarkovFit:
     """CGM-EM fits of a Markov network to a growing list of Gaussian releases.
 
-    Each measured attribute set gets its own potential (1-way tables included: node potentials
-    keep the L2 prior from flattening the margins of large domains, see docs/synthesis.md). A
-    refit after a new measurement starts from the previous log-potentials, the new clique's at zero.
-    Each fit is the Markov estimator's ([`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov]);
-    its L2 weight is the floored one
-    ([`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]) over all tables
-    (``per_clique=False`` of [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]);
+    Each measured attribute set, 1-way tables included, gets its own potential; a refit starts from
+    the previous log-potentials, a new clique's at zero. Each fit is
+    [`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov] with one floored L2 weight over all tables;
     ``scaled_regularization`` is the last fit's weight before the floor
-    ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization]), which AIM's published
-    model uses (see docs/synthesis.md).
+    ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization]), for AIM's published model
+    (docs/synthesis.md).
 
     Parameters
     ----------
