@@ -456,26 +456,13 @@ def release_marginals(
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
-    Each record adds 1 to one cell of every requested table, so with a total
-    ``epsilon`` over ``|C|`` tables every cell gets discrete Laplace noise of
-    scale ``|C| / epsilon`` (Bernstein et al. 2017, eq. 3). A sequence of
-    per-table epsilons gives table ``i`` scale ``1 / epsilon_i`` and spends their sum.
-    A [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request (the sum of several
-    same-shaped tables, e.g. the transitions of a time-homogeneous chain)
-    has sensitivity ``len(members)``; a total budget is then split so that
-    every cell gets the same scale, ``sum of sensitivities / epsilon``.
-
-    With ``privacy_unit`` the protected unit is an individual, who may own
-    many rows: neighbouring datasets differ by all rows of one individual,
-    and each individual's rows are bounded per table as the
-    ``pgmpy_dp.UserLevel`` says (see
-    [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution] and docs/privacy.md).
-
-    With ``rho`` instead (zero-concentrated DP), every cell gets discrete
-    Gaussian noise calibrated to the L2 sensitivity ``sqrt(|C|)`` of the
-    ``|C|`` tables: sigma ``sqrt(|C| / (2 rho))``, which grows like the square
-    root of the number of tables rather than linearly. Per-table ``rho_i``
-    give sigma ``sqrt(1 / (2 rho_i))`` and spend their sum.
+    With a total ``epsilon`` over ``|C|`` tables every cell gets discrete Laplace noise of scale
+    ``|C| / epsilon`` (Bernstein et al. 2017, eq. 3); with ``rho`` (zCDP), discrete Gaussian noise of
+    sigma ``sqrt(|C| / (2 rho))``. A sequence gives one budget per table and spends their sum. A
+    [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request has sensitivity ``len(members)``; a total is split
+    so that every cell gets the same noise ([`plan_tables`][pgmpy_dp.tables.plan.plan_tables]). With
+    ``privacy_unit`` the protected unit is an individual, whose rows are bounded per table as the
+    ``pgmpy_dp.UserLevel`` says (docs/privacy.md).
 
     Parameters
     ----------
@@ -497,20 +484,15 @@ def release_marginals(
     max_cells : int
         Refuse tables with more cells than this.
     n_records : int, optional
-        Declare the record count public and store it. Leave ``None`` unless the
-        count is already public: otherwise it is estimated from the noisy tables.
+        A record count that is already public, stored; otherwise it is estimated from the noisy tables.
     show_progress : bool
-        Show progress bars over the columns being encoded and the tables being counted; they appear only when
-        counting takes more than a couple of seconds (thousands of tables, or
-        millions of rows).
+        Progress bars over encoding and counting, when they take more than a couple of seconds.
     rho : float or sequence of float, keyword only
-        Total zCDP budget, or one per table (discrete Gaussian noise), instead
-        of ``epsilon``. A ``budget`` must then be a zCDP one (``PrivacyBudget(rho=...)``).
+        Total zCDP budget, or one per table (discrete Gaussian noise), instead of ``epsilon``; a
+        ``budget`` must then be a zCDP one.
     privacy_unit : UserLevel or column label, keyword only
-        Individual-level privacy: a ``pgmpy_dp.UserLevel`` (the column
-        naming the individual and how its rows are bounded), or the column alone, shorthand for
-        ``UserLevel(column)``. The column is read only to group rows, never released, and must
-        not appear in a table or in ``domain``.
+        Individual-level privacy: a ``pgmpy_dp.UserLevel``, or the column alone (``UserLevel(column)``).
+        The column only groups rows; it must not appear in a table or in ``domain``.
     loss : PrivacyLoss or sequence of PrivacyLoss, keyword only
         The loss as a value instead of ``epsilon`` or ``rho``: ``PureDP`` (discrete Laplace
         noise), ``ZCDP`` or ``ApproxDP`` (discrete Gaussian noise at the rho it allows), a total
