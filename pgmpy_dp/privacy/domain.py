@@ -19,9 +19,7 @@ import pandas as pd
 
 from .._progress import progress
 
-#: Largest number of cells a single table may have before we refuse to build it.
-#: 10 million float64 cells is 80 MB, which is already more than any marginal a
-#: graphical model should need; pass ``max_cells`` to raise it deliberately.
+#: Largest number of cells a single table may have (80 MB of float64) unless ``max_cells`` raises it.
 DEFAULT_MAX_CELLS = 10_000_000
 
 

@@ -74,9 +74,7 @@ def sampler_for(n_cells: int, random_state=None, mechanism: str = MECHANISM) -> 
 def discrete_gaussian_variance(sigma: float) -> float:
     """Variance of the discrete Gaussian distribution ``P(k) ∝ exp(-k^2 / (2 sigma^2))`` on the integers.
 
-    Computed by direct summation for ``sigma <= 50``; above that it equals
-    ``sigma**2`` to double precision (by Poisson summation the relative
-    difference is about ``4 pi^2 sigma^2 exp(-2 pi^2 sigma^2)``, below 1e-300).
+    Summed directly for ``sigma <= 50``; above, ``sigma**2`` to double precision (Poisson summation).
     It is slightly *below* ``sigma**2`` for small sigma.
 
     Examples
@@ -130,11 +128,9 @@ def discrete_laplace_noise(
     scale : float
         Noise scale ``Δ / ε`` (positive and finite).
     random_state : int or numpy.random.Generator, optional
-        Seed for reproducible experiments. ``None`` (the default) uses OS
-        randomness, as a real release must.
+        Seed for reproducible experiments; ``None`` (OS randomness) for a real release.
     sampler : {"opendp", "geometric", "seeded"}, optional
-        Force a sampling path (see the module docstring); chosen automatically
-        by default.
+        Force a sampling path (see the module docstring); chosen automatically by default.
 
     Returns
     -------
@@ -171,11 +167,9 @@ def discrete_gaussian_noise(
         Scale ``Δ_2 / sqrt(2 rho)`` (positive and finite); the variance is
         [`discrete_gaussian_variance`][pgmpy_dp.privacy.mechanisms.discrete_gaussian_variance] of it (``sigma**2`` for sigma above a few).
     random_state : int or numpy.random.Generator, optional
-        Seed for reproducible experiments. ``None`` (the default) uses OS
-        randomness, as a real release must.
+        Seed for reproducible experiments; ``None`` (OS randomness) for a real release.
     sampler : {"opendp", "rejection", "seeded"}, optional
-        Force a sampling path (see the module docstring); chosen automatically
-        by default.
+        Force a sampling path (see the module docstring); chosen automatically by default.
 
     Returns
     -------
@@ -198,9 +192,8 @@ def discrete_gaussian_noise(
 
 def _gaussian_rejection(rng: np.random.Generator, n: int, sigma: float) -> np.ndarray:
     # Canonne, Kamath and Steinke (2020), Algorithm 3: propose Y from the discrete Laplace of
-    # scale t = floor(sigma) + 1 and accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)).
-    # The acceptance rate is above 0.4 for every sigma (measured from 0.01 to 1000), so a few
-    # vectorised rounds suffice.
+    # scale t = floor(sigma) + 1 and accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2));
+    # the acceptance rate stays above 0.4, so a few vectorised rounds suffice.
     t = math.floor(sigma) + 1.0
     out = np.empty(n, dtype=np.float64)
     filled = 0
