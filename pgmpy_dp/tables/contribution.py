@@ -1,19 +1,11 @@
 """Contribution bounding for individual-level privacy: each individual owns many rows.
 
-With ``privacy_unit=UserLevel("user_id")`` two datasets are neighbours when they differ by
-*all* rows of one individual, so the sensitivity of a table is what one
-individual can add to it, not one record. Two ways to bound it:
-
-``"normalize"`` (Bernstein et al. 2017, section 4.2, after He et al. 2015)
-    For each table, each of an individual's ``K_u`` counted rows (member
-    instances for a pooled table) gets weight ``1 / K_u``; a row whose values
-    on the table's attributes all equal ``skip_state`` is not counted and not
-    in ``K_u``. Each individual adds mass at most 1 to every table: per-table
-    sensitivity 1 (L1 and L2).
-``"clip"``
-    Keep at most ``max_records`` rows per individual (chosen
-    uniformly at random) and count them with weight 1: per-table sensitivity
-    ``max_records`` (times ``len(members)`` for a pooled table).
+Under ``privacy_unit=UserLevel(...)`` neighbours differ by all rows of one individual, bounded per table
+as [`UserLevel`][pgmpy_dp.privacy.units.UserLevel] says: ``"normalize"`` (Bernstein et al. 2017, section 4.2)
+gives each of an individual's ``K_u`` counted rows (member instances of a pooled table) weight ``1 / K_u``,
+per-table sensitivity 1; ``"clip"`` keeps at most ``max_records`` rows, sensitivity ``max_records`` (times
+``len(members)`` for a pooled table). Rows whose values on a table's attributes all equal ``skip_state``
+are not counted there.
 
 Integer noise on a fractional count is *not* private, so ``"normalize"`` weights live on the public grid
 ``1 / NORMALIZE_UNITS``: each individual splits exactly ``U = NORMALIZE_UNITS`` integer units over its
@@ -22,9 +14,8 @@ random row (so each row's expected weight is exactly ``1 / K_u``). The counts in
 ``U``; the release adds integer noise of scale ``U`` times the count-scale and divides by ``U``
 (the table's ``granularity`` is ``1 / U``).
 
-Randomness (row sampling, rounding) comes from the release's seeded generator
-in experiments, else from a fresh generator seeded by ``secrets``; each
-individual's choice depends only on its own rows' random keys.
+Randomness (row sampling, rounding) comes from the release's seeded generator in experiments, else from
+``secrets``; each individual's choice depends only on its own rows' random keys.
 """
 
 from __future__ import annotations
@@ -112,9 +103,8 @@ def check_contribution(
 ) -> ContributionBound | None:
     """Validate the individual-level keywords of a release; ``None`` for record-level privacy.
 
-    ``privacy_unit`` is the column name (or any label, for callers that pass
-    unit codes themselves). Raises a TypeError or ValueError naming the
-    keyword before anything is counted or spent.
+    ``privacy_unit`` is the column name (or any label, for callers that pass unit codes themselves).
+    Raises a TypeError or ValueError naming the keyword before anything is counted or spent.
 
     Examples
     --------

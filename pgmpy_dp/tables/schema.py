@@ -53,15 +53,13 @@ __all__ = [
 ]
 
 FORMAT = "pgmpy-dp/marginal-release"
-#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.artifact.MarginalRelease.to_dict]. Version 2 added Gaussian (zCDP)
-#: tables: per-table ``mechanism`` and ``rho`` and the release's total ``rho``; a reader of
-#: version 1 would take a Gaussian table for a Laplace one, so the number changed.
+#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.artifact.MarginalRelease.to_dict]
+#: (2 added Gaussian tables, 3 pooled tables and individual-level privacy).
 FORMAT_VERSION = 3
 SUPPORTED_VERSIONS = (1, 2, 3)
 
-#: Relative tolerance of the consistency checks (scale vs. sensitivity / epsilon, totals).
-#: The writer computes each derived number with one or two float operations, so a few
-#: ulps would do; 1e-9 also accepts artifacts written by other tools that round a little.
+#: Relative tolerance of the consistency checks (scale vs. sensitivity / epsilon, totals); looser than
+#: a few ulps, for artifacts written by other tools that round a little.
 RTOL = 1e-9
 
 
