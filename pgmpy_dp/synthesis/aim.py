@@ -122,10 +122,8 @@ def _parse_workload(domain: Domain, workload) -> list[tuple[tuple[str, ...], flo
 def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: float = 80.0) -> AimPlan:
     """Check AIM's inputs from public facts only and return its plan (nothing is spent).
 
-    Refuses a workload naming unknown columns or holding a set of more cells than one release
-    allows (AIM may select any workload set, and its subsets are smaller), a budget whose opening
-    noise no sampler supports, and a ``max_model_size`` (megabytes) that the model of the 1-way
-    marginals alone exceeds.
+    Refuses a workload naming unknown columns or holding a set larger than one release allows, a
+    budget whose opening noise no sampler supports, and a ``max_model_size`` the 1-way model exceeds.
 
     Examples
     --------
@@ -177,10 +175,8 @@ def run_aim(
 
     Parameters
     ----------
-    codes : dict of str to numpy.ndarray
-        One integer code array per attribute of ``domain`` (as ``Domain.encode`` gives).
-    domain : Domain
-        The public domain.
+    codes, domain
+        One integer code array per attribute (``Domain.encode``) and the public domain.
     rho : float
         The zCDP budget, spent exactly.
     workload : AimPlan or list, optional
