@@ -105,9 +105,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _check_memory(self, dom: Domain, route: str) -> None:
         """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
 
-        Only the declared domain enters the estimate, so the refusal says nothing about the data; the
-        arrays that grow with the rows are batched to a few tens of megabytes. What this process may
-        still allocate counts its own limits ([`available_memory`][pgmpy_dp._memory.available_memory]).
+        Only the declared domain enters the estimate; the arrays that grow with the rows are batched.
         """
         sizes = [dom.size(a) for a in dom.attrs]
         need = tables_memory_needed(sizes)
@@ -136,10 +134,8 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _check_work(self, dom: Domain, route: str) -> None:
         """Refuse, before charging, a Frank-Wolfe fit whose regressions would pass over each row too often.
 
-        Every iteration of every regression touches every row, so the run time is the row count times
-        ``problems x iterations``; both factors are public (the declared states, ``n_iter`` or the
-        fewest iterations the theory's rule returns), the row count is not. Above ``MAX_STEPS_PER_ROW``
-        the fit is refused, as a default fit would run for hours after charging.
+        ``problems x iterations`` is public (the declared states, ``n_iter`` or ``MIN_ITERATIONS``); above
+        ``MAX_STEPS_PER_ROW`` a fit would run for hours after charging.
         """
         if route != "frank-wolfe":
             return
@@ -195,12 +191,10 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         Raises
         ------
         TypeError, ValueError
-            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, an
-            unknown ``route``, a ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an empty
-            ``data``, an undeclared or single-state domain, a value outside the declared domain, a
-            two-way table above ``DEFAULT_MAX_CELLS``, work arrays larger than the memory this
-            process may still allocate, or a Frank-Wolfe fit above ``MAX_STEPS_PER_ROW`` (all
-            estimated from the declared states alone). No other check reads the row count.
+            Before anything is charged: bad arguments, an empty ``data``, an undeclared or single-state
+            domain, a value outside it, a two-way table above ``DEFAULT_MAX_CELLS``, work arrays beyond
+            the memory this process may allocate, or a Frank-Wolfe fit above ``MAX_STEPS_PER_ROW`` (from
+            the declared states alone).
         """
         self._check_params()
         rng = check_random_state(self.random_state)
@@ -308,8 +302,8 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _run(self, X, labels, m, allowed, radius, rho_problem, rng, commit):
         """Frank-Wolfe on ``m`` problems in batches; ``commit()`` before each batch draws its noise.
 
-        ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so
-        the arrays that grow with the rows stay near ``_BATCH_CELLS`` floats whatever ``m`` is.
+        ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so the
+        arrays that grow with the rows stay near ``_BATCH_CELLS`` floats.
         """
         scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter_)
         n, d = X.shape
@@ -524,7 +518,6 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         }
         self.coef_ = (A_raw + A_raw.T) / 2.0
         self.intercept_ = W[p, :] / 2.0
-        sign = np.array([-1.0, 1.0])
         weights = {
             (attrs[i], attrs[j]): self.coef_[i, j] * np.outer(sign, sign)
             for i, j in itertools.combinations(range(p), 2)
