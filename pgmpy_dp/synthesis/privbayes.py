@@ -374,10 +374,9 @@ def run_privbayes(
 ):
     """PrivBayes on encoded data: a greedy private network, noisy family tables, our CPD fit.
 
-    Spends exactly ``epsilon`` (pure DP: exponential mechanism and discrete Laplace tables) or
-    ``rho`` (zCDP: exponential mechanism at ``epsilon_i`` costing ``epsilon_i**2 / 8``, discrete
-    Gaussian tables), split as [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split]
-    states. It charges no budget: the caller charges the total once.
+    Spends exactly ``epsilon`` (pure DP, discrete Laplace tables) or ``rho`` (zCDP, discrete Gaussian
+    tables), split by [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split]; the caller
+    charges the total once.
 
     Parameters
     ----------
@@ -388,10 +387,8 @@ def run_privbayes(
     epsilon, rho : float
         Exactly one: the total pure-DP or zCDP budget (or a loss value as ``epsilon``: ``PureDP``
         spends epsilon, ``ZCDP`` and ``ApproxDP`` the rho they imply).
-    rng : numpy.random.Generator or int, optional
-        Seed for reproducible experiments only; ``None`` uses OS randomness and OpenDP's exact samplers.
-    show_progress : bool
-        A progress bar over the selection steps when they take more than a couple of seconds.
+    rng, show_progress
+        As for [`run_aim`][pgmpy_dp.synthesis.aim.run_aim] (the bar runs over the selection steps).
     degree : int, optional
         Most parents per node; ``None`` leaves the number to the theta-usefulness cap.
     structure_fraction : float
@@ -401,15 +398,13 @@ def run_privbayes(
     n_records : float, optional
         A public record count; without it a noisy count is made (``COUNT_FRACTION`` of the budget).
     recorder : Measurements, optional
-        Handed each noisy output as soon as it exists: the noisy record count (which commits the
-        caller's charge), each selected family, the release of the family tables. A failure
-        afterwards (in the CPD fit, say) leaves in it everything the budget paid for.
+        Handed each noisy output as soon as it exists (the record count, each family, the tables'
+        release); the first commits the caller's charge.
 
     Returns
     -------
     model : pgmpy.models.DiscreteBayesianNetwork
-        The network, with CPDs from [`DiscretePrivateMLE.fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]
-        over the public states.
+        The network, with CPDs over the public states.
     releases : list of MarginalRelease
         The noisy family tables (one release).
     selected : list of (str, tuple of str)
