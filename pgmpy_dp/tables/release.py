@@ -84,9 +84,8 @@ def release_counts(
     epsilon, rho : float or sequence of float
         Shorthands of ``loss``: a total budget, or one per table (see [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]).
     loss : PrivacyLoss or sequence of PrivacyLoss, keyword only
-        The release's loss as a value (a total or one per table): ``PureDP`` for discrete
-        Laplace noise, ``ZCDP`` or ``ApproxDP`` (at the rho it allows) for discrete Gaussian
-        noise. Exactly one of ``epsilon``, ``rho`` or ``loss``.
+        The loss as a value (a total or one per table): ``PureDP`` for discrete Laplace noise,
+        ``ZCDP`` or ``ApproxDP`` for discrete Gaussian noise. Exactly one of the three.
     budget : PrivacyBudget, optional
         Accountant to charge (a Gaussian release needs a zCDP budget).
     random_state : int or numpy.random.Generator, optional
@@ -98,10 +97,8 @@ def release_counts(
     n_records : float, optional
         Declared public record count.
     contribution : ContributionBound, optional
-        The individual-level bound the counts were made under (from
-        [`contribution_weights`][pgmpy_dp.tables.contribution.contribution_weights]):
-        it sets each table's sensitivity and lattice and is recorded as the
-        release's ``privacy_unit``.
+        The individual-level bound the counts were made under: it sets each table's sensitivity and
+        lattice and is recorded as the release's ``privacy_unit``.
 
     Returns
     -------
@@ -185,11 +182,9 @@ def check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
 def _charged(budget: PrivacyBudget, per_table: list[float], gaussian: bool):
     """What a release charges, as a loss value: its total rho, or its total epsilon.
 
-    In a zCDP budget a Laplace release is charged per table: table ``i`` is
-    ``epsilon_i``-DP, hence ``epsilon_i**2 / 2``-zCDP, and zCDP adds up, so the
-    release costs ``sum(epsilon_i**2) / 2``, ``|C|`` times less than charging its
-    total epsilon as one ``epsilon**2 / 2``. The float sum is rounded up so the
-    charge never understates it.
+    In a zCDP budget a Laplace release costs ``sum(epsilon_i**2) / 2`` (each table is
+    ``epsilon_i``-DP, hence ``epsilon_i**2 / 2``-zCDP), ``|C|`` times less than its total as one
+    ``epsilon**2 / 2``; the float sum is rounded up so the charge never understates it.
     """
     if gaussian:
         return ZCDP(math.fsum(per_table))
@@ -268,15 +263,12 @@ def release_from_codes(
     budget, random_state, max_cells, label, n_records
         As for [`release_counts`][pgmpy_dp.tables.release.release_counts].
     weights : numpy.ndarray, optional
-        0/1 per row: restricts counting to a subsample; with it, the caller is
-        responsible for the privacy accounting of subsampling.
+        0/1 per row: restricts counting to a subsample (the caller accounts for subsampling).
     show_progress : bool
-        A bar over the tables being counted if that takes more than a couple of seconds (off
-        here: callers decide).
+        A bar over the tables being counted if that takes more than a couple of seconds.
     unit : UserLevel, column label or ContributionBound, keyword only
-        Individual-level privacy: how each individual's rows are bounded, as in
-        [`release_marginals`][pgmpy_dp.tables.release.release_marginals]; the label (the
-        column's name) is recorded, the column itself is not read. Needs ``units``.
+        Individual-level privacy, as in [`release_marginals`][pgmpy_dp.tables.release.release_marginals];
+        the label is recorded, the column is not read. Needs ``units``.
     units : numpy.ndarray, keyword only
         One integer code of the individual per row (e.g. ``pd.factorize`` of a user column);
         without ``unit``, an unnamed individual under ``"normalize"``.
