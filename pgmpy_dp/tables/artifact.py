@@ -213,10 +213,9 @@ class MarginalRelease:
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of this release.
 
-        A Gaussian release converts its [`rho`][pgmpy_dp.tables.artifact.MarginalRelease.rho] with the tight conversion of
-        Canonne, Kamath and Steinke (2020) (see
-        [`pgmpy_dp.privacy.rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]); a Laplace release is
-        ``epsilon``-DP, so ``(epsilon, delta)`` holds for every delta.
+        A Gaussian release converts its [`rho`][pgmpy_dp.tables.artifact.MarginalRelease.rho] by
+        [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]; a Laplace release is
+        ``epsilon``-DP for every delta.
         """
         delta = check_delta(delta)
         if self.rho is not None:
@@ -229,8 +228,7 @@ class MarginalRelease:
     def sensitivity(self) -> float:
         """L1 sensitivity of all tables concatenated: the sum of the tables' sensitivities.
 
-        One record adds 1 to every ordinary table and ``len(members)`` to a pooled
-        one; under individual-level privacy it is what one individual can add.
+        (1 per ordinary table and ``len(members)`` per pooled one for a record.)
         """
         return math.fsum(t.sensitivity for t in self.tables)
 
@@ -249,13 +247,9 @@ class MarginalRelease:
     def n_records_estimate(self) -> float:
         """Record count: the declared one, or the inverse-variance weighted mean of table totals.
 
-        A pooled table's total counts each record once per member, so it is
-        divided by ``len(members)``. Under ``privacy_unit`` with
-        ``contribution="normalize"`` every individual adds mass 1 to each table
-        (pooled or not) in which it has a counted row, so the estimate is the
-        number of *individuals* (those with a counted row), not of records;
-        under ``"clip"`` it is the number of rows kept after sampling.
-        The noisy estimate is post-processing of the release and costs no budget.
+        A pooled table's total is divided by ``len(members)``. Under ``contribution="normalize"`` the
+        estimate is the number of *individuals* with a counted row; under ``"clip"``, of the rows kept.
+        Post-processing: no budget.
         """
         if self.n_records is not None:
             return float(self.n_records)
@@ -333,18 +327,11 @@ class MarginalRelease:
     def _marginal_with_noise(self, attrs) -> tuple[tuple[str, ...], np.ndarray, float, NoisyTable | None]:
         """Noisy counts over ``attrs``, in that order, from the released tables (post-processing).
 
-        A released table over exactly these attributes (in any order) is used
-        as is, transposed if needed. Otherwise every released table that
-        contains all of ``attrs`` is summed down to them, and these marginals
-        are combined with inverse-variance weights (a summed cell's noise
-        variance is the table's cell variance times the number of cells summed).
-        Pooled tables never stand in for an ordinary table (their cells hold
-        every member's counts); a pooled key (a tuple of member tuples) is
-        answered by pooled tables whose members restrict, position by position,
-        to the requested ones (the sum of the members' marginals).
-        Returns the axis labels (a pooled key's first member), the values, each
-        cell's noise variance and, when the cells are one table's own cells
-        (possibly transposed), that table (else ``None``).
+        A released table over exactly these attributes is used as is (transposed if needed); otherwise
+        every released table containing ``attrs`` is summed down and the marginals combined with
+        inverse-variance weights. Pooled tables answer only pooled keys whose members they restrict to.
+        Returns the axis labels, the values, each cell's noise variance and, when the cells are one
+        table's own cells, that table (else ``None``).
         """
         key = table_key(attrs)
         if key in self._index:
@@ -387,11 +374,8 @@ class MarginalRelease:
     def series(self, attrs) -> pd.Series:
         """Noisy counts over ``attrs`` as a Series indexed by the public states (a MultiIndex for 2+).
 
-        ``attrs`` may be a released table, the same attributes in another order,
-        or a subset of one or more released tables: reordering and summing out
-        attributes is post-processing and spends nothing. When several tables
-        contain ``attrs``, their marginals are combined with inverse-variance
-        weights (the most precise unbiased combination).
+        ``attrs`` may be a released table in any order, or a subset of released tables (several are
+        combined with inverse-variance weights); post-processing, nothing is spent.
 
         Examples
         --------
@@ -527,11 +511,9 @@ class MarginalRelease:
     def from_json(cls, source: str | bytes | Path) -> MarginalRelease:
         """Read a release from JSON text or from a file written by [`to_json`][pgmpy_dp.tables.artifact.MarginalRelease.to_json].
 
-        ``source`` is JSON text if it is ``bytes``, or a ``str`` that starts with
-        ``{`` or ``[`` or parses as JSON (``"null"``, ``"3"``); any other ``str`` and
-        every ``os.PathLike`` is a file path (pass a ``Path`` for a file named like
-        JSON). A missing file raises ``FileNotFoundError`` naming it; anything that is
-        not a valid artifact raises [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
+        ``bytes`` and a ``str`` that starts with ``{`` or ``[`` or parses as JSON are JSON text; any other
+        ``str`` and every ``os.PathLike`` is a file path. A missing file raises ``FileNotFoundError``; an
+        invalid artifact raises [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
         """
         return cls.from_dict(read_json_source(source))
 
