@@ -1,10 +1,7 @@
 """From a private table to a private model and synthetic data in one call: [`PrivateSynthesizer`][pgmpy_dp.synthesis.synthesizer.PrivateSynthesizer].
 
-The synthesizer validates everything it can from public inputs (parameters, schema, declared
-domains) and asks its selection method (AIM, MST or PrivBayes, by name in `METHODS`) to check its
-plan from public facts (workload, model size, table sizes); it then charges the whole budget once,
-encodes the data, and runs the method, which measures marginals of the data with noise, chooses
-what to measure from noisy answers only, and fits the model with our own estimators.
+It checks its parameters and schema, lets its method (`METHODS`) check a plan from public facts, charges
+the budget once and runs the method ([`pgmpy_dp.synthesis.method`][pgmpy_dp.synthesis.method]).
 """
 
 from __future__ import annotations
@@ -161,10 +158,8 @@ class PrivateSynthesizer(BaseObject):
     def fit(self, df: pd.DataFrame, domain=None) -> PrivateSynthesizer:
         """Check, charge once, measure, select and fit; returns self.
 
-        Everything public is checked before the charge: the parameters, the schema, and the
-        method's plan (``Method.check``). The method then runs with the charge and hands each
-        noisy output to one recorder as it is drawn; the first commits the charge, and a failure
-        afterwards leaves ``releases_`` and ``selected_`` with what was paid for.
+        Everything public is checked before the charge; a failure after the first noise leaves
+        ``releases_`` and ``selected_`` with what was paid for.
 
         Parameters
         ----------
