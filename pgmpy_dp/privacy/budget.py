@@ -62,11 +62,8 @@ class Charge:
 class PrivacyBudget:
     """A total privacy budget, spent by sequential composition, with an auditable ledger.
 
-    Give exactly one of ``epsilon`` (pure epsilon-DP accounting) or ``rho``
-    (rho-zCDP accounting). A zCDP budget accepts both kinds of charge: a
-    Gaussian release charges rho, and an epsilon-DP release (Laplace noise)
-    charges ``epsilon**2 / 2``. A pure-DP budget refuses rho charges, which
-    have no pure-DP meaning.
+    Give exactly one of ``epsilon`` (pure epsilon-DP accounting) or ``rho`` (rho-zCDP accounting). A zCDP
+    budget also accepts epsilon charges, at ``epsilon**2 / 2``; a pure-DP budget refuses rho charges.
 
     Parameters
     ----------

@@ -34,15 +34,11 @@ class CellLimitError(DomainError):
 class DataDerivedDomainWarning(UserWarning):
     """A column's states come from a categorical dtype that may have been read from the private data.
 
-    Raised when a column takes its states from an unordered categorical dtype
-    whose categories are sorted, which is what ``astype("category")`` produces
-    from the observed values, and nothing declares that dtype public. The
-    decision reads only public facts: the dtype, the declared domain and
-    ``df.attrs``; never which values occur, so it says nothing about the data.
-    It is silenced by passing the column's states in ``domain=``, or by listing
-    the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
-    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does for its model-declared states).
-    See docs/privacy.md.
+    Raised when a column's states come from an unordered categorical dtype with sorted categories (what
+    ``astype("category")`` makes from the observed values) that nothing declares public. Only the dtype,
+    the declared domain and ``df.attrs`` are read, never the values. Silenced by passing the states in
+    ``domain=``, or by listing the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
+    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does). See docs/privacy.md.
     """
 
 
@@ -204,25 +200,18 @@ class Domain:
     Parameters
     ----------
     states : mapping of str to sequence, optional
-        For each attribute, its possible states in a fixed order. The order
-        defines the integer code of each state (its position). Another
-        ``Domain`` is copied with its bins and missing states.
+        For each attribute, its possible states in a fixed order (a state's code is its position).
+        Another ``Domain`` is copied with its bins and missing states.
     bins : mapping of str to sequence of float, optional
         Public bin edges for numeric attributes, e.g. ``{"age": [17, 25, 35, 50, 65, 91]}``.
-        The attribute's states become the string labels ``"[17, 25)"``, ...
-        (see [`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]), so releases stay JSON-writable, and the edges
-        are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the edges: a value
-        below the first edge is counted in the first bin, one at or above the
-        last edge in the last bin. Use ``-inf``/``inf`` as outer edges for
-        open-ended bins. The edges must be public (never computed from the data,
-        as ``pd.cut(x, 5)`` or quantiles would).
+        The states become the labels ``"[17, 25)"``, ... ([`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]);
+        the edges are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the
+        outer bins (use ``-inf``/``inf`` for open-ended ones). The edges must be public (never computed
+        from the data, as ``pd.cut(x, 5)`` or quantiles would).
     missing : str or mapping of str to state, optional
-        A declared state for missing values (NaN, None, ``pd.NA``). A single
-        value applies to every attribute of the domain (including attributes
-        later taken from categorical dtypes by [`from_dataframe`][pgmpy_dp.privacy.domain.Domain.from_dataframe]); a
-        mapping names it per attribute. It is appended to the attribute's
-        states unless they already list it (a sentinel such as ``"?"``). Without
-        it, missing values are an error.
+        A declared state for missing values (NaN, None, ``pd.NA``): one for every attribute (also those
+        [`from_dataframe`][pgmpy_dp.privacy.domain.Domain.from_dataframe] takes from dtypes), or a mapping per
+        attribute. Appended to the states unless they list it already. Without it, missing values are an error.
 
     Examples
     --------
@@ -308,13 +297,10 @@ class Domain:
     ) -> Domain:
         """Collect the public domain of ``columns`` from categorical dtypes and ``domain``.
 
-        An explicit ``domain`` entry (a mapping, or a [`Domain`][pgmpy_dp.privacy.domain.Domain] with its
-        bins and missing states) wins over a categorical dtype. A column with
-        neither is an error: its states would otherwise be read from the private
-        data. A ``Domain`` declaring one ``missing`` state for all attributes
-        extends the columns taken from categorical dtypes with it too. A plain
-        mapping must name columns of ``df`` only (a misspelt name is an error);
-        a ``Domain`` may describe a larger schema.
+        An explicit ``domain`` entry (a mapping, or a [`Domain`][pgmpy_dp.privacy.domain.Domain] with bins and
+        missing states) wins over a categorical dtype; a column with neither is an error. A ``Domain``'s
+        single ``missing`` state extends the dtype columns too. A plain mapping must name columns of ``df``
+        only; a ``Domain`` may describe a larger schema.
 
         Examples
         --------

@@ -75,9 +75,7 @@ class Account:
     """The shared state of a budget: total, ledger, in-flight reservations, and their lock.
 
     Copies of a [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] share one account, so a copy can never
-    spend what the original has reserved. A file-backed account re-reads its
-    file under an exclusive ``fcntl`` lock for every operation and writes it
-    back atomically (write to a temporary file, ``fsync``, rename).
+    spend what the original has reserved; file-backed accounts work as the module docstring says.
     """
 
     def __init__(self, accounting: str, total: Fraction, path: Path | None = None) -> None:
