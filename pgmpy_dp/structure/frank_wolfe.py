@@ -81,10 +81,8 @@ def _select_vertices(G, allowed, radius, noise_scale, rng):
 def frank_wolfe_batch(X, Y, radius, n_iter, noise_scale=None, allowed=None, rng=None):
     """Run Frank-Wolfe on ``m`` logistic problems sharing one design ``X`` (n, d).
 
-    ``Y`` (n, m) holds labels ``+-1``, or 0 where a row is not part of problem
-    ``c`` (its loss and gradient are then zero). Returns the weights (d, m).
-    Everything is vectorised over rows and problems: per iteration one product
-    ``X.T @ R`` for every gradient and one column gather for the margins.
+    ``Y`` (n, m) holds labels ``+-1``, or 0 where a row is not part of problem ``c``. Returns the weights
+    (d, m); each iteration is one product ``X.T @ R`` and one column gather for all problems.
     """
     n, d = X.shape
     m = Y.shape[1]
@@ -149,12 +147,10 @@ def frank_wolfe_logistic(
     n_iter : int
         Iterations ``T`` (each one publishes a selected vertex).
     rho : float, optional
-        Total zCDP budget of the ``T`` selections (noise scale from
-        [`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]). ``None`` runs the exact, non-private
-        Frank-Wolfe: a baseline for experiments, not a private release.
+        Total zCDP budget of the ``T`` selections; ``None`` runs the exact, non-private Frank-Wolfe
+        (a baseline for experiments, not a private release).
     random_state : int or numpy.random.Generator, optional
-        Seeded numpy Gumbel noise, for reproducible experiments only; by
-        default OpenDP's exact noisy-max sampler is used.
+        Seeded numpy Gumbel noise, for experiments only; by default OpenDP's exact noisy max.
 
     Returns
     -------

@@ -402,11 +402,10 @@ def _markov_network(nodes, edges):
 class PrivateIsingEstimator(_PrivateMRFEstimator):
     """Private Ising model and graph, from the two-way tables or one l1 logistic regression per node.
 
-    Every column must declare exactly two states; the first is coded ``-1``,
-    the second ``+1``. Tables route: the complete pairwise model fitted to the noisy
-    two-way tables gives ``A``, the selected graph is refitted. Frank-Wolfe route:
-    node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1 ball of radius
-    ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``). See docs/structure.md.
+    Every column must declare exactly two states, coded ``-1`` and ``+1``. Tables route: the complete
+    pairwise model fitted to the noisy two-way tables gives ``A``, the selected graph is refitted.
+    Frank-Wolfe route: node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` in the l1 ball of radius ``2 width``.
+    See docs/structure.md.
 
     Parameters
     ----------
@@ -423,9 +422,8 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     radius : float, optional
         l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
     route : {"auto", "tables", "frank-wolfe"}
-        ``"auto"``: the tables route while all two-way tables hold at most ``TABLES_MAX_PAIR_CELLS``
-        cells (100 binary columns), Frank-Wolfe beyond
-        or when ``n_iter`` or ``radius`` is set (public inputs only).
+        ``"auto"``: the tables route up to ``TABLES_MAX_PAIR_CELLS`` two-way cells (100 binary columns),
+        Frank-Wolfe beyond or when ``n_iter`` or ``radius`` is set (public inputs only).
     random_state : int, optional
         Seeded numpy noise for reproducible experiments (default: OpenDP's exact samplers).
 
@@ -451,9 +449,8 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     rho_ : float
         zCDP spent in all.
     tables_fit_ : str
-        Tables route, the selection fit used: ``"exact-mle"``; ``"icov+refit"`` (an inverse-covariance
-        screen, then a Wald test on the screened graph's exact refit); or ``"icov"`` (the screened
-        graph too dense to refit exactly: the screen's own cut-off decides).
+        Tables route, the selection fit: ``"exact-mle"``, ``"icov+refit"`` (inverse-covariance screen,
+        then a test on its exact refit) or ``"icov"`` (too dense to refit: the screen decides).
     width_, n_records_, n_iter_, noise_scale_, l1_fraction_ :
         Frank-Wolfe route: the width used, the record count used (declared or noisy; None if
         unused), iterations, Gumbel scale of each selection, and ``|w|_1 / radius`` per regression.
