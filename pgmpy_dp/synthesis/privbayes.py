@@ -154,8 +154,7 @@ class PrivBayesSplit:
     count : float
         The noisy record count (0 when a public count is declared or there is one attribute).
     selections : tuple of float
-        One per selection step (``d - 1`` of them); each step's exponential mechanism runs at
-        ``epsilon_i`` = this value, or at ``sqrt(8 rho_i)`` under zCDP.
+        One per selection step (``d - 1``): its epsilon, or its rho (run at ``sqrt(8 rho_i)``).
     tables : float
         The family tables together.
     """
@@ -185,11 +184,9 @@ def privbayes_split(total: float, n_attrs: int, *, unit: str = "epsilon",
                     structure_fraction: float = DEFAULT_STRUCTURE_FRACTION, count: bool = True) -> PrivBayesSplit:
     """The budget split of [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes].
 
-    ``COUNT_FRACTION`` of ``total`` for the noisy record count (if ``count`` and there is a
-    selection step), ``structure_fraction`` of it over the ``n_attrs - 1`` selection steps in
-    equal parts, and the remainder for the tables, so that the parts sum to ``total`` exactly.
-    [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes] makes no count (``count=False``) when
-    a public count is declared or ``degree=0`` (no parent sets to cap).
+    ``COUNT_FRACTION`` for the noisy record count (if ``count``, false when a public count is declared or
+    ``degree=0``, and there is a selection step), ``structure_fraction`` over the ``n_attrs - 1`` selections
+    in equal parts, the remainder for the tables: the parts sum to ``total`` exactly.
 
     Examples
     --------
