@@ -37,10 +37,8 @@ def dask_domain(
 ) -> Domain:
     """The public domain of a Dask DataFrame's columns, read from its metadata only.
 
-    Categorical columns with *known* categories declare their states; ``domain``
-    entries win over them. A categorical column whose categories are unknown to
-    Dask is an error: its states would have to be read from the private data.
-    Nothing here computes anything on the partitions.
+    Categorical columns with *known* categories declare their states; ``domain`` entries win. Unknown
+    categories are an error (they would be read from the data). Nothing is computed on the partitions.
 
     Examples
     --------
