@@ -135,9 +135,9 @@ def refit_on_edges(release: MarginalRelease, dom: Domain, edges) -> PrivateMarko
     mn.add_nodes_from(dom.attrs)
     mn.add_edges_from(edges)
     touched = {a for e in edges for a in e}
-    cliques = [tuple(e) for e in edges] + [(a,) for a in dom.attrs if a not in touched]
-    releases = [release]
     lonely = [a for a in dom.attrs if a not in touched]
+    cliques = [tuple(e) for e in edges] + [(a,) for a in lonely]
+    releases = [release]
     if lonely:
         # an isolated node's own table: the inverse-variance mean of its margins of the pair tables
         singles = []
@@ -175,15 +175,13 @@ def _normalised_tables(release: MarginalRelease, dom: Domain) -> dict:
 def _icov_weights(release: MarginalRelease, dom: Domain, sigma: float, n_hat: float) -> dict:
     """Couplings ``-inverse(Cov)`` of the indicator features (state 0 the reference) implied by the tables.
 
-    Under a Gaussian approximation the off-diagonal blocks of the negative precision are the
-    interaction contrasts ``W(a, b) - W(a, 0) - W(0, b) + W(0, 0)``; padding them with a zero row
-    and column and double centring gives ``W_ij`` in the estimators' parametrisation. The ridge is the
-    spectral size of a noise matrix whose entries have the tables' noise scale per record. Returns the
-    weights and the precision matrix.
+    Under a Gaussian approximation the off-diagonal blocks of the negative precision are the interaction
+    contrasts; padded with a zero row and column and double centred they give ``W_ij``. The ridge is the
+    spectral size of the tables' noise per record. Returns the weights and the precision matrix.
     """
     attrs = dom.attrs
     sizes = [dom.size(a) for a in attrs]
-    offsets = np.concatenate([[0], np.cumsum([k - 1 for k in sizes])]).astype(int)
+    offsets = _indicator_offsets(sizes)
     D = int(offsets[-1])
     P = _normalised_tables(release, dom)
     means = [np.zeros(k - 1) for k in sizes]
