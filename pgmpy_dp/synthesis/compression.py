@@ -29,19 +29,17 @@ class Compression:
     domain : Domain
         The declared (public) domain.
     keep : mapping of str to array of bool
-        Per attribute, one flag per declared state: ``True`` keeps the state, ``False`` merges it
-        with the attribute's other unflagged states. Fewer than two unflagged states merge nothing.
+        Per attribute and declared state: ``False`` merges the state with the attribute's other
+        unflagged states (fewer than two merge nothing).
     weights : mapping of str to array of float, optional
-        Per attribute, a positive weight per declared state: a merged state's share of its group
-        is its weight over the group's total. Default: equal shares.
+        Per declared state, a positive weight: its share of its group (default: equal shares).
 
     Attributes
     ----------
     domain : Domain
         The declared domain.
     merged_domain : Domain
-        The kept states in declared order, then one merged state per attribute that has one:
-        the tuple of the states it holds.
+        The kept states in declared order, then a merged state (the tuple of its states) if any.
     codes_map : dict of str to numpy.ndarray
         Per attribute, the merged code of each declared code.
     shares : dict of str to numpy.ndarray
@@ -117,8 +115,7 @@ class Compression:
     def merge_release(self, release: MarginalRelease) -> MarginalRelease:
         """A release of 1-way tables re-expressed on the merged states (each group's noisy counts summed).
 
-        What a fit on the merged states reads; not a new measurement (its merged cells carry the
-        summed noise of their group, larger than the scale the table states).
+        Not a new measurement: merged cells carry their group's summed noise.
 
         Examples
         --------
@@ -143,9 +140,8 @@ class Compression:
     def expand(self, model):
         """A Markov network over the merged states, as the same distribution over the declared states.
 
-        Every factor is indexed back to the declared states; each merged state's share of its
-        group multiplies one factor of its attribute (its node potential if it has one). The
-        probability of a group is unchanged, so marginals over merged states agree exactly.
+        Each merged state's share of its group multiplies one factor of its attribute (its node potential
+        if it has one), so marginals over merged states agree exactly.
 
         Examples
         --------

@@ -97,9 +97,8 @@ def maximal_parent_sets(placed, sizes: Mapping[str, int], cap: float, max_parent
                         limit: int | None = None) -> list[tuple[str, ...]]:
     """Parent sets among ``placed`` whose configurations number at most ``cap``, maximal under that cap.
 
-    A set is maximal when it has ``max_parents`` members or no other placed attribute can join it
-    within ``cap``. The empty set is the only one when no attribute fits. Sets keep the order of
-    ``placed``.
+    Maximal: ``max_parents`` members, or no other placed attribute fits within ``cap`` (the empty set
+    when none fits). Sets keep the order of ``placed``.
 
     Parameters
     ----------
