@@ -315,10 +315,8 @@ class PrivacyBudget:
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of everything spent so far.
 
-        For a zCDP budget, epsilon comes from the tight conversion of
-        Canonne, Kamath and Steinke (2020, Proposition 12), see
-        [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]. For a pure-DP budget, epsilon is what
-        was spent, valid for any ``delta`` (pure DP has delta 0).
+        A zCDP budget converts by [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]; a
+        pure-DP budget's epsilon is what was spent, valid for any ``delta``.
 
         Examples
         --------
