@@ -118,9 +118,8 @@ class MechanismRules:
     scale_meaning : str
         What ``scale`` is for this mechanism (for documentation and messages).
     check_cost : callable
-        ``check_cost(table, where) -> {"epsilon": ..., "rho": ...}``: validates the
-        cost fields against ``scale`` and ``sensitivity`` (already checked to be
-        positive and finite) and returns them, ``None`` where a field may be absent.
+        ``check_cost(table, where) -> {"epsilon": ..., "rho": ...}``: validates the cost fields against
+        the (checked) ``scale`` and ``sensitivity``, ``None`` where a field may be absent.
     """
 
     name: str
