@@ -33,8 +33,7 @@ def l1(p: np.ndarray, q: np.ndarray) -> float:
 def kl(estimate: np.ndarray, reference: np.ndarray, axis=None) -> float:
     """``sum estimate * log(estimate / reference)`` (the paper's direction), with `KL_SMOOTHING`.
 
-    Both arrays are distributions along ``axis`` (all axes by default); each is
-    mixed with ``KL_SMOOTHING`` of the uniform distribution first.
+    Both arrays are distributions along ``axis`` (all axes by default).
 
     Examples
     --------
