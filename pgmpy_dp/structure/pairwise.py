@@ -527,12 +527,9 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     """Private pairwise Markov network on k-state variables (u-vs-v logistic reduction).
 
     Tables route as for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]
-    (``k_a x k_b`` tables). Frank-Wolfe route: for node ``i`` and every pair of its states ``u < v``,
-    the rows with ``x_i in {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of
-    the other variables plus an intercept, inside the l1 ball of radius ``radius``
-    (default ``2 k width``, ``k`` the most states of any column). The pair weights are
-    centred and averaged into ``W_ij(u, b)``, doubly centred (rows and columns
-    sum to zero), and symmetrised over ``i`` and ``j``.
+    (``k_a x k_b`` tables). Frank-Wolfe route: for node ``i`` and every pair of its states ``u < v``, the
+    rows with ``x_i in {u, v}`` are regressed on the one-hot encoding of the other variables plus an
+    intercept; the pair weights are averaged into doubly centred, symmetrised ``W_ij(u, b)``.
 
     Parameters
     ----------
@@ -540,9 +537,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
     radius : float, optional
-        l1 radius of each regression (default ``2 k width``). A one-hot weight
-        ``W_ij(u, b) - W_ij(v, b)`` is at most ``2 max|W_ij|`` and a block has ``k``
-        of them, so ``2 k width`` contains the true weights of every regression.
+        l1 radius of each regression (default ``2 k width``, which holds every regression's true weights).
 
     Attributes
     ----------
