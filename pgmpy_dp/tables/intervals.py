@@ -88,8 +88,7 @@ def noise_coverage(mechanism: str, scale: float, q) -> np.ndarray | float:
 def noise_quantile(mechanism: str, scale: float, level: float) -> int:
     """Smallest integer ``q >= 0`` with ``P(|Z| <= q) >= level`` for the noise of ``mechanism``.
 
-    ``[y - q, y + q]`` is then an interval for the true count with coverage at
-    least ``level``; ``q - 1`` would fall short of it.
+    ``[y - q, y + q]`` then covers the true count with probability at least ``level``.
 
     Examples
     --------
