@@ -342,11 +342,9 @@ def release_counted(codes, dom: Domain, tables, rho: float, *, random_state=None
                     on_noise) -> MarginalRelease:
     """Count ``tables`` exactly, call ``on_noise()``, then draw their discrete Gaussian noise at total ``rho``.
 
-    The same numbers as [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] without a
-    budget, for a caller that holds the fit's one charge: ``on_noise`` (its ``commit``) runs after the
-    counting, so an interrupt while counting still refunds. ``codes`` must come from ``dom.encode``
-    and hold at least one row, and every table fit ``DEFAULT_MAX_CELLS``: the caller checks both
-    before charging.
+    The numbers of [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] without a budget, for a
+    caller holding the fit's one charge: ``on_noise`` (its ``commit``) runs after the counting, so an
+    interrupt while counting still refunds. The caller checks the codes and table sizes before charging.
     """
     exact = contingency_tables(codes, dom, tables)
     on_noise()
@@ -356,10 +354,8 @@ def release_counted(codes, dom: Domain, tables, rho: float, *, random_state=None
 def edge_alpha(n_records: float) -> float:
     """Family-wise error rate of the default edge rule for a release of about ``n_records`` rows.
 
-    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * (ALPHA_ROWS / n_records)**2``: the
-    chance of any false edge falls with the data, while the Bonferroni cut-off grows only like
-    ``sqrt(4 log n)`` and a true edge's score like ``sqrt(n)``, so selection stays consistent.
-    ``n_records`` is public (declared) or the release's noisy estimate.
+    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * (ALPHA_ROWS / n_records)**2``, so
+    selection stays consistent (docs/structure.md). ``n_records`` is declared or the noisy estimate.
 
     Examples
     --------
@@ -380,10 +376,8 @@ def _standardise(score: dict) -> dict:
 def _confirm_on_refit(refit: PrivateMarkovEstimator, dom: Domain, candidates, sigma: float, n_hat: float, rng):
     """Wald scores of the candidate edges from the sparse refit (Monte Carlo Fisher information), or None.
 
-    The icov score is a Gaussian approximation whose bias for a non-edge does not shrink with the
-    rows; the refit on a graph holding every true edge is consistent, so its non-edges' contrasts
-    shrink like ``1 / sqrt(n)`` and its Wald test keeps its level. Skipped (None) when the refit
-    needed loopy inference (its graph is too dense to sample exactly).
+    The icov score's bias for a non-edge does not shrink with the rows; the refit's Wald test keeps its
+    level. Skipped (None) when the refit needed loopy inference (too dense to sample exactly).
     """
     if not candidates or getattr(refit, "inference_", None) != "junction-tree":
         return None
