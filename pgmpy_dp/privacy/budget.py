@@ -197,10 +197,9 @@ class PrivacyBudget:
     def to_json(self, path: str | Path | None = None) -> str | None:
         """A JSON snapshot of the budget (total, ledger with exact amounts, in-flight charges).
 
-        Returns the text, or writes it atomically to ``path``. A snapshot
-        loaded with [`from_json`][pgmpy_dp.privacy.budget.PrivacyBudget.from_json] is an *independent* budget: spending
-        both it and this one spends the data's privacy twice. To continue one
-        budget across sessions or processes, use [`open`][pgmpy_dp.privacy.budget.PrivacyBudget.open].
+        Returns the text, or writes it atomically to ``path``. A snapshot loaded with
+        [`from_json`][pgmpy_dp.privacy.budget.PrivacyBudget.from_json] is an *independent* budget (spending both
+        spends the data's privacy twice); to continue one budget, use [`open`][pgmpy_dp.privacy.budget.PrivacyBudget.open].
         """
         with self._account.transaction():
             text = json.dumps(self._account.to_dict(), indent=1)

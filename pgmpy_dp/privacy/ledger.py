@@ -35,8 +35,7 @@ class LedgerEntry:
     time : datetime
         When it was committed (UTC).
     rho : float or None
-        The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an
-        epsilon charge), ``None`` in a pure-DP budget.
+        The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an epsilon charge), else ``None``.
     unit : str
         The budget's unit, ``"epsilon"`` or ``"rho"``; [`amount`][pgmpy_dp.privacy.ledger.LedgerEntry.amount] is in it.
     """
