@@ -189,8 +189,7 @@ def run_aim(
     show_progress : bool
         Progress bar over the rounds.
     recorder : Measurements, optional
-        Handed each release and selection as soon as it is drawn (what a failure afterwards
-        leaves paid for); the first commits the caller's charge.
+        Handed each release and selection as soon as it is drawn; the first commits the caller's charge.
 
     Returns
     -------
@@ -282,8 +281,7 @@ def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, 
     """AIM's selection: the exponential mechanism over ``exact``'s candidates with score
     ``w_r (||exact_r - estimate_r||_1 - sqrt(2 / pi) sigma cells_r)`` and sensitivity ``max w_r``.
 
-    The subtracted term is the L1 error a measurement at noise ``sigma`` would itself carry, so
-    measuring a marginal the model already answers to within the noise scores no better than zero.
+    The subtracted term is the L1 error a measurement at noise ``sigma`` would itself carry.
 
     Examples
     --------
