@@ -1,11 +1,8 @@
 """The released artifact: noisy tables with every fact needed to use them, and their JSON form.
 
-A [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] holds the noisy tables
-([`NoisyTable`][pgmpy_dp.tables.artifact.NoisyTable]) of one release together with their provenance
-(epsilon or rho and noise scale per table, sensitivity, mechanism, privacy unit, public domain). It answers
-marginals of the released tables by post-processing, and reads and writes the published JSON format of
-[`pgmpy_dp.tables.schema`][pgmpy_dp.tables.schema]. It is built by the functions of
-[`pgmpy_dp.tables.release`][pgmpy_dp.tables.release].
+A [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] holds one release's
+[`NoisyTable`][pgmpy_dp.tables.artifact.NoisyTable] s with their provenance, answers marginals by
+post-processing, and reads and writes the JSON format of [`pgmpy_dp.tables.schema`][pgmpy_dp.tables.schema].
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Noisy marginal releases: the measurement step.
 
-[`release_marginals`][pgmpy_dp.tables.release.release_marginals] counts the requested tables exactly, charges the
-budget, and adds discrete Laplace (or discrete Gaussian) noise; [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]
-and [`release_counts`][pgmpy_dp.tables.release.release_counts] start from encoded data or exact counts. Each returns a
-[`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] (see [`pgmpy_dp.tables.artifact`][pgmpy_dp.tables.artifact]).
+[`release_marginals`][pgmpy_dp.tables.release.release_marginals] counts, charges and adds noise;
+[`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] and
+[`release_counts`][pgmpy_dp.tables.release.release_counts] start from encoded data or exact counts.
 """
 
 from __future__ import annotations
