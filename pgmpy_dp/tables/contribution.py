@@ -50,8 +50,7 @@ class ContributionBound:
     max_records_per_user : int or None
         Rows kept per individual (sampled uniformly) before counting.
     skip_state : object or None
-        A public state; a row whose values on a table's attributes all equal it
-        is not counted in that table.
+        A public state; a row whose values on a table's attributes all equal it is not counted there.
 
     Examples
     --------
@@ -160,10 +159,8 @@ def check_contribution(
 def contribution_bound(unit, units_given: bool = True) -> ContributionBound | None:
     """The bound a privacy unit value stands for: ``None`` (record level), a column label, a ``UserLevel``.
 
-    ``units_given`` says whether the caller holds the individuals' codes (``units=``): a unit
-    without them, or codes without a unit (then an unnamed individual under ``"normalize"``),
-    are the two forms a caller of [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]
-    may mix up. A ``ContributionBound`` is returned unchanged.
+    ``units_given``: whether the caller holds the individuals' codes (``units=``); codes without a unit
+    stand for unnamed individuals under ``"normalize"``. A ``ContributionBound`` is returned unchanged.
 
     Examples
     --------
@@ -192,8 +189,7 @@ def contribution_bound(unit, units_given: bool = True) -> ContributionBound | No
 def encode_units(values, column: str = "privacy_unit") -> np.ndarray:
     """Integer codes ``0 .. n_units - 1`` of the individuals, one per row (``pd.factorize``).
 
-    Raises a ValueError naming ``column`` if any value is missing: a row that
-    belongs to no known individual cannot be bounded.
+    Raises a ValueError naming ``column`` if any value is missing (such a row cannot be bounded).
 
     Examples
     --------
