@@ -8,9 +8,8 @@ import importlib.util
 import warnings
 
 with warnings.catch_warnings():
-    # pgmpy 1.1's inference package imports its own deprecated ``pgmpy.estimators.StructureScore``
-    # and warns about it, whatever the caller uses; importing it here, once and quietly, keeps that
-    # notice out of the output of every script that imports pgmpy_dp before pgmpy.inference
+    # pgmpy 1.1's inference package warns about its own deprecated import, whatever the caller uses:
+    # importing it here, once and quietly, keeps that notice out of every script
     warnings.filterwarnings("ignore", r"`pgmpy\.estimators\.", FutureWarning)
     import pgmpy.inference  # noqa: F401
 

@@ -1,17 +1,13 @@
 """How much memory this process may still allocate, and the one refusal for work that needs more.
 
-A fit that charges a budget estimates its largest arrays from public facts (the declared states,
-a requested number of rows) and refuses, before charging, work that cannot fit. The machine's free
-memory (``MemAvailable``) is not enough: a process may be capped by its own address-space limit
-(``ulimit -v``, ``resource.setrlimit(RLIMIT_AS)``) or by its container's cgroup, and then dies with a
-``MemoryError`` (or is killed) long after the budget was spent. [`available_memory`][pgmpy_dp._memory.available_memory]
-takes the least of the three; [`check_memory`][pgmpy_dp._memory.check_memory] raises
-[`NotEnoughMemoryError`][pgmpy_dp._memory.NotEnoughMemoryError] with the caller's fix.
-Nothing here reads the data.
+Fits estimate their largest arrays from public facts and refuse, before charging, work that cannot fit:
+[`check_memory`][pgmpy_dp._memory.check_memory] raises [`NotEnoughMemoryError`][pgmpy_dp._memory.NotEnoughMemoryError]
+when [`available_memory`][pgmpy_dp._memory.available_memory] is short. Nothing here reads the data.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 
@@ -44,26 +40,24 @@ def _int(text: str | None) -> int | None:
         return None
 
 
-def _mem_available() -> int:
-    """``MemAvailable`` of ``/proc/meminfo``, or the physical memory where that file is missing."""
-    for line in (_read("/proc/meminfo") or "").splitlines():
-        if line.startswith("MemAvailable:"):
-            value = _int(line.split()[1])
-            if value is not None:
-                return value * 1024
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return _UNLIMITED
-
-
-def _status_bytes(field: str) -> int | None:
-    """A ``kB`` field of ``/proc/self/status`` (``VmSize``, ``VmData``) in bytes."""
-    for line in (_read("/proc/self/status") or "").splitlines():
+def _kb_field(path: str, field: str) -> int | None:
+    """A ``kB`` field of a ``/proc`` file (``MemAvailable``, ``VmSize``, ``VmData``) in bytes."""
+    for line in (_read(path) or "").splitlines():
         if line.startswith(field + ":"):
             value = _int(line.split()[1])
             return None if value is None else value * 1024
     return None
+
+
+def _mem_available() -> int:
+    """``MemAvailable`` of ``/proc/meminfo``, or the physical memory where that file is missing."""
+    value = _kb_field("/proc/meminfo", "MemAvailable")
+    if value is not None:
+        return value
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return _UNLIMITED
 
 
 def _rlimit_left() -> int:
@@ -78,7 +72,7 @@ def _rlimit_left() -> int:
             continue
         if soft == resource.RLIM_INFINITY or soft < 0:
             continue
-        used = _status_bytes(field)
+        used = _kb_field("/proc/self/status", field)
         left = min(left, max(soft - (used or 0), 0))
     return left
 
@@ -105,40 +99,37 @@ def _cgroup_dirs(controller_root: str, v2: bool) -> list[str]:
     return [*dirs, controller_root]
 
 
+#: (root, cgroup v2?, limit file, usage file, reclaimable cache key, the value that means "no limit")
+_CGROUPS = (
+    ("/sys/fs/cgroup", True, "memory.max", "memory.current", "inactive_file", math.inf),
+    ("/sys/fs/cgroup/memory", False, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file",
+     _CGROUP_V1_NO_LIMIT),
+)
+
+
 def _cgroup_left() -> int:
     """What the memory cgroups' limits leave: ``limit - usage + inactive file cache`` (reclaimable), the least.
 
     Limits nest, so the process's own cgroup and the mount's root (a container's own cgroup) both count.
     """
     left = _UNLIMITED
-    for d in _cgroup_dirs("/sys/fs/cgroup", v2=True):
-        limit = _read(os.path.join(d, "memory.max"))
-        if limit is None:
-            continue
-        limit_bytes = _int(limit)  # "max" (no limit) parses to None
-        usage = _int(_read(os.path.join(d, "memory.current")))
-        if limit_bytes is not None and usage is not None:
-            cache = _stat_value(_read(os.path.join(d, "memory.stat")), "inactive_file")
-            left = min(left, max(limit_bytes - usage + cache, 0))
-    for d in _cgroup_dirs("/sys/fs/cgroup/memory", v2=False):
-        limit_bytes = _int(_read(os.path.join(d, "memory.limit_in_bytes")))
-        if limit_bytes is None:
-            continue
-        usage = _int(_read(os.path.join(d, "memory.usage_in_bytes")))
-        if limit_bytes < _CGROUP_V1_NO_LIMIT and usage is not None:
-            cache = _stat_value(_read(os.path.join(d, "memory.stat")), "total_inactive_file")
-            left = min(left, max(limit_bytes - usage + cache, 0))
+    for root, v2, limit_file, usage_file, cache_key, no_limit in _CGROUPS:
+        for d in _cgroup_dirs(root, v2=v2):
+            limit_bytes = _int(_read(os.path.join(d, limit_file)))  # v2's "max" (no limit) parses to None
+            usage = _int(_read(os.path.join(d, usage_file)))
+            if limit_bytes is not None and limit_bytes < no_limit and usage is not None:
+                cache = _stat_value(_read(os.path.join(d, "memory.stat")), cache_key)
+                left = min(left, max(limit_bytes - usage + cache, 0))
     return left
 
 
 def available_memory() -> int:
     """Bytes this process can still allocate: the least of the machine's, its own limits' and its cgroup's.
 
-    The machine's is ``MemAvailable`` (``/proc/meminfo``; the physical memory where that file is
-    missing); the process's own is ``resource.getrlimit(RLIMIT_AS)`` (and ``RLIMIT_DATA``) minus what
-    it already maps (``VmSize``, ``VmData`` of ``/proc/self/status``); its cgroup's is
-    ``memory.max - memory.current`` (cgroup v2) or ``memory.limit_in_bytes - memory.usage_in_bytes``
-    (v1), plus the reclaimable file cache. A source that cannot be read imposes no limit.
+    ``MemAvailable`` (or the physical memory), the ``RLIMIT_AS``/``RLIMIT_DATA`` limits minus what the
+    process maps, and the cgroup (v2 or v1) limit minus its usage plus reclaimable cache: a process
+    capped by ``ulimit -v`` or its container dies long after the budget was spent if only the machine's
+    free memory is checked. A source that cannot be read imposes no limit.
 
     Examples
     --------

@@ -29,10 +29,9 @@ def progress(iterable: Iterable, show: bool, desc: str, total: int | None = None
 def _bar(iterable: Iterable | None = None, **kwargs):
     """A delayed, self-removing tqdm bar, made while holding tqdm's lock.
 
-    tqdm registers a bar before its ``__init__`` has finished, and closing another bar (in another thread) may
-    reposition a registered one, calling a method that needs attributes set late in ``__init__``: releases
-    running in several threads then failed with ``AttributeError: ... has no attribute 'sp'``. The lock (which
-    tqdm itself takes when it closes a bar) makes construction atomic with respect to that.
+    tqdm registers a bar before its ``__init__`` has finished, and another thread closing a bar may then
+    reposition the half-built one (``AttributeError: ... has no attribute 'sp'``); the lock, which tqdm
+    takes when it closes a bar, makes construction atomic.
     """
     from tqdm.auto import tqdm
 

@@ -1,10 +1,8 @@
 """Normalised queries of fitted private models with pgmpy's own inference engines.
 
-pgmpy's ``VariableElimination`` and ``BeliefPropagation`` return the answers of a
-``DiscreteMarkovNetwork`` query unnormalised (they sum to the partition function,
-or to ``P(evidence)`` times it), while the same call on a Bayesian network sums to
-one. [`query`][pgmpy_dp.querying.query] gives both kinds of model the same, normalised answer.
-Queries are post-processing of the fitted parameters: they spend no budget.
+pgmpy's engines return a ``DiscreteMarkovNetwork`` query unnormalised (summing to the partition function),
+a Bayesian network's normalised; [`query`][pgmpy_dp.querying.query] normalises both. Queries are
+post-processing: they spend no budget.
 """
 
 from __future__ import annotations

@@ -37,22 +37,18 @@ def sample(
 ) -> pd.DataFrame:
     """Draw ``n`` synthetic records from a fitted Bayesian or Markov network.
 
-    A ``DiscreteBayesianNetwork`` is forward-sampled: each node in topological order, given its
-    parents' drawn states, by one inverse-CDF lookup for all rows. A ``DiscreteMarkovNetwork``
-    is sampled exactly from its junction tree (the engine's
-    [`JunctionTree.sample`][pgmpy_dp.engine.junction_tree.JunctionTree.sample]). When that tree's
-    largest clique has more than ``max_cells`` cells, the sample is approximate instead: ``n``
-    independent Gibbs chains, each started at uniform random states and updated ``burn_in`` sweeps
-    (every variable of every chain drawn from its Markov blanket's factors), and a warning says so.
-
-    Sampling uses only the fitted parameters, never the data: it spends no privacy budget.
+    A ``DiscreteBayesianNetwork`` is forward-sampled in topological order. A ``DiscreteMarkovNetwork``
+    is sampled exactly from its junction tree
+    ([`JunctionTree.sample`][pgmpy_dp.engine.junction_tree.JunctionTree.sample]), or, when its largest
+    clique has more than ``max_cells`` cells, approximately by ``n`` independent Gibbs chains of
+    ``burn_in`` sweeps from uniform random states, with a warning. Sampling uses only the fitted
+    parameters, never the data: it spends no privacy budget.
 
     Parameters
     ----------
     model : DiscreteBayesianNetwork, DiscreteMarkovNetwork or fitted estimator
-        A model with its CPDs or factors (fitted by ``DiscretePrivateMLE``,
-        ``PrivateMarkovEstimator``, a private structure learner, or any valid pgmpy model); an
-        estimator with a fitted ``model_`` stands for that model.
+        A model with its CPDs or factors (any valid pgmpy model); an estimator with a fitted
+        ``model_`` stands for that model.
     n : int
         Number of records, a positive integer.
     random_state : int or numpy.random.Generator, optional
@@ -65,8 +61,7 @@ def sample(
     Returns
     -------
     pandas.DataFrame
-        One column per model variable, in the model's node order, each categorical with the
-        model's states (the CPDs' or factors' ``state_names``) as categories, drawn or not.
+        One column per model variable, in node order, categorical with the model's states.
 
     Raises
     ------
@@ -76,8 +71,7 @@ def sample(
     ValueError
         If ``n`` is not positive, ``random_state`` is a negative int, or a variable has no CPD or factor.
     NotEnoughMemoryError
-        If ``n`` records cannot fit in the memory this process may still allocate (a
-        ``ValueError`` and a ``MemoryError``), before anything is drawn.
+        If ``n`` records cannot fit in the memory this process may still allocate (before any draw).
 
     Examples
     --------

@@ -1,10 +1,7 @@
 """Accuracy of a private Bayesian network against a reference network on the same DAG.
 
-The metrics of Roy Chowdhury et al. (2020), section 5.1, with the reference
-being the non-private MLE network (so they measure the cost of privacy, not of
-sampling): L1 error ``sum |P - P~|`` and KL divergence ``sum P~ log(P~ / P)``
-of CPDs and of inference answers, and the share of MAP queries whose answer
-matches the reference's. Queries run through pgmpy's ``VariableElimination``.
+The metrics of Roy Chowdhury et al. (2020), section 5.1, against the non-private MLE network: L1 and
+KL errors of CPDs and of inference answers (pgmpy's ``VariableElimination``), and the MAP match rate.
 """
 
 from __future__ import annotations
@@ -36,8 +33,7 @@ def l1(p: np.ndarray, q: np.ndarray) -> float:
 def kl(estimate: np.ndarray, reference: np.ndarray, axis=None) -> float:
     """``sum estimate * log(estimate / reference)`` (the paper's direction), with `KL_SMOOTHING`.
 
-    Both arrays are distributions along ``axis`` (all axes by default); each is
-    mixed with ``KL_SMOOTHING`` of the uniform distribution first.
+    Both arrays are distributions along ``axis`` (all axes by default).
 
     Examples
     --------
@@ -108,14 +104,9 @@ def _families_under_truth(truth, estimate):
 def joint_kl(truth, estimate) -> float:
     """``KL(P_truth || P_estimate)`` of the two networks' joint distributions, exactly, without enumerating them.
 
-    For networks on the same DAG the chain rule gives
-    ``sum_i sum_u P_truth(u) KL(P_truth(. | u) || P_estimate(. | u))`` over nodes ``i``
-    and their parent configurations ``u``; the parent marginals come from a
-    junction tree over the families (exact inference). This is the expected
-    excess log-loss of the estimate on records from the truth: it punishes
-    probabilities set to zero where the truth has mass, so each CPD column (of
-    both networks, as in [`kl`][pgmpy_dp.evaluation.bayesian.kl]) is first mixed with `KL_SMOOTHING`
-    of the uniform distribution.
+    For networks on the same DAG, the chain rule: ``sum_i sum_u P_truth(u) KL(P_truth(. | u) ||
+    P_estimate(. | u))`` over nodes and parent configurations, the parent marginals from a junction tree.
+    Each CPD column is first mixed with `KL_SMOOTHING` of the uniform distribution.
 
     Examples
     --------
@@ -135,10 +126,8 @@ def joint_kl(truth, estimate) -> float:
 def weighted_cpd_l1(truth, estimate) -> float:
     """Mean over nodes of ``sum_u P_truth(u) sum_x |P_truth(x | u) - P_estimate(x | u)|``.
 
-    The CPD L1 error with each parent configuration weighted by how often it
-    occurs: what inference on typical evidence sees. (The unweighted
-    [`cpd_errors`][pgmpy_dp.evaluation.bayesian.cpd_errors] counts a configuration that never occurs as much as the
-    most common one.)
+    The CPD L1 error with each parent configuration weighted by how often it occurs (unlike
+    [`cpd_errors`][pgmpy_dp.evaluation.bayesian.cpd_errors]).
 
     Examples
     --------
@@ -163,9 +152,8 @@ def random_queries(model, data: pd.DataFrame, n: int, conditional: bool, rng, ma
                    max_evidence: int = 2) -> list[Query]:
     """Random inference queries over ``model``'s nodes.
 
-    Query variables (1 to ``max_vars``) are drawn at random; for conditional
-    queries 1 to ``max_evidence`` other variables are observed at their values in
-    a random record of ``data``, so the evidence has positive probability.
+    1 to ``max_vars`` query variables; conditional queries observe 1 to ``max_evidence`` others at
+    their values in a random record of ``data`` (evidence of positive probability).
 
     Examples
     --------
@@ -193,7 +181,6 @@ def random_queries(model, data: pd.DataFrame, n: int, conditional: bool, rng, ma
 def answer_queries(model, queries: list[Query], show_progress: bool = True) -> list[np.ndarray]:
     """Each query's answer in ``model`` (pgmpy ``VariableElimination``), axes in the query's variable order.
 
-    A query takes from about a millisecond (alarm) to tens of milliseconds (andes);
     ``show_progress`` draws a bar over the queries when they take more than a couple of seconds.
 
     Examples

@@ -1,30 +1,11 @@
 """Privacy accounting: pure epsilon-DP or rho-zCDP under sequential composition.
 
 A [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] is charged *before* any noise is drawn and refunded
-if the guarded work fails before its noisy output exists, so a failed release
-spends nothing and concurrent releases from several threads (or, for a budget
-opened with [`PrivacyBudget.open`][pgmpy_dp.privacy.budget.PrivacyBudget.open], several processes) can never
-overspend. Once noise has been drawn the guarded block marks the charge
-committed ([`Charge.commit`][pgmpy_dp.privacy.budget.Charge.commit]): a later failure (a solver error in
-post-processing, say) is itself a function of the noisy output, so the charge
-then stays spent.
-
-Two accountings share one ledger:
-
-``"pure-dp"`` (``PrivacyBudget(epsilon)``)
-    Charges are epsilons and add up (basic sequential composition).
-``"zcdp"`` (``PrivacyBudget(rho=...)`` or [`PrivacyBudget.from_epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.from_epsilon_delta])
-    Charges are rhos of zero-concentrated DP (Bun and Steinke 2016) and add
-    up. An ``epsilon``-DP charge costs ``epsilon**2 / 2`` (pure DP implies
-    that much zCDP); [`PrivacyBudget.epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.epsilon_delta] converts what was
-    spent to an (epsilon, delta) guarantee with the tight conversion of
-    Canonne, Kamath and Steinke (2020).
-
-Sums are exact: every amount is read as the decimal number its shortest
-``repr`` shows (``0.1`` is one tenth), and amounts are added as fractions. So
-ten charges of ``0.1`` fit a budget of ``1.0`` exactly, ``spent`` displays as
-``0.3`` rather than ``0.30000000000000004``, and the cap is strict: the exact
-sum of committed and in-flight charges never exceeds the total, by any margin.
+if the guarded work fails before its noisy output exists; once noise is drawn the charge is committed
+([`Charge.commit`][pgmpy_dp.privacy.budget.Charge.commit]) and stays spent. ``"pure-dp"`` budgets add
+epsilons; ``"zcdp"`` budgets add rhos (Bun and Steinke 2016), an ``epsilon``-DP charge costing
+``epsilon**2 / 2``. Amounts are read as the decimal their ``repr`` shows and added as fractions, so
+the cap is exact. See docs/privacy.md.
 """
 
 from __future__ import annotations
@@ -81,11 +62,8 @@ class Charge:
 class PrivacyBudget:
     """A total privacy budget, spent by sequential composition, with an auditable ledger.
 
-    Give exactly one of ``epsilon`` (pure epsilon-DP accounting) or ``rho``
-    (rho-zCDP accounting). A zCDP budget accepts both kinds of charge: a
-    Gaussian release charges rho, and an epsilon-DP release (Laplace noise)
-    charges ``epsilon**2 / 2``. A pure-DP budget refuses rho charges, which
-    have no pure-DP meaning.
+    Give exactly one of ``epsilon`` (pure epsilon-DP accounting) or ``rho`` (rho-zCDP accounting). A zCDP
+    budget also accepts epsilon charges, at ``epsilon**2 / 2``; a pure-DP budget refuses rho charges.
 
     Parameters
     ----------
@@ -161,21 +139,12 @@ class PrivacyBudget:
     def open(cls, path: str | Path, epsilon: float | None = None, *, rho: float | None = None) -> PrivacyBudget:
         """A budget stored in a JSON file and shared by every session and process that opens it.
 
-        Creates the file with the given total if it does not exist (then
-        ``epsilon`` or ``rho`` is required); otherwise loads it, and a given
-        total must equal the stored one. Every charge is checked and recorded
-        under an exclusive file lock (``fcntl``, POSIX), re-reading the file
-        first and replacing it atomically (temporary file, ``fsync``, rename),
-        so concurrent processes can never overspend it. In-flight charges are
-        written to the file too; a process killed mid-release leaves its
-        reservation in the file's ``pending`` list, and the next operation on
-        the file moves it to the ledger (noise may have been drawn): it counts
-        as spent in [`spent`][pgmpy_dp.privacy.budget.PrivacyBudget.spent],
-        [`ledger`][pgmpy_dp.privacy.budget.PrivacyBudget.ledger] and
-        [`epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.epsilon_delta].
-        A file that is not a valid budget (empty, truncated, negative amounts,
-        charges in another accounting's unit, more spent than its total) is
-        refused with a ``ValueError`` naming it.
+        Creates the file with the given total if it does not exist (then ``epsilon`` or ``rho`` is
+        required); otherwise loads it, and a given total must equal the stored one. Every charge is
+        checked and recorded under an exclusive file lock (``fcntl``, POSIX) and written atomically, so
+        concurrent processes can never overspend it. A process killed mid-release leaves its reservation
+        in the file's ``pending`` list; the next operation moves it to the ledger, as spent. A file that
+        is not a valid budget is refused with a ``ValueError`` naming it.
 
         Examples
         --------
@@ -228,10 +197,9 @@ class PrivacyBudget:
     def to_json(self, path: str | Path | None = None) -> str | None:
         """A JSON snapshot of the budget (total, ledger with exact amounts, in-flight charges).
 
-        Returns the text, or writes it atomically to ``path``. A snapshot
-        loaded with [`from_json`][pgmpy_dp.privacy.budget.PrivacyBudget.from_json] is an *independent* budget: spending
-        both it and this one spends the data's privacy twice. To continue one
-        budget across sessions or processes, use [`open`][pgmpy_dp.privacy.budget.PrivacyBudget.open].
+        Returns the text, or writes it atomically to ``path``. A snapshot loaded with
+        [`from_json`][pgmpy_dp.privacy.budget.PrivacyBudget.from_json] is an *independent* budget (spending both
+        spends the data's privacy twice); to continue one budget, use [`open`][pgmpy_dp.privacy.budget.PrivacyBudget.open].
         """
         with self._account.transaction():
             text = json.dumps(self._account.to_dict(), indent=1)
@@ -346,10 +314,8 @@ class PrivacyBudget:
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of everything spent so far.
 
-        For a zCDP budget, epsilon comes from the tight conversion of
-        Canonne, Kamath and Steinke (2020, Proposition 12), see
-        [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]. For a pure-DP budget, epsilon is what
-        was spent, valid for any ``delta`` (pure DP has delta 0).
+        A zCDP budget converts by [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]; a
+        pure-DP budget's epsilon is what was spent, valid for any ``delta``.
 
         Examples
         --------

@@ -1,11 +1,8 @@
 """The public domain: ordered states per attribute, and encoding data to integer codes.
 
-A differentially private release may only depend on the data through noisy
-statistics, so everything that shapes the output (which states exist, in what
-order) must be declared by the data custodian and never read from the private
-table. [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration, including how raw values become
-states: public bin edges for numeric columns (``bins=``) and a declared state
-for missing values (``missing=``).
+Everything that shapes a release's output (which states exist, in what order) is declared by the data
+custodian, never read from the private table; [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration,
+including bin edges (``bins=``) and a missing state (``missing=``).
 """
 
 from __future__ import annotations
@@ -22,9 +19,7 @@ import pandas as pd
 
 from .._progress import progress
 
-#: Largest number of cells a single table may have before we refuse to build it.
-#: 10 million float64 cells is 80 MB, which is already more than any marginal a
-#: graphical model should need; pass ``max_cells`` to raise it deliberately.
+#: Largest number of cells a single table may have (80 MB of float64) unless ``max_cells`` raises it.
 DEFAULT_MAX_CELLS = 10_000_000
 
 
@@ -39,15 +34,11 @@ class CellLimitError(DomainError):
 class DataDerivedDomainWarning(UserWarning):
     """A column's states come from a categorical dtype that may have been read from the private data.
 
-    Raised when a column takes its states from an unordered categorical dtype
-    whose categories are sorted, which is what ``astype("category")`` produces
-    from the observed values, and nothing declares that dtype public. The
-    decision reads only public facts: the dtype, the declared domain and
-    ``df.attrs``; never which values occur, so it says nothing about the data.
-    It is silenced by passing the column's states in ``domain=``, or by listing
-    the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
-    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does for its model-declared states).
-    See docs/privacy.md.
+    Raised when a column's states come from an unordered categorical dtype with sorted categories (what
+    ``astype("category")`` makes from the observed values) that nothing declares public. Only the dtype,
+    the declared domain and ``df.attrs`` are read, never the values. Silenced by passing the states in
+    ``domain=``, or by listing the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
+    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does). See docs/privacy.md.
     """
 
 
@@ -209,25 +200,18 @@ class Domain:
     Parameters
     ----------
     states : mapping of str to sequence, optional
-        For each attribute, its possible states in a fixed order. The order
-        defines the integer code of each state (its position). Another
-        ``Domain`` is copied with its bins and missing states.
+        For each attribute, its possible states in a fixed order (a state's code is its position).
+        Another ``Domain`` is copied with its bins and missing states.
     bins : mapping of str to sequence of float, optional
         Public bin edges for numeric attributes, e.g. ``{"age": [17, 25, 35, 50, 65, 91]}``.
-        The attribute's states become the string labels ``"[17, 25)"``, ...
-        (see [`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]), so releases stay JSON-writable, and the edges
-        are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the edges: a value
-        below the first edge is counted in the first bin, one at or above the
-        last edge in the last bin. Use ``-inf``/``inf`` as outer edges for
-        open-ended bins. The edges must be public (never computed from the data,
-        as ``pd.cut(x, 5)`` or quantiles would).
+        The states become the labels ``"[17, 25)"``, ... ([`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]);
+        the edges are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the
+        outer bins (use ``-inf``/``inf`` for open-ended ones). The edges must be public (never computed
+        from the data, as ``pd.cut(x, 5)`` or quantiles would).
     missing : str or mapping of str to state, optional
-        A declared state for missing values (NaN, None, ``pd.NA``). A single
-        value applies to every attribute of the domain (including attributes
-        later taken from categorical dtypes by [`from_dataframe`][pgmpy_dp.privacy.domain.Domain.from_dataframe]); a
-        mapping names it per attribute. It is appended to the attribute's
-        states unless they already list it (a sentinel such as ``"?"``). Without
-        it, missing values are an error.
+        A declared state for missing values (NaN, None, ``pd.NA``): one for every attribute (also those
+        [`from_dataframe`][pgmpy_dp.privacy.domain.Domain.from_dataframe] takes from dtypes), or a mapping per
+        attribute. Appended to the states unless they list it already. Without it, missing values are an error.
 
     Examples
     --------
@@ -313,13 +297,10 @@ class Domain:
     ) -> Domain:
         """Collect the public domain of ``columns`` from categorical dtypes and ``domain``.
 
-        An explicit ``domain`` entry (a mapping, or a [`Domain`][pgmpy_dp.privacy.domain.Domain] with its
-        bins and missing states) wins over a categorical dtype. A column with
-        neither is an error: its states would otherwise be read from the private
-        data. A ``Domain`` declaring one ``missing`` state for all attributes
-        extends the columns taken from categorical dtypes with it too. A plain
-        mapping must name columns of ``df`` only (a misspelt name is an error);
-        a ``Domain`` may describe a larger schema.
+        An explicit ``domain`` entry (a mapping, or a [`Domain`][pgmpy_dp.privacy.domain.Domain] with bins and
+        missing states) wins over a categorical dtype; a column with neither is an error. A ``Domain``'s
+        single ``missing`` state extends the dtype columns too. A plain mapping must name columns of ``df``
+        only; a ``Domain`` may describe a larger schema.
 
         Examples
         --------
@@ -453,10 +434,8 @@ class Domain:
     def check_json(self, attrs: Iterable[str] | None = None) -> None:
         """Raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the first state that JSON cannot hold losslessly.
 
-        Releases are published as JSON, so [`release_marginals`][pgmpy_dp.tables.release.release_marginals]
-        calls this *before* it charges the budget. States must be ``str``,
-        ``int``, finite ``float``, ``bool`` or tuples of them; ``pd.Interval`` categories from
-        ``pd.cut`` are not: declare public edges with ``bins=`` instead.
+        Called before a release charges the budget. States must be ``str``, ``int``, finite ``float``,
+        ``bool`` or tuples of them (not ``pd.cut``'s intervals: declare ``bins=`` instead).
 
         Examples
         --------
@@ -511,14 +490,11 @@ class Domain:
     ) -> dict[str, np.ndarray]:
         """Encode columns of ``df`` to integer codes (position of the state in the domain).
 
-        One vectorised pass per column. Binned attributes are cut at their
-        public edges (values clamped to the outer bins); missing values take the
-        declared missing state. Otherwise NaN and values outside the declared
-        states raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the
-        values nor how many there are (set the environment variable
-        ``PGMPY_DP_SHOW_VALUES=1`` to see them while debugging).
-        ``show_progress`` draws a bar over the columns when encoding takes more
-        than a couple of seconds (millions of rows).
+        Binned attributes are cut at their public edges (clamped to the outer bins); missing values
+        take the declared missing state. Otherwise NaN and values outside the declared states raise a
+        [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the values
+        (``PGMPY_DP_SHOW_VALUES=1`` shows them while debugging). ``show_progress`` draws a bar over the
+        columns when encoding takes more than a couple of seconds.
 
         Returns
         -------
@@ -540,11 +516,8 @@ class Domain:
     def _warn_data_derived(self, df: pd.DataFrame, attrs: Iterable[str]) -> None:
         """Warn about columns whose states come from a dtype that ``astype("category")`` could have made.
 
-        pandas sorts the observed values into the categories of an unordered
-        dtype, so sorted unordered categories that nothing declares public may
-        have been read from the data. Only the dtype, the declared domain and
-        ``df.attrs`` are read, never the values: the warning carries no
-        information about the data.
+        The rule is [`DataDerivedDomainWarning`][pgmpy_dp.privacy.domain.DataDerivedDomainWarning]'s; the values are
+        never read.
         """
         suspects = [a for a in sorted(self._from_dtype & set(attrs)) if _sorted_unordered(df.dtypes[a])]
         if suspects:

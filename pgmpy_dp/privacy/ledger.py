@@ -35,8 +35,7 @@ class LedgerEntry:
     time : datetime
         When it was committed (UTC).
     rho : float or None
-        The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an
-        epsilon charge), ``None`` in a pure-DP budget.
+        The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an epsilon charge), else ``None``.
     unit : str
         The budget's unit, ``"epsilon"`` or ``"rho"``; [`amount`][pgmpy_dp.privacy.ledger.LedgerEntry.amount] is in it.
     """
@@ -75,9 +74,7 @@ class Account:
     """The shared state of a budget: total, ledger, in-flight reservations, and their lock.
 
     Copies of a [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] share one account, so a copy can never
-    spend what the original has reserved. A file-backed account re-reads its
-    file under an exclusive ``fcntl`` lock for every operation and writes it
-    back atomically (write to a temporary file, ``fsync``, rename).
+    spend what the original has reserved; file-backed accounts work as the module docstring says.
     """
 
     def __init__(self, accounting: str, total: Fraction, path: Path | None = None) -> None:

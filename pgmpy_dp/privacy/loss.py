@@ -118,10 +118,9 @@ def check_keywords(
 ) -> None:
     """The one check of the loss keywords: exactly one of ``epsilon`` or ``rho``; ``delta`` only with ``epsilon``.
 
-    Raises the one error message (a [`MissingLossError`][pgmpy_dp.privacy.loss.MissingLossError]
-    when neither is given, a ``ValueError`` otherwise); the values themselves are checked by
-    the loss classes. ``with_delta=False`` leaves ``delta=`` out of the message, for callers
-    that take no ``delta``. [`privacy_loss`][pgmpy_dp.privacy.loss.privacy_loss] calls it; so do
+    Raises the one error message (a [`MissingLossError`][pgmpy_dp.privacy.loss.MissingLossError] when neither
+    is given, a ``ValueError`` otherwise); the loss classes check the values. ``with_delta=False`` leaves
+    ``delta=`` out of the message. Used by [`privacy_loss`][pgmpy_dp.privacy.loss.privacy_loss] and by
     callers whose keywords also take one budget per table.
 
     Examples

@@ -1,43 +1,19 @@
 """Noise for count vectors: the discrete Laplace and discrete Gaussian mechanisms.
 
-Counts are integers, so we add integer-valued noise from the discrete Laplace
-distribution ``P(k) ∝ exp(-|k| / scale)``. For an integer-valued query of L1
-sensitivity ``Δ`` it gives ``ε``-differential privacy at ``scale = Δ / ε``,
-exactly like the continuous Laplace mechanism, while avoiding the floating
-point attack of Mironov (2012): the output is an integer, so its low-order bits
-carry no trace of the input.
+Integer noise on integer counts: the discrete Laplace ``P(k) ∝ exp(-|k| / scale)`` is ``ε``-DP at
+``scale = Δ / ε`` for L1 sensitivity ``Δ``; the discrete Gaussian ``P(k) ∝ exp(-k^2 / (2 sigma^2))``
+(Canonne, Kamath and Steinke 2020) is ``rho``-zCDP at ``sigma = Δ / sqrt(2 rho)`` for L2 sensitivity ``Δ``.
+The output is an integer, so its low-order bits carry no trace of the input (Mironov 2012).
 
-Three sampling paths share that one distribution:
-
-``"opendp"`` (default for tables up to `OPENDP_MAX_CELLS` cells)
-    OpenDP's exact sampler (rational arithmetic, OS randomness). The strongest
-    guarantee; about 10-20 microseconds per cell.
-``"geometric"`` (default for larger tables)
-    Difference of two geometric variables drawn by numpy from fresh OS
-    entropy. Integer-valued, so free of floating-point leaks; its probabilities
-    are accurate to double precision rather than exact. About 100x faster.
-``"seeded"`` (only when the caller passes ``random_state``)
-    The same geometric construction from a seeded numpy generator, for
-    reproducible experiments and tests. Never use a seed for a real release:
-    anyone who learns the seed can subtract the noise.
-
-The discrete Gaussian ``P(k) ∝ exp(-k^2 / (2 sigma^2))`` on the integers
-(Canonne, Kamath and Steinke 2020) gives ``rho``-zCDP for an integer-valued
-query of L2 sensitivity ``Δ`` at ``sigma = Δ / sqrt(2 rho)``, again with
-integer output. Its three paths mirror the Laplace ones:
+Each has three sampling paths (docs/privacy.md):
 
 ``"opendp"`` (default up to `OPENDP_MAX_CELLS` cells)
-    OpenDP's exact discrete Gaussian sampler (``make_gaussian`` on an ``i64``
-    vector): exact, OS randomness; about 12 microseconds per cell here.
-``"rejection"`` (default for larger tables)
-    The rejection sampler of Canonne, Kamath and Steinke (2020, Algorithm 3),
-    vectorised in numpy from fresh OS entropy: discrete Laplace proposals of
-    scale ``floor(sigma) + 1`` (the difference of two geometric draws),
-    accepted with probability ``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))``.
-    Integer-valued (no floating-point leak in the output); the acceptance
-    probabilities are accurate to double precision rather than exact.
-``"seeded"`` (only with ``random_state``)
-    The same rejection sampler from a seeded generator, for experiments only.
+    OpenDP's exact sampler (rational arithmetic, OS randomness).
+``"geometric"`` (Laplace) or ``"rejection"`` (Gaussian; Canonne, Kamath and Steinke 2020, Algorithm 3), beyond
+    numpy from fresh OS entropy: integer-valued, probabilities accurate to double precision.
+``"seeded"`` (only when the caller passes ``random_state``)
+    The same construction from a seeded generator, for experiments only: whoever knows the seed can
+    subtract the noise.
 """
 
 from __future__ import annotations
@@ -98,9 +74,7 @@ def sampler_for(n_cells: int, random_state=None, mechanism: str = MECHANISM) -> 
 def discrete_gaussian_variance(sigma: float) -> float:
     """Variance of the discrete Gaussian distribution ``P(k) ∝ exp(-k^2 / (2 sigma^2))`` on the integers.
 
-    Computed by direct summation for ``sigma <= 50``; above that it equals
-    ``sigma**2`` to double precision (by Poisson summation the relative
-    difference is about ``4 pi^2 sigma^2 exp(-2 pi^2 sigma^2)``, below 1e-300).
+    Summed directly for ``sigma <= 50``; above, ``sigma**2`` to double precision (Poisson summation).
     It is slightly *below* ``sigma**2`` for small sigma.
 
     Examples
@@ -154,11 +128,9 @@ def discrete_laplace_noise(
     scale : float
         Noise scale ``Δ / ε`` (positive and finite).
     random_state : int or numpy.random.Generator, optional
-        Seed for reproducible experiments. ``None`` (the default) uses OS
-        randomness, as a real release must.
+        Seed for reproducible experiments; ``None`` (OS randomness) for a real release.
     sampler : {"opendp", "geometric", "seeded"}, optional
-        Force a sampling path (see the module docstring); chosen automatically
-        by default.
+        Force a sampling path (see the module docstring); chosen automatically by default.
 
     Returns
     -------
@@ -195,11 +167,9 @@ def discrete_gaussian_noise(
         Scale ``Δ_2 / sqrt(2 rho)`` (positive and finite); the variance is
         [`discrete_gaussian_variance`][pgmpy_dp.privacy.mechanisms.discrete_gaussian_variance] of it (``sigma**2`` for sigma above a few).
     random_state : int or numpy.random.Generator, optional
-        Seed for reproducible experiments. ``None`` (the default) uses OS
-        randomness, as a real release must.
+        Seed for reproducible experiments; ``None`` (OS randomness) for a real release.
     sampler : {"opendp", "rejection", "seeded"}, optional
-        Force a sampling path (see the module docstring); chosen automatically
-        by default.
+        Force a sampling path (see the module docstring); chosen automatically by default.
 
     Returns
     -------
@@ -222,9 +192,8 @@ def discrete_gaussian_noise(
 
 def _gaussian_rejection(rng: np.random.Generator, n: int, sigma: float) -> np.ndarray:
     # Canonne, Kamath and Steinke (2020), Algorithm 3: propose Y from the discrete Laplace of
-    # scale t = floor(sigma) + 1 and accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)).
-    # The acceptance rate is above 0.4 for every sigma (measured from 0.01 to 1000), so a few
-    # vectorised rounds suffice.
+    # scale t = floor(sigma) + 1 and accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2));
+    # the acceptance rate stays above 0.4, so a few vectorised rounds suffice.
     t = math.floor(sigma) + 1.0
     out = np.empty(n, dtype=np.float64)
     filled = 0

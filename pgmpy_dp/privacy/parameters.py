@@ -84,10 +84,8 @@ def rho_to_epsilon_delta(rho: float, delta: float) -> float:
     ``epsilon = min over alpha > 1 of
     alpha*rho + (log(1/delta) + (alpha-1) log(alpha-1) - alpha log(alpha)) / (alpha-1)``.
 
-    The objective's derivative is ``rho + (log(alpha) - log(1/delta)) / (alpha-1)**2``,
-    so the minimiser is the unique root of ``log(1/delta) - log(alpha) = rho (alpha-1)**2``
-    on ``(1, 1/delta)``, found by bisection. The result is never larger than the
-    classical ``rho + 2 sqrt(rho log(1/delta))`` (Bun and Steinke 2016).
+    The minimiser is the root of ``log(1/delta) - log(alpha) = rho (alpha-1)**2`` on ``(1, 1/delta)``, found
+    by bisection; the result never exceeds the classical ``rho + 2 sqrt(rho log(1/delta))``.
 
     Examples
     --------

@@ -1,10 +1,7 @@
 """Validation of the ``random_state`` argument of every public entry point.
 
-A seed makes noise reproducible, and so removable by anyone who knows it: it is
-for experiments only. What counts as a seed is decided here once, so every
-entry point refuses the same things with the same message (numpy would take a
-bool as the seed 0 without a word, and reject a str with an error about its
-``SeedSequence`` internals).
+A seed makes noise reproducible, and so removable by anyone who knows it: it is for experiments only.
+Every entry point refuses the same non-seeds with the same message (numpy would take a bool as a seed).
 """
 
 from __future__ import annotations
@@ -20,22 +17,19 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
     Parameters
     ----------
     random_state : None, int, numpy.random.Generator, BitGenerator or SeedSequence
-        ``None`` (the default everywhere) means OS randomness, as a real release
-        needs; anything else seeds numpy for a reproducible experiment.
+        ``None`` (OS randomness, as a real release needs) or a seed for a reproducible experiment.
     name : str
         Parameter name used in error messages.
 
     Returns
     -------
     numpy.random.Generator or None
-        ``None`` for ``None``; the generator itself when one is given (so
-        successive calls continue one stream); else ``numpy.random.default_rng(random_state)``.
+        ``None`` for ``None``; a given generator itself (one stream); else ``default_rng(random_state)``.
 
     Raises
     ------
     TypeError
-        For a bool (numpy would silently use it as the seed 0 or 1), a str, a
-        float, a legacy ``numpy.random.RandomState`` or any other type.
+        For a bool, a str, a float, a legacy ``numpy.random.RandomState`` or any other type.
     ValueError
         For a negative int.
 

@@ -1,15 +1,9 @@
 """Private selection: the exponential mechanism as report-noisy-max with Gumbel noise.
 
-Selecting one of ``m`` candidates by its score ``q_i(D)`` with probability proportional to
-``exp(epsilon q_i / (2 sensitivity))`` is ``epsilon``-DP when every score moves by at most
-``sensitivity`` between neighbouring tables (scores that may move in either direction). It is also
-``epsilon**2 / 8``-zCDP (Cesar and Rogers 2021), the accounting used by the zCDP selection steps
-(MST, AIM, PrivBayes, private Frank-Wolfe). Adding independent Gumbel noise of scale
-``2 sensitivity / epsilon`` to every score and reporting the argmax draws exactly that distribution.
-
-By default the race is run by OpenDP's ``make_noisy_max`` (exact arithmetic, OS randomness), so
-the floating-point representation of the scores and the noise leaks nothing. With a seeded
-generator a numpy Gumbel race is used instead, for reproducible experiments only.
+Choosing candidate ``i`` with probability proportional to ``exp(epsilon q_i / (2 sensitivity))`` is
+``epsilon``-DP when every score moves by at most ``sensitivity``, and ``epsilon**2 / 8``-zCDP (Cesar and
+Rogers 2021); Gumbel noise of scale ``2 sensitivity / epsilon`` and the argmax draw exactly that. By
+default OpenDP's ``make_noisy_max`` runs the race exactly; a seeded generator uses numpy, for experiments only.
 """
 
 from __future__ import annotations

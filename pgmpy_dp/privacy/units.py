@@ -1,10 +1,7 @@
 """The privacy unit as one value: who is protected when one individual owns many rows.
 
-Record-level privacy (the default, ``privacy_unit=None``) protects one row. ``UserLevel`` protects
-every row of one individual, and says how each individual's rows are bounded in every table;
-a plain column label is shorthand for ``UserLevel(label)``. Releases and fits take either as
-``privacy_unit=``; the bounding itself is done by the tables layer
-(``pgmpy_dp.tables.contribution``, see docs/privacy.md).
+Record-level privacy (``privacy_unit=None``) protects one row; ``UserLevel`` (or a plain column label)
+protects every row of one individual. The bounding is done by ``pgmpy_dp.tables.contribution`` (docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -53,9 +50,7 @@ class UserLevel:
 def unit_keywords(privacy_unit) -> dict:
     """The contribution keywords ``privacy_unit`` stands for (``None`` means record-level privacy).
 
-    Returns ``privacy_unit`` (the column or None), ``contribution``, ``max_records_per_user`` and
-    ``skip_state``, the names ``pgmpy_dp.tables.contribution.check_contribution`` takes; their
-    values are checked there.
+    The keywords of ``pgmpy_dp.tables.contribution.check_contribution``, which checks their values.
 
     Examples
     --------

@@ -1,28 +1,15 @@
 """Private Frank-Wolfe for l1-ball constrained logistic regression, and its zCDP accounting.
 
-The solver minimises the logistic loss ``sum_r log(1 + exp(-y_r <w, x_r>))`` over
-the l1 ball ``{w : ||w||_1 <= radius}`` (Zhang, Kamath, Kulkarni and Wu 2020,
-private Frank-Wolfe). Every iteration moves towards one of the ``2d`` vertices
-``+-radius e_j`` of the ball, the one with the smallest inner product with the
-gradient. The private version picks that vertex with the exponential mechanism
+Minimises the logistic loss over the l1 ball ``||w||_1 <= radius`` (Zhang, Kamath, Kulkarni and Wu
+2020); each iteration moves towards the vertex ``+-radius e_j`` picked by the exponential mechanism
 (report-noisy-max with Gumbel noise), so each iteration publishes one index.
 
-Privacy unit: one row added or removed. Features satisfy ``|x_rj| <= 1`` and
-labels ``y_r`` are ``+-1``, so each coordinate of one row's loss gradient
-``-y_r x_r sigmoid(-y_r <w, x_r>)`` lies in ``[-1, 1]``. Scores are computed on the
-*summed* gradient (not the mean, so the row count needs no protection), hence the
-score ``<s, grad>`` of every vertex moves by at most ``radius`` when a row is
-added or removed, in either direction (the scores are not monotone). The
-exponential mechanism with Gumbel scale ``b`` is then ``epsilon = 2 radius / b``
-differentially private, which is ``epsilon**2 / 8``-zCDP (Cesar and Rogers 2021;
-this is also what OpenDP's ``make_noisy_max`` reports), and ``T`` adaptively
-chosen iterations compose to ``rho = T radius**2 / (2 b**2)``.
-[`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale] inverts this exactly.
-
-Sampling: by default each selection is OpenDP's ``make_noisy_max`` under
-zero-concentrated divergence, which samples the Gumbel race exactly (no
-floating-point leak from the noise itself). With ``random_state`` a seeded numpy
-Gumbel race is used instead, for reproducible experiments only.
+Privacy unit: one row added or removed. With ``|x_rj| <= 1``, labels ``+-1`` and scores on the *summed*
+gradient (the row count needs no protection), one row moves every vertex score by at most ``radius``;
+a selection at Gumbel scale ``b`` is ``2 radius / b``-DP, i.e. ``(2 radius / b)**2 / 8``-zCDP (Cesar and
+Rogers 2021), and ``T`` iterations compose to ``rho = T radius**2 / (2 b**2)``. By default each selection
+is OpenDP's exact ``make_noisy_max``; ``random_state`` uses a seeded numpy Gumbel race, for experiments
+only. See docs/structure.md.
 """
 
 from __future__ import annotations
@@ -41,11 +28,7 @@ from ..privacy.random_state import check_random_state
 
 
 def frank_wolfe_rho(noise_scale: float, radius: float, n_iter: int) -> float:
-    """Total zCDP cost of ``n_iter`` noisy vertex selections with Gumbel scale ``noise_scale``.
-
-    One selection is ``epsilon = 2 radius / noise_scale``-DP (score sensitivity
-    ``radius`` per added or removed row, scores not monotone), i.e.
-    ``epsilon**2 / 8``-zCDP; iterations compose additively.
+    """Total zCDP cost of ``n_iter`` noisy vertex selections with Gumbel scale ``noise_scale`` (module docstring).
 
     Examples
     --------
@@ -98,10 +81,8 @@ def _select_vertices(G, allowed, radius, noise_scale, rng):
 def frank_wolfe_batch(X, Y, radius, n_iter, noise_scale=None, allowed=None, rng=None):
     """Run Frank-Wolfe on ``m`` logistic problems sharing one design ``X`` (n, d).
 
-    ``Y`` (n, m) holds labels ``+-1``, or 0 where a row is not part of problem
-    ``c`` (its loss and gradient are then zero). Returns the weights (d, m).
-    Everything is vectorised over rows and problems: per iteration one product
-    ``X.T @ R`` for every gradient and one column gather for the margins.
+    ``Y`` (n, m) holds labels ``+-1``, or 0 where a row is not part of problem ``c``. Returns the weights
+    (d, m); each iteration is one product ``X.T @ R`` and one column gather for all problems.
     """
     n, d = X.shape
     m = Y.shape[1]
@@ -166,12 +147,10 @@ def frank_wolfe_logistic(
     n_iter : int
         Iterations ``T`` (each one publishes a selected vertex).
     rho : float, optional
-        Total zCDP budget of the ``T`` selections (noise scale from
-        [`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]). ``None`` runs the exact, non-private
-        Frank-Wolfe: a baseline for experiments, not a private release.
+        Total zCDP budget of the ``T`` selections; ``None`` runs the exact, non-private Frank-Wolfe
+        (a baseline for experiments, not a private release).
     random_state : int or numpy.random.Generator, optional
-        Seeded numpy Gumbel noise, for reproducible experiments only; by
-        default OpenDP's exact noisy-max sampler is used.
+        Seeded numpy Gumbel noise, for experiments only; by default OpenDP's exact noisy max.
 
     Returns
     -------
@@ -206,26 +185,17 @@ ITERATION_CONSTANT = 0.35
 MIN_ITERATIONS, MAX_ITERATIONS = 10, 2_000
 
 #: Most Frank-Wolfe steps a structure fit takes over each row (its regressions times their
-#: iterations): every step of every regression reads every row, about 5e-8 CPU-seconds per row
-#: and step on a 2-core machine, so 0.05 s per row at this bound. A fit's default iterations are
-#: clipped to it, and a fit that exceeds it even at ``MIN_ITERATIONS`` (or its given ``n_iter``),
-#: such as a pairwise fit on a 1,000-state column (half a million regressions), is refused before
-#: charging.
+#: iterations; each step reads every row): default iterations are clipped to it, and a fit beyond it
+#: even at ``MIN_ITERATIONS`` (or its given ``n_iter``) is refused before charging.
 MAX_STEPS_PER_ROW = 1_000_000
 
 
 def frank_wolfe_iterations(n_records: float, rho: float, radius: float, n_features: int) -> int:
     """Iterations ``T`` that balance Frank-Wolfe's optimisation error against its selection noise.
 
-    After ``T`` steps the optimisation error of the mean logistic loss is at most
-    ``2 C / (T + 2)`` with curvature ``C <= radius**2`` (features in ``[-1, 1]``), while each noisy
-    selection, of Gumbel scale ``radius sqrt(T / (2 rho))`` on the summed gradient, errs by about
-    ``radius sqrt(T / (2 rho)) log(2 d) / n`` in the mean loss. Minimising the sum over ``T`` gives
-    ``T = (4 sqrt(2) radius n sqrt(rho) / log(2 d))**(2/3)``, the ``(lambda n sqrt(rho))**(2/3)``
-    growth of Zhang et al. (2020). The bound's constant is loose (the selection errors partly
-    average out), so ``ITERATION_CONSTANT`` replaces ``(4 sqrt(2))**(2/3)``; the result is clipped to
-    ``[MIN_ITERATIONS, MAX_ITERATIONS]``. ``rho`` is one regression's share, ``n_records`` declared
-    or noisy, ``n_features`` the regression's ``d``.
+    ``T = ITERATION_CONSTANT (radius n sqrt(rho) / log(2 d))**(2/3)``, the growth of Zhang et al. (2020),
+    clipped to ``[MIN_ITERATIONS, MAX_ITERATIONS]`` (derivation in docs/structure.md). ``rho`` is one
+    regression's share, ``n_records`` declared or noisy, ``n_features`` the regression's ``d``.
 
     Examples
     --------

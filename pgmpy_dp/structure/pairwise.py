@@ -5,47 +5,17 @@ them ([`pgmpy_dp.structure.tables_route`][pgmpy_dp.structure.tables_route]); ``r
 runs one private l1 logistic regression per node (below). ``route="auto"`` picks one from public
 inputs ([`choose_route`][pgmpy_dp.structure.routing.choose_route]); ``route_`` says which.
 
-Frank-Wolfe route.
+Frank-Wolfe route: one private l1 logistic regression per node (Ising, Klivans and Meka 2017) or per
+pair of a node's states (pairwise, Wu, Sanghavi and Dimakis 2019), each solved by private Frank-Wolfe
+([`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]). Each row costs ``rho`` in total:
+an Ising regression gets ``rho / p``, a pair regression of node ``i`` gets ``rho / (p (k_i - 1))``, as a
+row lies in ``k_i - 1`` of them. ``n_iter=None``, ``width=None`` and the edge threshold are set as in
+docs/structure.md (``COUNT_SHARE``, ``WIDTH_SHARE``, ``WIDTH_MARGIN``); a fit
+beyond ``MAX_STEPS_PER_ROW`` even at the fewest iterations is refused before charging.
 
-An Ising model ``p(x) ∝ exp(sum_{i<j} A_ij x_i x_j + sum_i theta_i x_i)`` on
-``x in {-1, +1}^p`` has ``P(x_i = 1 | x_-i) = sigmoid(2 sum_j A_ij x_j + 2 theta_i)``
-(Klivans and Meka 2017): regressing each node on the others recovers ``2 A_i.``.
-A pairwise model on ``k`` states, ``p(x) ∝ exp(sum W_ij(x_i, x_j) + sum theta_i(x_i))``,
-reduces to the same problem for every pair of states ``u != v`` of node ``i``,
-restricted to the rows with ``x_i in {u, v}`` (Wu, Sanghavi and Dimakis 2019):
-the log-odds of ``u`` against ``v`` are ``sum_j W_ij(u, x_j) - W_ij(v, x_j) +
-theta_i(u) - theta_i(v)``, linear in the one-hot encoding of ``x_-i``. Every
-regression is solved by private Frank-Wolfe (Zhang, Kamath, Kulkarni and Wu
-2020; [`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]).
-
-Budget split (rho-zCDP, one row added or removed):
-
-- Ising: ``p`` regressions, each on every row, each gets ``rho / p``.
-- Pairwise: node ``i`` with ``k_i`` states has ``k_i (k_i - 1) / 2`` regressions,
-  but one row lies in exactly ``k_i - 1`` of them (the pairs holding its own state);
-  the others do not see it and lose nothing. Each pair regression of node ``i``
-  gets ``rho / (p (k_i - 1))``, so each row costs ``sum_i (k_i - 1) rho / (p (k_i - 1)) = rho``.
-
-Within a regression ``T = n_iter`` selections share its budget equally
-([`frank_wolfe_noise_scale`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_noise_scale]); ``n_iter=None``
-sets ``T`` from the theory ([`frank_wolfe_iterations`][pgmpy_dp.structure.frank_wolfe.frank_wolfe_iterations])
-with a declared ``n_records`` or a noisy count bought with ``COUNT_SHARE`` of ``rho``. ``width=None``
-spends ``WIDTH_SHARE`` of ``rho`` on a tables-route pilot fit and takes ``WIDTH_MARGIN`` times its
-width ([`pgmpy_dp.structure.routing`][pgmpy_dp.structure.routing]); the regressions get the rest.
-All regressions together step over each row at most ``MAX_STEPS_PER_ROW`` times
-([`pgmpy_dp.structure.frank_wolfe`][pgmpy_dp.structure.frank_wolfe]): the default ``T`` is clipped to it,
-and a fit beyond it even at the fewest iterations (a pairwise fit on a column of about 450 states or
-more) is refused before charging, from the declared states alone.
-
-Weights are symmetrised (``(W_ij + W_ji^T) / 2``) and an edge is kept when its
-largest absolute weight exceeds ``threshold`` (or ``eta / 2``); with neither, when it
-exceeds the fit's own noise level, measured by how much the two regressions that
-estimate each weight disagree ([`asymmetry_scores`][pgmpy_dp.structure.routing.asymmetry_scores]).
-A fit whose regressions mostly end on the l1 ball's boundary warns (``BoundaryWarning``). The fitted ``model_`` is a pgmpy ``DiscreteMarkovNetwork`` whose edge
-factors are ``exp(W_ij)`` on the kept edges and whose node factors are
-``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
-[`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator] ("learn the graph, then
-the parameters").
+``model_`` is a pgmpy ``DiscreteMarkovNetwork`` with edge factors ``exp(W_ij)`` on the kept edges and node
+factors ``exp(theta_i)``; ``graph_`` is the same graph without factors, ready for
+[`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator].
 """
 
 from __future__ import annotations
@@ -135,9 +105,7 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _check_memory(self, dom: Domain, route: str) -> None:
         """Refuse, before anything is charged, a fit whose row-independent work arrays do not fit in memory.
 
-        Only the declared domain enters the estimate, so the refusal says nothing about the data; the
-        arrays that grow with the rows are batched to a few tens of megabytes. What this process may
-        still allocate counts its own limits ([`available_memory`][pgmpy_dp._memory.available_memory]).
+        Only the declared domain enters the estimate; the arrays that grow with the rows are batched.
         """
         sizes = [dom.size(a) for a in dom.attrs]
         need = tables_memory_needed(sizes)
@@ -166,10 +134,8 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _check_work(self, dom: Domain, route: str) -> None:
         """Refuse, before charging, a Frank-Wolfe fit whose regressions would pass over each row too often.
 
-        Every iteration of every regression touches every row, so the run time is the row count times
-        ``problems x iterations``; both factors are public (the declared states, ``n_iter`` or the
-        fewest iterations the theory's rule returns), the row count is not. Above ``MAX_STEPS_PER_ROW``
-        the fit is refused, as a default fit would run for hours after charging.
+        ``problems x iterations`` is public (the declared states, ``n_iter`` or ``MIN_ITERATIONS``); above
+        ``MAX_STEPS_PER_ROW`` a fit would run for hours after charging.
         """
         if route != "frank-wolfe":
             return
@@ -225,12 +191,10 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
         Raises
         ------
         TypeError, ValueError
-            Before anything is charged, for bad arguments (``n_iter`` above ``MAX_N_ITER``, an
-            unknown ``route``, a ``budget`` that is not a zCDP ``PrivacyBudget``, ...), an empty
-            ``data``, an undeclared or single-state domain, a value outside the declared domain, a
-            two-way table above ``DEFAULT_MAX_CELLS``, work arrays larger than the memory this
-            process may still allocate, or a Frank-Wolfe fit above ``MAX_STEPS_PER_ROW`` (all
-            estimated from the declared states alone). No other check reads the row count.
+            Before anything is charged: bad arguments, an empty ``data``, an undeclared or single-state
+            domain, a value outside it, a two-way table above ``DEFAULT_MAX_CELLS``, work arrays beyond
+            the memory this process may allocate, or a Frank-Wolfe fit above ``MAX_STEPS_PER_ROW`` (from
+            the declared states alone).
         """
         self._check_params()
         rng = check_random_state(self.random_state)
@@ -338,8 +302,8 @@ class _PrivateMRFEstimator(LearnerChecks, BaseObject):
     def _run(self, X, labels, m, allowed, radius, rho_problem, rng, commit):
         """Frank-Wolfe on ``m`` problems in batches; ``commit()`` before each batch draws its noise.
 
-        ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so
-        the arrays that grow with the rows stay near ``_BATCH_CELLS`` floats whatever ``m`` is.
+        ``labels(sl)`` builds the (rows, batch) label columns of the problems in slice ``sl``, so the
+        arrays that grow with the rows stay near ``_BATCH_CELLS`` floats.
         """
         scale = frank_wolfe_noise_scale(rho_problem, radius, self.n_iter_)
         n, d = X.shape
@@ -438,11 +402,10 @@ def _markov_network(nodes, edges):
 class PrivateIsingEstimator(_PrivateMRFEstimator):
     """Private Ising model and graph, from the two-way tables or one l1 logistic regression per node.
 
-    Every column must declare exactly two states; the first is coded ``-1``,
-    the second ``+1``. Tables route: the complete pairwise model fitted to the noisy
-    two-way tables gives ``A``, the selected graph is refitted. Frank-Wolfe route:
-    node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` inside the l1 ball of radius
-    ``2 width`` (the weights are ``2 A_i.`` and ``2 theta_i``). See docs/structure.md.
+    Every column must declare exactly two states, coded ``-1`` and ``+1``. Tables route: the complete
+    pairwise model fitted to the noisy two-way tables gives ``A``, the selected graph is refitted.
+    Frank-Wolfe route: node ``i`` regresses ``x_i`` on ``(x_-i, 1)`` in the l1 ball of radius ``2 width``.
+    See docs/structure.md.
 
     Parameters
     ----------
@@ -459,9 +422,8 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     radius : float, optional
         l1 radius of each regression (default ``2 width``, which contains ``2 (A_i., theta_i)``).
     route : {"auto", "tables", "frank-wolfe"}
-        ``"auto"``: the tables route while all two-way tables hold at most ``TABLES_MAX_PAIR_CELLS``
-        cells (100 binary columns), Frank-Wolfe beyond
-        or when ``n_iter`` or ``radius`` is set (public inputs only).
+        ``"auto"``: the tables route up to ``TABLES_MAX_PAIR_CELLS`` two-way cells (100 binary columns),
+        Frank-Wolfe beyond or when ``n_iter`` or ``radius`` is set (public inputs only).
     random_state : int, optional
         Seeded numpy noise for reproducible experiments (default: OpenDP's exact samplers).
 
@@ -487,9 +449,8 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
     rho_ : float
         zCDP spent in all.
     tables_fit_ : str
-        Tables route, the selection fit used: ``"exact-mle"``; ``"icov+refit"`` (an inverse-covariance
-        screen, then a Wald test on the screened graph's exact refit); or ``"icov"`` (the screened
-        graph too dense to refit exactly: the screen's own cut-off decides).
+        Tables route, the selection fit: ``"exact-mle"``, ``"icov+refit"`` (inverse-covariance screen,
+        then a test on its exact refit) or ``"icov"`` (too dense to refit: the screen decides).
     width_, n_records_, n_iter_, noise_scale_, l1_fraction_ :
         Frank-Wolfe route: the width used, the record count used (declared or noisy; None if
         unused), iterations, Gumbel scale of each selection, and ``|w|_1 / radius`` per regression.
@@ -554,7 +515,6 @@ class PrivateIsingEstimator(_PrivateMRFEstimator):
         }
         self.coef_ = (A_raw + A_raw.T) / 2.0
         self.intercept_ = W[p, :] / 2.0
-        sign = np.array([-1.0, 1.0])
         weights = {
             (attrs[i], attrs[j]): self.coef_[i, j] * np.outer(sign, sign)
             for i, j in itertools.combinations(range(p), 2)
@@ -567,12 +527,9 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
     """Private pairwise Markov network on k-state variables (u-vs-v logistic reduction).
 
     Tables route as for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]
-    (``k_a x k_b`` tables). Frank-Wolfe route: for node ``i`` and every pair of its states ``u < v``,
-    the rows with ``x_i in {u, v}`` are regressed (label ``+1`` for ``u``) on the one-hot encoding of
-    the other variables plus an intercept, inside the l1 ball of radius ``radius``
-    (default ``2 k width``, ``k`` the most states of any column). The pair weights are
-    centred and averaged into ``W_ij(u, b)``, doubly centred (rows and columns
-    sum to zero), and symmetrised over ``i`` and ``j``.
+    (``k_a x k_b`` tables). Frank-Wolfe route: for node ``i`` and every pair of its states ``u < v``, the
+    rows with ``x_i in {u, v}`` are regressed on the one-hot encoding of the other variables plus an
+    intercept; the pair weights are averaged into doubly centred, symmetrised ``W_ij(u, b)``.
 
     Parameters
     ----------
@@ -580,9 +537,7 @@ class PrivatePairwiseEstimator(_PrivateMRFEstimator):
         As for [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.PrivateIsingEstimator]; ``eta`` bounds the smallest
         ``max_{a,b} |W_ij(a, b)|`` of an edge (in the doubly centred parametrisation).
     radius : float, optional
-        l1 radius of each regression (default ``2 k width``). A one-hot weight
-        ``W_ij(u, b) - W_ij(v, b)`` is at most ``2 max|W_ij|`` and a block has ``k``
-        of them, so ``2 k width`` contains the true weights of every regression.
+        l1 radius of each regression (default ``2 k width``, which holds every regression's true weights).
 
     Attributes
     ----------

@@ -7,7 +7,6 @@ the rule and the shares are in docs/structure.md.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 
@@ -16,9 +15,7 @@ import numpy as np
 ROUTES = ("auto", "tables", "frank-wolfe")
 
 #: Most cells of all two-way tables together (``p (p - 1) / 2`` pairs times the most states squared)
-#: for which ``route="auto"`` releases every two-way table: 100 binary columns (19,800 cells), the
-#: largest measured, where the tables route's default recovered graphs that Frank-Wolfe's default
-#: (no oracle width or eta) did not (docs/structure.md).
+#: for which ``route="auto"`` releases every two-way table: 100 binary columns (docs/structure.md).
 TABLES_MAX_PAIR_CELLS = 20_000
 
 #: Share of ``rho`` spent on the two-way tables that estimate the width when ``width=None``.
@@ -41,12 +38,10 @@ class BoundaryWarning(UserWarning):
 def choose_route(route: str, n_columns: int, max_states: int, rho: float, frank_wolfe_settings: bool = False) -> str:
     """The route a fit takes: ``route`` itself, or for ``"auto"`` a rule on public inputs only.
 
-    Both routes' privacy errors scale like ``1 / (n sqrt(rho))``, so the rule needs neither ``n``
-    nor ``rho``: the tables route spreads ``rho`` over ``p (p - 1) / 2`` tables, Frank-Wolfe over
-    ``p`` regressions, so the tables route wins while the tables are few: up to
-    ``TABLES_MAX_PAIR_CELLS`` cells in all, counted from the column count and the most declared
-    states. ``frank_wolfe_settings`` (the user set ``n_iter`` or ``radius``, which only Frank-Wolfe
-    reads) selects Frank-Wolfe. ``rho`` is accepted for a rule that needs it.
+    The tables route while all two-way tables hold at most ``TABLES_MAX_PAIR_CELLS`` cells (from the
+    column count and the most declared states; both routes' errors scale alike in ``n`` and ``rho``,
+    see docs/structure.md), unless ``frank_wolfe_settings`` (``n_iter`` or ``radius`` given). ``rho`` is
+    accepted for a rule that needs it.
 
     Examples
     --------
@@ -88,12 +83,10 @@ def width_from_fit(weights: dict, node_weights: dict, edges, attrs) -> float:
 def asymmetry_scores(raw: dict, sym: dict, sizes: dict, alpha: float = 0.05) -> tuple[dict, float]:
     """Edge scores of a Frank-Wolfe fit in units of its own noise, and their Bonferroni critical value.
 
-    Node ``a``'s and node ``b``'s regressions estimate the same ``W_ab`` independently; their
-    difference is noise only, so its root mean square over all pairs (halved: the symmetrised
-    weight averages two estimates) is the noise level of a symmetrised entry. A pair's score is
-    its largest ``|W_ab|`` over that level. Frank-Wolfe's errors are sums of a few discrete steps,
-    heavier-tailed than a normal, so the critical value is the Laplace quantile (same root mean
-    square) at ``alpha`` over the ``m = sum (k_a - 1)(k_b - 1)`` free entries: ``log(m / alpha) / sqrt(2)``.
+    Node ``a``'s and node ``b``'s regressions estimate ``W_ab`` independently, so half the root mean
+    square of their differences is the noise level of a symmetrised entry; a pair's score is its largest
+    ``|W_ab|`` over that level. The critical value is the Laplace quantile at ``alpha`` over the
+    ``m = sum (k_a - 1)(k_b - 1)`` free entries: ``log(m / alpha) / sqrt(2)``.
 
     Examples
     --------
@@ -116,9 +109,7 @@ def asymmetry_scores(raw: dict, sym: dict, sizes: dict, alpha: float = 0.05) -> 
 def warn_if_on_boundary(l1_fractions: np.ndarray, name: str) -> None:
     """Warn when most regressions' weights fill the l1 ball: the true weights may lie outside it.
 
-    Frank-Wolfe's iterates stay inside the ball; with room to spare, steps towards opposite vertices
-    cancel and the final weights use less than the whole radius. Computed from the (private) weights
-    only.
+    With room to spare, steps towards opposite vertices cancel and the weights use less than the radius.
     """
     frac = np.asarray(l1_fractions, dtype=float)
     if frac.size and float(np.median(frac)) >= BOUNDARY_FRACTION:
@@ -129,7 +120,3 @@ def warn_if_on_boundary(l1_fractions: np.ndarray, name: str) -> None:
             BoundaryWarning,
             stacklevel=4,
         )
-
-
-def pair_keys(attrs) -> list[tuple[str, str]]:
-    return list(itertools.combinations(attrs, 2))

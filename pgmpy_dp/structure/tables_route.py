@@ -4,26 +4,14 @@ The "tables" route of [`PrivateIsingEstimator`][pgmpy_dp.structure.pairwise.Priv
 [`PrivatePairwiseEstimator`][pgmpy_dp.structure.pairwise.PrivatePairwiseEstimator]:
 
 1. **Release** the ``p (p - 1) / 2`` two-way tables with the discrete Gaussian mechanism at the whole
-   ``rho`` (L2 sensitivity ``sqrt(p (p - 1) / 2)``, [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]).
-   Everything after this step is post-processing.
-2. **Fit** the complete pairwise model to the noisy tables. While the complete graph's single clique
-   has at most ``EXACT_MAX_CELLS`` cells (and its Fisher information stays small) this is the exact maximum-likelihood fit
-   ([`PrivateMarkovEstimator`][pgmpy_dp.estimators.markov.PrivateMarkovEstimator], ``"naive-mle"``);
-   beyond, the couplings are read from the inverse of the indicator covariance the tables imply (a
-   Gaussian approximation, ridge set from the release's public noise scale), an edge score only.
-3. **Select** the edges: a pair's doubly centred coupling ``W_ij`` against a user threshold, or, by
-   default, against its own noise: a Wald test of "no interaction" with the covariance of the fit
-   (the inverse Fisher information of the exact fit with the release's noise added, or the
-   Gaussian approximation's), divided by the scores' own spread when that is below one (most pairs
-   of a sparse graph carry no edge; a regularised fit to very noisy tables shrinks every score), and
-   compared with the Bonferroni quantile over the pairs ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores])
-   at a family-wise rate that falls with the release's row count
-   ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]). The Gaussian approximation is
-   biased for a non-edge by an amount that does not shrink with the rows, so its test only screens
-   (at a loose level): the screened graph is refitted exactly and each of its pairs tested again
-   with the refit's Fisher information, estimated from draws of the refitted model.
-4. **Refit** the potentials on the selected graph from the same release (exact: a sparse graph has
-   small cliques).
+   ``rho`` ([`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]); the rest is post-processing.
+2. **Fit** the complete pairwise model to the noisy tables: exactly up to ``EXACT_MAX_CELLS`` cells, beyond
+   that from the inverse of the indicator covariance the tables imply (an edge score only).
+3. **Select** the edges against a user threshold or, by default, by a Wald test of "no interaction"
+   ([`wald_scores`][pgmpy_dp.structure.tables_route.wald_scores]) at a family-wise rate that falls with
+   the rows ([`edge_alpha`][pgmpy_dp.structure.tables_route.edge_alpha]); the inverse-covariance test only
+   screens, and the screened graph's exact refit is tested again.
+4. **Refit** the potentials on the selected graph from the same release.
 
 The evidence for the route and its rule of use is in docs/structure.md.
 """
@@ -147,9 +135,9 @@ def refit_on_edges(release: MarginalRelease, dom: Domain, edges) -> PrivateMarko
     mn.add_nodes_from(dom.attrs)
     mn.add_edges_from(edges)
     touched = {a for e in edges for a in e}
-    cliques = [tuple(e) for e in edges] + [(a,) for a in dom.attrs if a not in touched]
-    releases = [release]
     lonely = [a for a in dom.attrs if a not in touched]
+    cliques = [tuple(e) for e in edges] + [(a,) for a in lonely]
+    releases = [release]
     if lonely:
         # an isolated node's own table: the inverse-variance mean of its margins of the pair tables
         singles = []
@@ -187,15 +175,13 @@ def _normalised_tables(release: MarginalRelease, dom: Domain) -> dict:
 def _icov_weights(release: MarginalRelease, dom: Domain, sigma: float, n_hat: float) -> dict:
     """Couplings ``-inverse(Cov)`` of the indicator features (state 0 the reference) implied by the tables.
 
-    Under a Gaussian approximation the off-diagonal blocks of the negative precision are the
-    interaction contrasts ``W(a, b) - W(a, 0) - W(0, b) + W(0, 0)``; padding them with a zero row
-    and column and double centring gives ``W_ij`` in the estimators' parametrisation. The ridge is the
-    spectral size of a noise matrix whose entries have the tables' noise scale per record. Returns the
-    weights and the precision matrix.
+    Under a Gaussian approximation the off-diagonal blocks of the negative precision are the interaction
+    contrasts; padded with a zero row and column and double centred they give ``W_ij``. The ridge is the
+    spectral size of the tables' noise per record. Returns the weights and the precision matrix.
     """
     attrs = dom.attrs
     sizes = [dom.size(a) for a in attrs]
-    offsets = np.concatenate([[0], np.cumsum([k - 1 for k in sizes])]).astype(int)
+    offsets = _indicator_offsets(sizes)
     D = int(offsets[-1])
     P = _normalised_tables(release, dom)
     means = [np.zeros(k - 1) for k in sizes]
@@ -356,11 +342,9 @@ def release_counted(codes, dom: Domain, tables, rho: float, *, random_state=None
                     on_noise) -> MarginalRelease:
     """Count ``tables`` exactly, call ``on_noise()``, then draw their discrete Gaussian noise at total ``rho``.
 
-    The same numbers as [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] without a
-    budget, for a caller that holds the fit's one charge: ``on_noise`` (its ``commit``) runs after the
-    counting, so an interrupt while counting still refunds. ``codes`` must come from ``dom.encode``
-    and hold at least one row, and every table fit ``DEFAULT_MAX_CELLS``: the caller checks both
-    before charging.
+    The numbers of [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] without a budget, for a
+    caller holding the fit's one charge: ``on_noise`` (its ``commit``) runs after the counting, so an
+    interrupt while counting still refunds. The caller checks the codes and table sizes before charging.
     """
     exact = contingency_tables(codes, dom, tables)
     on_noise()
@@ -370,10 +354,8 @@ def release_counted(codes, dom: Domain, tables, rho: float, *, random_state=None
 def edge_alpha(n_records: float) -> float:
     """Family-wise error rate of the default edge rule for a release of about ``n_records`` rows.
 
-    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * (ALPHA_ROWS / n_records)**2``: the
-    chance of any false edge falls with the data, while the Bonferroni cut-off grows only like
-    ``sqrt(4 log n)`` and a true edge's score like ``sqrt(n)``, so selection stays consistent.
-    ``n_records`` is public (declared) or the release's noisy estimate.
+    ``EDGE_ALPHA`` up to ``ALPHA_ROWS`` rows, then ``EDGE_ALPHA * (ALPHA_ROWS / n_records)**2``, so
+    selection stays consistent (docs/structure.md). ``n_records`` is declared or the noisy estimate.
 
     Examples
     --------
@@ -394,10 +376,8 @@ def _standardise(score: dict) -> dict:
 def _confirm_on_refit(refit: PrivateMarkovEstimator, dom: Domain, candidates, sigma: float, n_hat: float, rng):
     """Wald scores of the candidate edges from the sparse refit (Monte Carlo Fisher information), or None.
 
-    The icov score is a Gaussian approximation whose bias for a non-edge does not shrink with the
-    rows; the refit on a graph holding every true edge is consistent, so its non-edges' contrasts
-    shrink like ``1 / sqrt(n)`` and its Wald test keeps its level. Skipped (None) when the refit
-    needed loopy inference (its graph is too dense to sample exactly).
+    The icov score's bias for a non-edge does not shrink with the rows; the refit's Wald test keeps its
+    level. Skipped (None) when the refit needed loopy inference (too dense to sample exactly).
     """
     if not candidates or getattr(refit, "inference_", None) != "junction-tree":
         return None

@@ -1,13 +1,10 @@
 """AIM (McKenna, Mullins, Sheldon and Miklau 2022): adaptive, workload-aware selection of marginals.
 
-Given a workload of marginals (attribute sets with weights), AIM first measures every 1-way
-marginal, then repeats: choose, by the exponential mechanism, the candidate marginal the current
-model answers worst (relative to the noise its measurement would carry), measure it with Gaussian
-noise, refit the model. Candidates are the workload's sets and all their subsets; a candidate's
-weight is its overlap with the workload. The budget is annealed: when a new measurement barely
-moves the model, the next rounds use half the noise and twice the selection epsilon; the model may
-only grow with the budget spent (up to ``max_model_size``), and the last round spends what is left.
-The model is our CGM-EM fit of every measurement, refitted from the previous fit each round.
+AIM measures every 1-way marginal, then repeats: choose by the exponential mechanism the candidate
+(a workload set or a subset, weighted by its overlap with the workload) the current model answers
+worst, measure it with Gaussian noise, refit. The budget is annealed (half the noise when a
+measurement barely moves the model), the model grows with the budget spent up to ``max_model_size``,
+and the last round spends what is left. See docs/synthesis.md.
 """
 
 from __future__ import annotations
@@ -37,14 +34,11 @@ SELECTION_SHARE = 0.1
 #: EM maps per refit between rounds: each starts from the previous fit, which already fits every
 #: earlier measurement, so a few maps absorb the new one (the published model gets a full fit).
 ROUND_EM_MAPS = 10
-#: Once the model passes this many megabytes, its round refits are shortened: each L-BFGS iteration
-#: and each belief-propagation sweep calibrates the whole tree, so on a grown model refits were the
-#: bulk of the run, while a round's fit only ranks the next candidates (the published model still
-#: gets the full fit). Smaller models keep the engine's full refits, which are cheap there.
+#: Once the model passes this many megabytes, its round refits are shortened: a round's fit only ranks
+#: the next candidates (the published model still gets the full fit).
 SHORT_REFIT_MB = 1.0
-#: EM maps of the published model's fit. It starts from the last round's fit but uses the L2 weight
-#: before the floor, which fitted the same measurements closer to the data (see docs/synthesis.md);
-#: the weaker prior leaves flatter directions, so EM needs more maps than the default budget.
+#: EM maps of the published model's fit, from the last round's fit with the L2 weight before the floor
+#: (docs/synthesis.md), whose flatter directions need more maps than the default budget.
 FINAL_EM_MAPS = 60
 #: L-BFGS iterations per M-step of a shortened refit.
 ROUND_M_STEPS = 5
@@ -128,10 +122,8 @@ def _parse_workload(domain: Domain, workload) -> list[tuple[tuple[str, ...], flo
 def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: float = 80.0) -> AimPlan:
     """Check AIM's inputs from public facts only and return its plan (nothing is spent).
 
-    Refuses a workload naming unknown columns or holding a set of more cells than one release
-    allows (AIM may select any workload set, and its subsets are smaller), a budget whose opening
-    noise no sampler supports, and a ``max_model_size`` (megabytes) that the model of the 1-way
-    marginals alone exceeds.
+    Refuses a workload naming unknown columns or holding a set larger than one release allows, a
+    budget whose opening noise no sampler supports, and a ``max_model_size`` the 1-way model exceeds.
 
     Examples
     --------
@@ -183,10 +175,8 @@ def run_aim(
 
     Parameters
     ----------
-    codes : dict of str to numpy.ndarray
-        One integer code array per attribute of ``domain`` (as ``Domain.encode`` gives).
-    domain : Domain
-        The public domain.
+    codes, domain
+        One integer code array per attribute (``Domain.encode``) and the public domain.
     rho : float
         The zCDP budget, spent exactly.
     workload : AimPlan or list, optional
@@ -199,8 +189,7 @@ def run_aim(
     show_progress : bool
         Progress bar over the rounds.
     recorder : Measurements, optional
-        Handed each release and selection as soon as it is drawn (what a failure afterwards
-        leaves paid for); the first commits the caller's charge.
+        Handed each release and selection as soon as it is drawn; the first commits the caller's charge.
 
     Returns
     -------
@@ -292,8 +281,7 @@ def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, 
     """AIM's selection: the exponential mechanism over ``exact``'s candidates with score
     ``w_r (||exact_r - estimate_r||_1 - sqrt(2 / pi) sigma cells_r)`` and sensitivity ``max w_r``.
 
-    The subtracted term is the L1 error a measurement at noise ``sigma`` would itself carry, so
-    measuring a marginal the model already answers to within the noise scores no better than zero.
+    The subtracted term is the L1 error a measurement at noise ``sigma`` would itself carry.
 
     Examples
     --------

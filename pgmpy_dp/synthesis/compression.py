@@ -1,19 +1,11 @@
 """MST's compression of rare states: merge the states a noisy 1-way release barely saw, fit, expand back.
 
-A state whose noisy 1-way count is below a few noise scales is indistinguishable from an empty
-one, yet every 2-way table over its attribute spends cells (and noise) on it. MST (McKenna,
-Miklau and Sheldon 2021) merges, per attribute, all such states into one before measuring the
-2-way tables, which then have fewer, better-resolved cells at the same privacy cost (one
-marginal per pair, whatever its cells). The merge reads the noisy release only: it is
-post-processing and spends nothing.
-
-The merged state is public and names what it holds: the tuple of the original states, e.g.
-``(3, 7, 12)`` in a release over a column with states ``0 .. 40``. A model fitted on the merged
-states is expanded back to the declared ones exactly: every factor is copied to the states of
-its group, and each state gets a share of its group's probability. MST's paper shares equally;
-[`Compression.from_release`][pgmpy_dp.synthesis.compression.Compression.from_release] shares in
-proportion to the clipped noisy counts plus one noise scale, which was closer on Adult at every
-budget tried (see docs/synthesis.md) and leaves every state, even one never seen, a positive share.
+MST (McKenna, Miklau and Sheldon 2021) merges, per attribute, the states whose noisy 1-way count is
+below a few noise scales into one (named by the tuple of the states it holds) before measuring the 2-way
+tables, which then have fewer, better-resolved cells at the same cost. The merge reads the noisy
+release only (post-processing). A model fitted on the merged states is expanded back exactly, each
+state taking a share of its group; [`Compression.from_release`][pgmpy_dp.synthesis.compression.Compression.from_release]
+shares in proportion to the clipped noisy counts plus one noise scale (docs/synthesis.md).
 """
 
 from __future__ import annotations
@@ -37,19 +29,17 @@ class Compression:
     domain : Domain
         The declared (public) domain.
     keep : mapping of str to array of bool
-        Per attribute, one flag per declared state: ``True`` keeps the state, ``False`` merges it
-        with the attribute's other unflagged states. Fewer than two unflagged states merge nothing.
+        Per attribute and declared state: ``False`` merges the state with the attribute's other
+        unflagged states (fewer than two merge nothing).
     weights : mapping of str to array of float, optional
-        Per attribute, a positive weight per declared state: a merged state's share of its group
-        is its weight over the group's total. Default: equal shares.
+        Per declared state, a positive weight: its share of its group (default: equal shares).
 
     Attributes
     ----------
     domain : Domain
         The declared domain.
     merged_domain : Domain
-        The kept states in declared order, then one merged state per attribute that has one:
-        the tuple of the states it holds.
+        The kept states in declared order, then a merged state (the tuple of its states) if any.
     codes_map : dict of str to numpy.ndarray
         Per attribute, the merged code of each declared code.
     shares : dict of str to numpy.ndarray
@@ -125,8 +115,7 @@ class Compression:
     def merge_release(self, release: MarginalRelease) -> MarginalRelease:
         """A release of 1-way tables re-expressed on the merged states (each group's noisy counts summed).
 
-        What a fit on the merged states reads; not a new measurement (its merged cells carry the
-        summed noise of their group, larger than the scale the table states).
+        Not a new measurement: merged cells carry their group's summed noise.
 
         Examples
         --------
@@ -151,9 +140,8 @@ class Compression:
     def expand(self, model):
         """A Markov network over the merged states, as the same distribution over the declared states.
 
-        Every factor is indexed back to the declared states; each merged state's share of its
-        group multiplies one factor of its attribute (its node potential if it has one). The
-        probability of a group is unchanged, so marginals over merged states agree exactly.
+        Each merged state's share of its group multiplies one factor of its attribute (its node potential
+        if it has one), so marginals over merged states agree exactly.
 
         Examples
         --------

@@ -1,12 +1,9 @@
 """What the marginal-selection methods (MST, AIM) share: measuring, fitting, and reading the model.
 
-A selection method alternates between measuring a marginal of the private data with Gaussian
-noise ([`measure`][pgmpy_dp.synthesis.marginals.measure]), fitting a Markov network to every
-measurement so far ([`MarkovFit`][pgmpy_dp.synthesis.marginals.MarkovFit], our CGM-EM with one
-potential per measured attribute set, warm-started from the previous fit), and reading marginals
-of that model over any attribute set, inside a junction-tree clique or not
-([`tree_marginal`][pgmpy_dp.synthesis.marginals.tree_marginal]). Model sizes come from the
-triangulation of the public clique list only ([`model_megabytes`][pgmpy_dp.synthesis.marginals.model_megabytes]).
+A method alternates [`measure`][pgmpy_dp.synthesis.marginals.measure] (Gaussian noise), a
+[`MarkovFit`][pgmpy_dp.synthesis.marginals.MarkovFit] of every measurement so far, and reading the model's
+marginals ([`tree_marginal`][pgmpy_dp.synthesis.marginals.tree_marginal]); model sizes come from the public
+clique list only ([`model_megabytes`][pgmpy_dp.synthesis.marginals.model_megabytes]).
 """
 
 from __future__ import annotations
@@ -81,16 +78,12 @@ def model_megabytes(domain: Domain, cliques: Sequence[Sequence[str]]) -> float:
 class MarkovFit:
     """CGM-EM fits of a Markov network to a growing list of Gaussian releases.
 
-    Each measured attribute set gets its own potential (1-way tables included: node potentials
-    keep the L2 prior from flattening the margins of large domains, see docs/synthesis.md). A
-    refit after a new measurement starts from the previous log-potentials, the new clique's at zero.
-    Each fit is the Markov estimator's ([`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov]);
-    its L2 weight is the floored one
-    ([`floored_regularization`][pgmpy_dp.estimators.priors.floored_regularization]) over all tables
-    (``per_clique=False`` of [`markov_weights`][pgmpy_dp.estimators.priors.markov_weights]);
+    Each measured attribute set, 1-way tables included, gets its own potential; a refit starts from
+    the previous log-potentials, a new clique's at zero. Each fit is
+    [`fit_markov`][pgmpy_dp.estimators.markov_fit.fit_markov] with one floored L2 weight over all tables;
     ``scaled_regularization`` is the last fit's weight before the floor
-    ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization]), which AIM's published
-    model uses (see docs/synthesis.md).
+    ([`cgm_regularization`][pgmpy_dp.estimators.priors.cgm_regularization]), for AIM's published model
+    (docs/synthesis.md).
 
     Parameters
     ----------
@@ -231,13 +224,10 @@ def fit_final_model(
 ):
     """The published model: a ``PrivateMarkovEstimator`` fit of every measured set, as a clique.
 
-    ``start``, a [`MarkovFit`][pgmpy_dp.synthesis.marginals.MarkovFit] of the same releases, is
-    where CGM-EM starts (its ``init``) instead of the naive fit: the objective and so the optimum
-    are the estimator's own, only the way there is shorter. ``regularization`` is the estimator's
-    (a number applies to every clique); ``max_iter`` a fixed budget of EM maps like the estimator's
-    default one (EM stops earlier at its tolerance, and not converging there does not warn).
-    Returns the fitted estimator; its
-    ``model_`` stands for it in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
+    ``start``, a [`MarkovFit`][pgmpy_dp.synthesis.marginals.MarkovFit] of the same releases, is where CGM-EM
+    starts instead of the naive fit (same optimum, shorter way). ``regularization`` is the estimator's;
+    ``max_iter`` a fixed budget of EM maps (not converging within it does not warn). Returns the fitted
+    estimator, whose ``model_`` stands for it in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
     """
     from pgmpy.models import DiscreteMarkovNetwork
 

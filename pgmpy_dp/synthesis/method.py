@@ -1,13 +1,10 @@
 """The protocol of the synthesizer's selection methods, and the recorder that keeps what was paid for.
 
-A method (AIM, MST, PrivBayes) does two things. [`Method.check`][pgmpy_dp.synthesis.method.Method.check]
-reads public facts only (the domain, the loss, the method's settings), refuses what it cannot run
-and returns a [`Plan`][pgmpy_dp.synthesis.method.Plan]; nothing is spent. The caller then charges
-``plan.loss`` and calls [`Method.run`][pgmpy_dp.synthesis.method.Method.run] with the data, which
-returns ``(model, releases, selected)``. While it runs, the method hands every noisy output to one
-[`Measurements`][pgmpy_dp.synthesis.method.Measurements] recorder the moment it exists: the first
-one commits the charge, and whatever the run does afterwards (a warning turned into an error,
-Ctrl-C, a failed fit), the recorder holds every release and selection the budget paid for.
+[`Method.check`][pgmpy_dp.synthesis.method.Method.check] reads public facts only and returns a
+[`Plan`][pgmpy_dp.synthesis.method.Plan] (nothing is spent); the caller charges ``plan.loss`` and calls
+[`Method.run`][pgmpy_dp.synthesis.method.Method.run], which hands every noisy output to a
+[`Measurements`][pgmpy_dp.synthesis.method.Measurements] recorder the moment it exists: the first commits the
+charge, and whatever fails afterwards (an error, Ctrl-C), the recorder holds what the budget paid for.
 """
 
 from __future__ import annotations
@@ -25,8 +22,7 @@ class Measurements:
     Parameters
     ----------
     on_noise : callable, optional
-        Called once, with no argument, when the first noisy output exists (a budget charge's
-        ``commit``: from then on a failure no longer refunds it).
+        Called once when the first noisy output exists (a charge's ``commit``).
 
     Attributes
     ----------

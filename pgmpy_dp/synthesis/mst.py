@@ -1,15 +1,10 @@
 """MST (McKenna, Miklau and Sheldon 2021): 1-way marginals, a private maximum spanning tree, its 2-way marginals.
 
-The zCDP budget ``rho`` is split in three equal parts. A third measures every 1-way marginal
-with Gaussian noise. Per attribute, the states whose noisy count is below three noise scales
-then merge into one (MST's compression, [`Compression`][pgmpy_dp.synthesis.compression.Compression];
-post-processing). A third selects a spanning tree by Kruskal's algorithm, each edge drawn by the
-exponential mechanism among the pairs that join two components; a pair's score is the L1 distance
-between its true 2-way table over the merged states and the independence estimate from the noisy
-1-way tables (a record moves it by at most 1). The last third measures the tree's 2-way marginals
-over the merged states. The model is our CGM-EM fit of all those measurements on the merged
-states, expanded back to the declared states (a merged state's probability shared in proportion to
-the noisy 1-way counts of its states, see docs/synthesis.md).
+A third of ``rho`` measures every 1-way marginal; rare states then merge
+([`Compression`][pgmpy_dp.synthesis.compression.Compression], post-processing). A third selects a spanning
+tree by Kruskal's algorithm, each edge drawn by the exponential mechanism (score: the L1 distance between
+the pair's true 2-way table and the independence estimate, sensitivity 1). The last third measures the
+tree's 2-way marginals. The CGM-EM fit of them all is expanded back to the declared states (docs/synthesis.md).
 """
 
 from __future__ import annotations
@@ -33,11 +28,8 @@ from .method import Measurements, Method, Plan
 def check_mst(domain: Domain, rho: float) -> None:
     """Refuse, from public facts only, a domain or budget MST cannot run on (nothing is spent).
 
-    The spanning tree may pick any pair, and each picked pair's 2-way table is released: a pair
-    whose declared states make more cells than one release allows is refused here, before the
-    1-way release and the tree selection are paid for. The limit is checked on the declared
-    states, not the merged ones: which states merge depends on the noisy counts, known only
-    after spending (see docs/synthesis.md).
+    The tree may pick any pair, so a pair whose *declared* states make more cells than one release
+    allows is refused here (which states merge is known only after spending).
 
     Examples
     --------
@@ -81,20 +73,12 @@ def run_mst(
 
     Parameters
     ----------
-    codes : dict of str to numpy.ndarray
-        One integer code array per attribute of ``domain`` (as ``Domain.encode`` gives).
-    domain : Domain
-        The public domain; at least two attributes.
+    codes, domain
+        One integer code array per attribute (``Domain.encode``) and the public domain (two or more attributes).
     rho : float
         The zCDP budget, spent exactly.
-    rng : numpy.random.Generator, optional
-        A seeded generator for experiments; ``None`` draws every noise and selection from OpenDP's
-        exact samplers.
-    show_progress : bool
-        Progress bars over the tree's edges and the final fit.
-    recorder : Measurements, optional
-        Handed each release and each tree edge as soon as it is drawn (what a failure
-        afterwards leaves paid for); the first commits the caller's charge.
+    rng, show_progress, recorder
+        As for [`run_aim`][pgmpy_dp.synthesis.aim.run_aim] (``recorder`` gets each release and tree edge).
     threshold : float or None
         States whose noisy 1-way count is below ``threshold`` noise scales merge before the 2-way
         measurements (two or more per attribute; ``None`` merges nothing).
@@ -102,10 +86,9 @@ def run_mst(
     Returns
     -------
     model : pgmpy.models.DiscreteMarkovNetwork
-        The fitted tree-structured network over the declared states (with one potential per attribute).
+        The fitted tree-structured network over the declared states.
     releases : list of MarginalRelease
-        The 1-way release, then the tree's 2-way release (over the merged states: a merged
-        state is the tuple of the declared states it holds).
+        The 1-way release, then the tree's 2-way release (over the merged states).
     selected : list of tuple of str
         The tree's edges, in the order they were selected.
 

@@ -1,34 +1,16 @@
 """PrivBayes: a private Bayesian network chosen greedily, then fitted to noisy family tables.
 
-Zhang, Cormode, Procopiuc, Srivastava and Xiao (2017), "PrivBayes: private data release via
-Bayesian networks" (ACM TODS 42(4)). The network is built one attribute at a time: the first is
-drawn uniformly at random (no data involved); every later step picks, with the exponential
-mechanism, one pair (attribute not yet placed, parent set among the placed ones) by how far the
-attribute is from independent of the parents. The family tables ``(X_i, parents_i)`` are then
-released with discrete Laplace or discrete Gaussian noise, and the CPDs are our likelihood fit of
-those tables ([`DiscretePrivateMLE.fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]),
-not the paper's normalised noisy counts.
+Zhang, Cormode, Procopiuc, Srivastava and Xiao (2017), "PrivBayes" (ACM TODS 42(4)). The first attribute
+is drawn uniformly at random; each later step picks, with the exponential mechanism, one pair (attribute
+not yet placed, parent set among the placed ones). The family tables are released with discrete Laplace or
+Gaussian noise and the CPDs fitted to them by likelihood
+([`DiscretePrivateMLE.fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]).
 
-What differs from the paper, and why:
-
-* **Score.** The paper's ``R(X, Pi) = 1/2 ||P[X, Pi] - P[X] P[Pi]||_1`` has a sensitivity that
-  depends on the record count ``n``, which is private. We score the same distance on counts,
-  ``n R = 1/2 sum |N(x, pi) - N(x) N(pi) / n|`` ([`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score]),
-  whose sensitivity is at most 2 whatever ``n`` (see `SCORE_SENSITIVITY`): the same ranking,
-  with a data-free scale.
-* **Degree.** For attributes with many states the paper replaces the fixed degree ``k`` by its
-  theta-usefulness rule: a family table is worth measuring only while its average count per cell
-  is at least ``theta`` times the noise, so a parent set may hold at most
-  ``tau = n / (theta * noise)`` cells with the attribute, and the candidates are the *maximal*
-  parent sets under that cap. We apply the rule with the noise our tables will get (see
-  `DEFAULT_THETA`) and a noisy record count (a small, stated share of the budget) unless a
-  public count is declared; ``degree`` additionally bounds the number of parents.
-* **Budget.** ``structure_fraction`` of the total (0.3, the paper's choice) goes to the
-  ``d - 1`` selections in equal parts, 1% to the noisy count, the rest to the family tables,
-  split so as to minimise their expected total noise
-  ([`error_optimal_allocation`][pgmpy_dp.estimators.allocation.error_optimal_allocation]).
-  [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split] states it; the parts add up
-  to the total exactly.
+Departures from the paper (docs/synthesis.md): the score is the paper's distance on counts
+([`independence_score`][pgmpy_dp.synthesis.privbayes.independence_score]), whose sensitivity does not depend
+on the private ``n``; the candidates are the maximal parent sets under the theta-usefulness cap (`DEFAULT_THETA`,
+with a noisy or declared record count); the budget split is
+[`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split].
 """
 
 from __future__ import annotations
@@ -115,9 +97,8 @@ def maximal_parent_sets(placed, sizes: Mapping[str, int], cap: float, max_parent
                         limit: int | None = None) -> list[tuple[str, ...]]:
     """Parent sets among ``placed`` whose configurations number at most ``cap``, maximal under that cap.
 
-    A set is maximal when it has ``max_parents`` members or no other placed attribute can join it
-    within ``cap``. The empty set is the only one when no attribute fits. Sets keep the order of
-    ``placed``.
+    Maximal: ``max_parents`` members, or no other placed attribute fits within ``cap`` (the empty set
+    when none fits). Sets keep the order of ``placed``.
 
     Parameters
     ----------
@@ -172,8 +153,7 @@ class PrivBayesSplit:
     count : float
         The noisy record count (0 when a public count is declared or there is one attribute).
     selections : tuple of float
-        One per selection step (``d - 1`` of them); each step's exponential mechanism runs at
-        ``epsilon_i`` = this value, or at ``sqrt(8 rho_i)`` under zCDP.
+        One per selection step (``d - 1``): its epsilon, or its rho (run at ``sqrt(8 rho_i)``).
     tables : float
         The family tables together.
     """
@@ -203,11 +183,9 @@ def privbayes_split(total: float, n_attrs: int, *, unit: str = "epsilon",
                     structure_fraction: float = DEFAULT_STRUCTURE_FRACTION, count: bool = True) -> PrivBayesSplit:
     """The budget split of [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes].
 
-    ``COUNT_FRACTION`` of ``total`` for the noisy record count (if ``count`` and there is a
-    selection step), ``structure_fraction`` of it over the ``n_attrs - 1`` selection steps in
-    equal parts, and the remainder for the tables, so that the parts sum to ``total`` exactly.
-    [`run_privbayes`][pgmpy_dp.synthesis.privbayes.run_privbayes] makes no count (``count=False``) when
-    a public count is declared or ``degree=0`` (no parent sets to cap).
+    ``COUNT_FRACTION`` for the noisy record count (if ``count``, false when a public count is declared or
+    ``degree=0``, and there is a selection step), ``structure_fraction`` over the ``n_attrs - 1`` selections
+    in equal parts, the remainder for the tables: the parts sum to ``total`` exactly.
 
     Examples
     --------
@@ -392,10 +370,9 @@ def run_privbayes(
 ):
     """PrivBayes on encoded data: a greedy private network, noisy family tables, our CPD fit.
 
-    Spends exactly ``epsilon`` (pure DP: exponential mechanism and discrete Laplace tables) or
-    ``rho`` (zCDP: exponential mechanism at ``epsilon_i`` costing ``epsilon_i**2 / 8``, discrete
-    Gaussian tables), split as [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split]
-    states. It charges no budget: the caller charges the total once.
+    Spends exactly ``epsilon`` (pure DP, discrete Laplace tables) or ``rho`` (zCDP, discrete Gaussian
+    tables), split by [`privbayes_split`][pgmpy_dp.synthesis.privbayes.privbayes_split]; the caller
+    charges the total once.
 
     Parameters
     ----------
@@ -406,10 +383,8 @@ def run_privbayes(
     epsilon, rho : float
         Exactly one: the total pure-DP or zCDP budget (or a loss value as ``epsilon``: ``PureDP``
         spends epsilon, ``ZCDP`` and ``ApproxDP`` the rho they imply).
-    rng : numpy.random.Generator or int, optional
-        Seed for reproducible experiments only; ``None`` uses OS randomness and OpenDP's exact samplers.
-    show_progress : bool
-        A progress bar over the selection steps when they take more than a couple of seconds.
+    rng, show_progress
+        As for [`run_aim`][pgmpy_dp.synthesis.aim.run_aim] (the bar runs over the selection steps).
     degree : int, optional
         Most parents per node; ``None`` leaves the number to the theta-usefulness cap.
     structure_fraction : float
@@ -419,15 +394,13 @@ def run_privbayes(
     n_records : float, optional
         A public record count; without it a noisy count is made (``COUNT_FRACTION`` of the budget).
     recorder : Measurements, optional
-        Handed each noisy output as soon as it exists: the noisy record count (which commits the
-        caller's charge), each selected family, the release of the family tables. A failure
-        afterwards (in the CPD fit, say) leaves in it everything the budget paid for.
+        Handed each noisy output as soon as it exists (the record count, each family, the tables'
+        release); the first commits the caller's charge.
 
     Returns
     -------
     model : pgmpy.models.DiscreteBayesianNetwork
-        The network, with CPDs from [`DiscretePrivateMLE.fit_release`][pgmpy_dp.estimators.bayesian.DiscretePrivateMLE.fit_release]
-        over the public states.
+        The network, with CPDs over the public states.
     releases : list of MarginalRelease
         The noisy family tables (one release).
     selected : list of (str, tuple of str)

@@ -1,10 +1,7 @@
 """From a private table to a private model and synthetic data in one call: [`PrivateSynthesizer`][pgmpy_dp.synthesis.synthesizer.PrivateSynthesizer].
 
-The synthesizer validates everything it can from public inputs (parameters, schema, declared
-domains) and asks its selection method (AIM, MST or PrivBayes, by name in `METHODS`) to check its
-plan from public facts (workload, model size, table sizes); it then charges the whole budget once,
-encodes the data, and runs the method, which measures marginals of the data with noise, chooses
-what to measure from noisy answers only, and fits the model with our own estimators.
+It checks its parameters and schema, lets its method (`METHODS`) check a plan from public facts, charges
+the budget once and runs the method ([`pgmpy_dp.synthesis.method`][pgmpy_dp.synthesis.method]).
 """
 
 from __future__ import annotations
@@ -33,12 +30,10 @@ _FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "dom
 class PrivateSynthesizer(BaseObject):
     """Learn a private graphical model of a whole table, without a known graph, and sample from it.
 
-    ``fit`` spends the whole budget once: it measures noisy marginals of the data, chosen by the
-    method from noisy answers only, and fits a pgmpy model to them with our estimators. The model
-    answers queries (``pgmpy_dp.query``; ``pgmpy_dp.query_interval`` too, except for an MST model
-    whose rare states were merged, see docs/synthesis.md) and ``sample`` draws
-    synthetic records from it; both are post-processing and spend nothing. The evidence on
-    accuracy is in docs/synthesis.md and docs/benchmarks.md.
+    ``fit`` spends the whole budget once: it measures noisy marginals chosen from noisy answers only and
+    fits a pgmpy model to them. The model answers queries (``pgmpy_dp.query``; ``pgmpy_dp.query_interval``
+    too, except for an MST model whose rare states were merged) and ``sample`` draws synthetic records;
+    both spend nothing. Accuracy: docs/synthesis.md and docs/benchmarks.md.
 
     The privacy loss is a hyper-parameter (``epsilon=`` with ``delta=``, or ``rho=``, given here,
     not to ``fit``): one configured fit of one table spends it all (the rule of docs/privacy.md,
@@ -47,9 +42,8 @@ class PrivateSynthesizer(BaseObject):
     Parameters
     ----------
     epsilon : float, optional
-        The (epsilon, delta)-DP budget's epsilon; ``"aim"`` and ``"mst"`` need ``delta`` too
-        (they are zCDP methods; the budget is converted to ``rho`` by the tight conversion of
-        Canonne, Kamath and Steinke). ``"privbayes"`` also accepts a pure-DP epsilon alone.
+        The (epsilon, delta)-DP budget's epsilon; ``"aim"`` and ``"mst"`` (zCDP methods, converted by
+        the tight conversion) need ``delta`` too, ``"privbayes"`` also takes a pure-DP epsilon alone.
     rho : float, optional, keyword only
         A zCDP budget instead of ``epsilon``.
     delta : float, optional, keyword only
@@ -161,10 +155,8 @@ class PrivateSynthesizer(BaseObject):
     def fit(self, df: pd.DataFrame, domain=None) -> PrivateSynthesizer:
         """Check, charge once, measure, select and fit; returns self.
 
-        Everything public is checked before the charge: the parameters, the schema, and the
-        method's plan (``Method.check``). The method then runs with the charge and hands each
-        noisy output to one recorder as it is drawn; the first commits the charge, and a failure
-        afterwards leaves ``releases_`` and ``selected_`` with what was paid for.
+        Everything public is checked before the charge; a failure after the first noise leaves
+        ``releases_`` and ``selected_`` with what was paid for.
 
         Parameters
         ----------

@@ -1,11 +1,8 @@
 """The released artifact: noisy tables with every fact needed to use them, and their JSON form.
 
-A [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] holds the noisy tables
-([`NoisyTable`][pgmpy_dp.tables.artifact.NoisyTable]) of one release together with their provenance
-(epsilon or rho and noise scale per table, sensitivity, mechanism, privacy unit, public domain). It answers
-marginals of the released tables by post-processing, and reads and writes the published JSON format of
-[`pgmpy_dp.tables.schema`][pgmpy_dp.tables.schema]. It is built by the functions of
-[`pgmpy_dp.tables.release`][pgmpy_dp.tables.release].
+A [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] holds one release's
+[`NoisyTable`][pgmpy_dp.tables.artifact.NoisyTable] s with their provenance, answers marginals by
+post-processing, and reads and writes the JSON format of [`pgmpy_dp.tables.schema`][pgmpy_dp.tables.schema].
 """
 
 from __future__ import annotations
@@ -44,31 +41,24 @@ class NoisyTable:
     values : numpy.ndarray
         Noisy counts, shape ``domain.shape(attrs)``; may be negative.
     epsilon : float or None
-        Pure-DP budget spent on this table (discrete Laplace); ``None`` for a
-        discrete Gaussian table, which has no pure-DP guarantee (see ``rho``).
+        Pure-DP budget spent on this table (discrete Laplace); ``None`` for a discrete Gaussian table.
     scale : float
         Noise scale of each cell: the discrete Laplace scale ``sensitivity / epsilon``,
         or the discrete Gaussian sigma ``sensitivity / sqrt(2 rho)``.
     sensitivity : float
-        Sensitivity of this table alone, for one privacy unit: one record
-        changes one cell by 1 (L1 and L2 sensitivity 1); a pooled table of
-        ``m`` members has ``m`` (a record is in every member); an individual
-        under ``contribution="normalize"`` adds mass at most 1 (sensitivity 1),
-        under ``"clip"`` at most ``max_records_per_user`` per member.
+        Sensitivity of this table alone, for one privacy unit: 1 for a record, ``m`` for a pooled table
+        of ``m`` members, or the individual-level bound ([`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution]).
     mechanism : str
         ``"discrete_laplace"`` (the default) or ``"discrete_gaussian"``.
     rho : float or None
         zCDP cost of a discrete Gaussian table (``sensitivity**2 / (2 scale**2)``),
         ``None`` for a discrete Laplace table.
     members : tuple of tuple of str, or None
-        A pooled table's member attribute tuples (its values are the sum of the
-        members' counts plus noise; ``attrs == members[0]`` names its axes);
-        ``None`` for an ordinary table.
+        A pooled table's member attribute tuples (``attrs == members[0]`` names its axes); ``None`` for
+        an ordinary table.
     granularity : float
-        Spacing of the lattice the values and noise live on: 1 for counts;
-        ``1 / NORMALIZE_UNITS`` for individual-normalised (fractional) counts,
-        whose noise is integer noise of scale ``scale / granularity`` times
-        ``granularity`` (see [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution]).
+        Spacing of the lattice the values and noise live on: 1 for counts, ``1 / NORMALIZE_UNITS`` for
+        individual-normalised counts.
 
     Examples
     --------
@@ -220,10 +210,9 @@ class MarginalRelease:
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of this release.
 
-        A Gaussian release converts its [`rho`][pgmpy_dp.tables.artifact.MarginalRelease.rho] with the tight conversion of
-        Canonne, Kamath and Steinke (2020) (see
-        [`pgmpy_dp.privacy.rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]); a Laplace release is
-        ``epsilon``-DP, so ``(epsilon, delta)`` holds for every delta.
+        A Gaussian release converts its [`rho`][pgmpy_dp.tables.artifact.MarginalRelease.rho] by
+        [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]; a Laplace release is
+        ``epsilon``-DP for every delta.
         """
         delta = check_delta(delta)
         if self.rho is not None:
@@ -236,8 +225,7 @@ class MarginalRelease:
     def sensitivity(self) -> float:
         """L1 sensitivity of all tables concatenated: the sum of the tables' sensitivities.
 
-        One record adds 1 to every ordinary table and ``len(members)`` to a pooled
-        one; under individual-level privacy it is what one individual can add.
+        (1 per ordinary table and ``len(members)`` per pooled one for a record.)
         """
         return math.fsum(t.sensitivity for t in self.tables)
 
@@ -256,13 +244,9 @@ class MarginalRelease:
     def n_records_estimate(self) -> float:
         """Record count: the declared one, or the inverse-variance weighted mean of table totals.
 
-        A pooled table's total counts each record once per member, so it is
-        divided by ``len(members)``. Under ``privacy_unit`` with
-        ``contribution="normalize"`` every individual adds mass 1 to each table
-        (pooled or not) in which it has a counted row, so the estimate is the
-        number of *individuals* (those with a counted row), not of records;
-        under ``"clip"`` it is the number of rows kept after sampling.
-        The noisy estimate is post-processing of the release and costs no budget.
+        A pooled table's total is divided by ``len(members)``. Under ``contribution="normalize"`` the
+        estimate is the number of *individuals* with a counted row; under ``"clip"``, of the rows kept.
+        Post-processing: no budget.
         """
         if self.n_records is not None:
             return float(self.n_records)
@@ -340,18 +324,11 @@ class MarginalRelease:
     def _marginal_with_noise(self, attrs) -> tuple[tuple[str, ...], np.ndarray, float, NoisyTable | None]:
         """Noisy counts over ``attrs``, in that order, from the released tables (post-processing).
 
-        A released table over exactly these attributes (in any order) is used
-        as is, transposed if needed. Otherwise every released table that
-        contains all of ``attrs`` is summed down to them, and these marginals
-        are combined with inverse-variance weights (a summed cell's noise
-        variance is the table's cell variance times the number of cells summed).
-        Pooled tables never stand in for an ordinary table (their cells hold
-        every member's counts); a pooled key (a tuple of member tuples) is
-        answered by pooled tables whose members restrict, position by position,
-        to the requested ones (the sum of the members' marginals).
-        Returns the axis labels (a pooled key's first member), the values, each
-        cell's noise variance and, when the cells are one table's own cells
-        (possibly transposed), that table (else ``None``).
+        A released table over exactly these attributes is used as is (transposed if needed); otherwise
+        every released table containing ``attrs`` is summed down and the marginals combined with
+        inverse-variance weights. Pooled tables answer only pooled keys whose members they restrict to.
+        Returns the axis labels, the values, each cell's noise variance and, when the cells are one
+        table's own cells, that table (else ``None``).
         """
         key = table_key(attrs)
         if key in self._index:
@@ -394,11 +371,8 @@ class MarginalRelease:
     def series(self, attrs) -> pd.Series:
         """Noisy counts over ``attrs`` as a Series indexed by the public states (a MultiIndex for 2+).
 
-        ``attrs`` may be a released table, the same attributes in another order,
-        or a subset of one or more released tables: reordering and summing out
-        attributes is post-processing and spends nothing. When several tables
-        contain ``attrs``, their marginals are combined with inverse-variance
-        weights (the most precise unbiased combination).
+        ``attrs`` may be a released table in any order, or a subset of released tables (several are
+        combined with inverse-variance weights); post-processing, nothing is spent.
 
         Examples
         --------
@@ -440,12 +414,8 @@ class MarginalRelease:
     def interval(self, attrs, level: float = 0.95, clip: bool = False) -> pd.DataFrame:
         """Confidence intervals for the true counts over ``attrs``, one per cell (post-processing).
 
-        Exact for a released table (in any attribute order): each interval
-        covers its true count with probability at least ``level`` under the
-        table's own noise distribution. For a subset summed from released
-        tables the noise is a sum of noises and the interval uses a normal
-        approximation with its exact variance. See
-        [`pgmpy_dp.tables.intervals.release_interval`][pgmpy_dp.tables.intervals.release_interval] for the details.
+        Exact for a released table, normal (with the exact variance) for a subset summed from released
+        tables: see [`release_interval`][pgmpy_dp.tables.intervals.release_interval].
 
         Examples
         --------
@@ -538,11 +508,9 @@ class MarginalRelease:
     def from_json(cls, source: str | bytes | Path) -> MarginalRelease:
         """Read a release from JSON text or from a file written by [`to_json`][pgmpy_dp.tables.artifact.MarginalRelease.to_json].
 
-        ``source`` is JSON text if it is ``bytes``, or a ``str`` that starts with
-        ``{`` or ``[`` or parses as JSON (``"null"``, ``"3"``); any other ``str`` and
-        every ``os.PathLike`` is a file path (pass a ``Path`` for a file named like
-        JSON). A missing file raises ``FileNotFoundError`` naming it; anything that is
-        not a valid artifact raises [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
+        ``bytes`` and a ``str`` that starts with ``{`` or ``[`` or parses as JSON are JSON text; any other
+        ``str`` and every ``os.PathLike`` is a file path. A missing file raises ``FileNotFoundError``; an
+        invalid artifact raises [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
         """
         return cls.from_dict(read_json_source(source))
 
@@ -568,12 +536,8 @@ def _combine(covering: Sequence[NoisyTable], key: tuple[str, ...]):
 def pooled_record_count(tables: Sequence[NoisyTable], normalized: bool | Sequence[bool] = False) -> float:
     """Inverse-variance weighted mean of the tables' noisy totals (post-processing, no budget).
 
-    A table's total has variance ``variance * cells``; tables so precise that
-    their noise vanishes in double precision are used alone. A pooled table
-    counts each record once per member, so its total is divided by
-    ``len(members)``, unless ``normalized`` (individual-normalised tables, in
-    which each individual has total mass 1 in every table, pooled or not; one
-    flag for all tables, or one per table).
+    Noiseless tables are used alone. A pooled table's total is divided by ``len(members)``, unless
+    ``normalized`` (individual-normalised tables, mass 1 per individual; one flag or one per table).
 
     Examples
     --------

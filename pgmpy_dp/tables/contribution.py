@@ -1,36 +1,21 @@
 """Contribution bounding for individual-level privacy: each individual owns many rows.
 
-With ``privacy_unit=UserLevel("user_id")`` two datasets are neighbours when they differ by
-*all* rows of one individual, so the sensitivity of a table is what one
-individual can add to it, not one record. Two ways to bound it:
+Under ``privacy_unit=UserLevel(...)`` neighbours differ by all rows of one individual, bounded per table
+as [`UserLevel`][pgmpy_dp.privacy.units.UserLevel] says: ``"normalize"`` (Bernstein et al. 2017, section 4.2)
+gives each of an individual's ``K_u`` counted rows (member instances of a pooled table) weight ``1 / K_u``,
+per-table sensitivity 1; ``"clip"`` keeps at most ``max_records`` rows, sensitivity ``max_records`` (times
+``len(members)`` for a pooled table). Rows whose values on a table's attributes all equal ``skip_state``
+are not counted there.
 
-``"normalize"`` (Bernstein et al. 2017, section 4.2, after He et al. 2015)
-    For each table, each of an individual's ``K_u`` counted rows (member
-    instances for a pooled table) gets weight ``1 / K_u``; a row whose values
-    on the table's attributes all equal ``skip_state`` is not counted and not
-    in ``K_u``. Each individual adds mass at most 1 to every table: per-table
-    sensitivity 1 (L1 and L2).
-``"clip"``
-    Keep at most ``max_records`` rows per individual (chosen
-    uniformly at random) and count them with weight 1: per-table sensitivity
-    ``max_records`` (times ``len(members)`` for a pooled table).
+Integer noise on a fractional count is *not* private, so ``"normalize"`` weights live on the public grid
+``1 / NORMALIZE_UNITS``: each individual splits exactly ``U = NORMALIZE_UNITS`` integer units over its
+``K_u`` rows, ``floor(U / K_u)`` each plus one more for ``U mod K_u`` of them, a cyclic run from a uniformly
+random row (so each row's expected weight is exactly ``1 / K_u``). The counts in units have sensitivity
+``U``; the release adds integer noise of scale ``U`` times the count-scale and divides by ``U``
+(the table's ``granularity`` is ``1 / U``).
 
-Normalised counts are fractional, and integer noise added to a fractional
-count is *not* private (the fractional part of a released cell would reveal
-the count's fractional part). So weights live on a public grid of
-``1 / NORMALIZE_UNITS``: each individual splits exactly ``NORMALIZE_UNITS``
-integer units over its ``K_u`` counted rows, ``floor(U / K_u)`` each plus one
-more for ``U mod K_u`` of them: a cyclic run of the individual's rows starting
-at a uniformly random one (unbiased: every row gets the extra unit with
-probability ``(U mod K_u) / K_u``, so its expected weight is exactly ``1 / K_u``). The counts in units are integers whose
-sensitivity is ``U``; the release adds integer noise of scale ``U`` times the
-count-scale and divides by ``U``. The released values are multiples of
-``1 / U`` (recorded as the table's ``granularity``), and the noise is the
-integer mechanism's, scaled.
-
-Randomness (row sampling, rounding) comes from the release's seeded generator
-in experiments, else from a fresh generator seeded by ``secrets``; each
-individual's choice depends only on its own rows' random keys.
+Randomness (row sampling, rounding) comes from the release's seeded generator in experiments, else from
+``secrets``; each individual's choice depends only on its own rows' random keys.
 """
 
 from __future__ import annotations
@@ -65,8 +50,7 @@ class ContributionBound:
     max_records_per_user : int or None
         Rows kept per individual (sampled uniformly) before counting.
     skip_state : object or None
-        A public state; a row whose values on a table's attributes all equal it
-        is not counted in that table.
+        A public state; a row whose values on a table's attributes all equal it is not counted there.
 
     Examples
     --------
@@ -118,9 +102,8 @@ def check_contribution(
 ) -> ContributionBound | None:
     """Validate the individual-level keywords of a release; ``None`` for record-level privacy.
 
-    ``privacy_unit`` is the column name (or any label, for callers that pass
-    unit codes themselves). Raises a TypeError or ValueError naming the
-    keyword before anything is counted or spent.
+    ``privacy_unit`` is the column name (or any label, for callers that pass unit codes themselves).
+    Raises a TypeError or ValueError naming the keyword before anything is counted or spent.
 
     Examples
     --------
@@ -176,10 +159,8 @@ def check_contribution(
 def contribution_bound(unit, units_given: bool = True) -> ContributionBound | None:
     """The bound a privacy unit value stands for: ``None`` (record level), a column label, a ``UserLevel``.
 
-    ``units_given`` says whether the caller holds the individuals' codes (``units=``): a unit
-    without them, or codes without a unit (then an unnamed individual under ``"normalize"``),
-    are the two forms a caller of [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]
-    may mix up. A ``ContributionBound`` is returned unchanged.
+    ``units_given``: whether the caller holds the individuals' codes (``units=``); codes without a unit
+    stand for unnamed individuals under ``"normalize"``. A ``ContributionBound`` is returned unchanged.
 
     Examples
     --------
@@ -208,8 +189,7 @@ def contribution_bound(unit, units_given: bool = True) -> ContributionBound | No
 def encode_units(values, column: str = "privacy_unit") -> np.ndarray:
     """Integer codes ``0 .. n_units - 1`` of the individuals, one per row (``pd.factorize``).
 
-    Raises a ValueError naming ``column`` if any value is missing: a row that
-    belongs to no known individual cannot be bounded.
+    Raises a ValueError naming ``column`` if any value is missing (such a row cannot be bounded).
 
     Examples
     --------
@@ -325,19 +305,11 @@ def contribution_weights(
 ) -> list[np.ndarray]:
     """Per-row weights of each member table under ``bound`` (one array per member).
 
-    ``kept`` is the row mask of ``max_records_per_user`` sampling (None: all
-    rows). A row counts in a member unless it was not kept or all its values on
-    the member's attributes equal ``bound.skip_state``. Under ``"clip"`` a
-    counted row weighs 1; under ``"normalize"`` each individual's ``K_u``
-    counted instances (over all members) share exactly 1 on the grid
-    ``1 / NORMALIZE_UNITS``: ``floor(U / K_u)`` units each, and one more for
-    ``U mod K_u`` of them, those whose position (in a fixed order, shifted by a
-    uniformly random offset per individual, modulo ``K_u``) comes first, so
-    every instance gets the extra unit with probability exactly
-    ``(U mod K_u) / K_u`` and its expected weight is ``1 / K_u``. ``order``
-    (``np.argsort(units, kind="stable")``) may be passed to reuse one sort
-    over several tables (rows already sorted by individual need none);
-    everything else is linear in the rows.
+    ``kept`` is the row mask of ``max_records_per_user`` sampling (None: all rows). A row counts in a
+    member unless it was not kept or all its values on the member's attributes equal
+    ``bound.skip_state``; weights are 1 (``"clip"``) or the unit grid of the module docstring
+    (``"normalize"``, shared over all members). ``order`` (``np.argsort(units, kind="stable")``) may be
+    passed to reuse one sort over several tables.
 
     Examples
     --------

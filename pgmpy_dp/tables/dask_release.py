@@ -1,13 +1,9 @@
 """Releases from Dask DataFrames: count in the partitions, add noise once on the driver.
 
-Counting is embarrassingly parallel: every partition is encoded with
-[`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] and counted with [`contingency_table`][pgmpy_dp.tables.counting.contingency_table] (one
-``np.bincount`` per table over the mixed-radix index), and the per-partition
-count vectors are summed in a tree. Only the reduced exact tables come back to
-the driver, where [`release_counts`][pgmpy_dp.tables.release.release_counts] validates, charges the budget once
-and draws the noise once, exactly as the pandas path does. Bad data (NaN,
-values outside the declared states) raises inside a partition task, which
-fails the whole computation before anything is charged or drawn.
+Every partition is encoded and counted with [`contingency_table`][pgmpy_dp.tables.counting.contingency_table],
+and the count vectors are summed in a tree; only the exact tables come back to the driver, where
+[`release_counts`][pgmpy_dp.tables.release.release_counts] validates, charges once and draws the noise once.
+Bad data raises inside a partition task, before anything is charged. See docs/dask.md.
 
 This module imports Dask; it is loaded only when Dask is installed (see
 `pgmpy_dp.dask_accessor`).
@@ -41,10 +37,8 @@ def dask_domain(
 ) -> Domain:
     """The public domain of a Dask DataFrame's columns, read from its metadata only.
 
-    Categorical columns with *known* categories declare their states; ``domain``
-    entries win over them. A categorical column whose categories are unknown to
-    Dask is an error: its states would have to be read from the private data.
-    Nothing here computes anything on the partitions.
+    Categorical columns with *known* categories declare their states; ``domain`` entries win. Unknown
+    categories are an error (they would be read from the data). Nothing is computed on the partitions.
 
     Examples
     --------
@@ -101,11 +95,7 @@ def dask_contingency_tables(
 ) -> tuple[list[np.ndarray], int]:
     """Exact contingency tables of a Dask DataFrame, counted per partition and tree-reduced.
 
-    Runs on whatever Dask scheduler is active (a ``distributed.Client`` when
-    one exists). Each partition task encodes its rows with
-    [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode] and counts every table with one ``np.bincount``;
-    the per-partition vectors are summed ``split_every`` at a time, so the
-    driver receives one vector of the tables' cells, never rows.
+    Runs on the active Dask scheduler; the driver receives one vector of the tables' cells, never rows.
 
     Parameters
     ----------
@@ -177,18 +167,10 @@ def release_marginals_dask(
 ) -> MarginalRelease:
     """Release differentially private contingency tables of a Dask DataFrame.
 
-    The Dask twin of [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals], with the same
-    parameters and the same [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease]: with the same data and the
-    same ``random_state`` both return equal releases. The partitions are counted
-    on the active Dask scheduler (see [`dask_contingency_tables`][pgmpy_dp.tables.dask_release.dask_contingency_tables]); the noise
-    is drawn once, on the driver, and the budget is charged once, by
-    [`pgmpy_dp.tables.release.release_counts`][pgmpy_dp.tables.release.release_counts].
-
-    Order of events: the request (tables, budget arguments, domain) is checked
-    from metadata alone; then the partitions are counted, and any NaN or
-    out-of-domain value raises from its partition task; only then is the
-    budget charged and the noise drawn. A failure anywhere before the noise
-    spends nothing.
+    The Dask twin of [`pgmpy_dp.tables.release_marginals`][pgmpy_dp.tables.release.release_marginals]: the same
+    data and ``random_state`` give an equal release. The request is checked from metadata alone, then
+    the partitions are counted, then the budget is charged and the noise drawn: a failure before the
+    noise spends nothing.
 
     Parameters
     ----------
@@ -199,9 +181,7 @@ def release_marginals_dask(
         how to declare the states of a categorical column whose categories
         Dask does not know.
     show_progress : bool
-        Show a progress bar while counting on a local (non-distributed)
-        scheduler, if that takes more than a couple of seconds; a
-        ``distributed`` cluster shows its progress on its dashboard instead.
+        A progress bar while counting on a local scheduler (a ``distributed`` cluster has its dashboard).
     split_every : int
         Fan-in of the reduction tree that sums the per-partition counts.
 
@@ -242,8 +222,7 @@ def release_marginals_dask(
             f"tables name column(s) {missing} that are not in the DataFrame (columns: {list(ddf.columns)})"
         )
     dom = dask_domain(ddf, columns, domain)
-    # Check the request before the cluster counts anything: a bad epsilon, budget
-    # or table should not cost a pass over the data.
+    # a bad epsilon, budget or table should not cost a pass over the data
     loss = release_loss(epsilon, rho, loss)
     attrs, per_table = plan_tables(dom, requested, max_cells=max_cells, loss=loss)
     check_budget(budget, per_table, is_gaussian(loss))

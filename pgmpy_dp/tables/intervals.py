@@ -1,19 +1,10 @@
 """Exact confidence intervals for released counts, from the noise distribution itself.
 
-A released cell is ``y = x + Z`` with ``x`` the true count and ``Z`` integer
-noise, symmetric about 0 and independent of ``x``: discrete Laplace
-``P(k) ∝ exp(-|k| / scale)`` or discrete Gaussian ``P(k) ∝ exp(-k^2 / (2 sigma^2))``.
-If ``P(|Z| <= q) >= level`` then ``[y - q, y + q]`` covers ``x`` with
-probability at least ``level``, for every ``x``: a frequentist interval that
-uses nothing but public facts (mechanism and scale), so it is post-processing
-and spends no budget. Because ``Z`` is integer-valued the coverage jumps in
-steps; we take the smallest ``q`` that reaches ``level`` and report the exact
-coverage it achieves (Williams and McSherry 2010 make the same point: the
-noise distribution is public, so inference about ``x`` can use it exactly).
-
-Only symmetric intervals are built: they have equal tails, and the shortest
-interval of any shape is at most one integer shorter (it would add a single
-cell ``q + 1`` on one side only).
+A released cell is ``y = x + Z`` with integer noise ``Z`` symmetric about 0 and independent of ``x``.
+If ``P(|Z| <= q) >= level`` then ``[y - q, y + q]`` covers ``x`` with probability at least ``level`` for
+every ``x``: public facts only, so post-processing. We take the smallest such ``q`` and report the exact
+coverage it achieves (Williams and McSherry 2010). Intervals are symmetric: the shortest of any shape is
+at most one integer shorter. See docs/intervals.md.
 """
 
 from __future__ import annotations
@@ -97,8 +88,7 @@ def noise_coverage(mechanism: str, scale: float, q) -> np.ndarray | float:
 def noise_quantile(mechanism: str, scale: float, level: float) -> int:
     """Smallest integer ``q >= 0`` with ``P(|Z| <= q) >= level`` for the noise of ``mechanism``.
 
-    ``[y - q, y + q]`` is then an interval for the true count with coverage at
-    least ``level``; ``q - 1`` would fall short of it.
+    ``[y - q, y + q]`` then covers the true count with probability at least ``level``.
 
     Examples
     --------
@@ -132,8 +122,7 @@ def release_interval(release, attrs, level: float = 0.95, clip: bool = False) ->
     Parameters
     ----------
     release : MarginalRelease
-        The release holding (or covering) ``attrs`` (this module does not import the release
-        module, which calls it: the dependency runs one way).
+        The release holding (or covering) ``attrs``.
     attrs : str or sequence of str
         A released table (in any attribute order), or a subset of released
         tables as accepted by [`MarginalRelease.series`][pgmpy_dp.tables.artifact.MarginalRelease.series].
@@ -150,14 +139,10 @@ def release_interval(release, attrs, level: float = 0.95, clip: bool = False) ->
         released noisy count), ``lower``, ``upper``. ``frame.attrs`` holds
         ``level``, ``method`` and ``coverage``:
 
-        - ``"exact"`` when the cells are one released table's own cells: the
-          interval is ``estimate ± q`` with ``q`` from [`noise_quantile`][pgmpy_dp.tables.intervals.noise_quantile],
-          and ``coverage`` is the exact probability ``P(|Z| <= q) >= level``.
-        - ``"normal"`` when the cells are sums of cells (a subset of a table) or
-          an inverse-variance combination of several tables: the noise is then
-          a sum of independent noises, and the interval is ``estimate ± z sd``
-          with its exact standard deviation and the normal quantile ``z``
-          (central-limit approximation; ``coverage`` is ``level``, nominal).
+        - ``"exact"`` for one released table's own cells: ``estimate ± q`` with ``q`` from
+          [`noise_quantile`][pgmpy_dp.tables.intervals.noise_quantile]; ``coverage`` is exact.
+        - ``"normal"`` for sums of cells or a combination of tables: ``estimate ± z sd`` with the
+          exact standard deviation (``coverage`` is the nominal ``level``).
 
     Examples
     --------

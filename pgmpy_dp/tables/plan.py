@@ -50,22 +50,12 @@ def plan_tables(
 ):
     """Validate requested tables and per-table budgets before anything is spent.
 
-    Give exactly one of ``epsilon`` (discrete Laplace) or ``rho`` (discrete
-    Gaussian), or the same as a ``loss`` value (see ``release_loss``).
-    Either is a total, split so that every cell of every table gets
-    the same noise scale: table ``i`` of sensitivity ``s_i`` gets
-    ``epsilon * s_i / S`` (``S = sum s_i``, the L1 sensitivity of the whole
-    release), i.e. Laplace scale ``S / epsilon`` everywhere (Bernstein et al.
-    2017, eq. 3), or ``rho * s_i^2 / sum s_j^2``, i.e. Gaussian sigma
-    ``sqrt(sum s_j^2) / sqrt(2 rho)``, the L2 sensitivity over ``sqrt(2 rho)``.
-    With ordinary record-level tables (``s_i = 1``) that is an even split:
-    ``epsilon/|C|`` each, scale ``|C|/epsilon``, or sigma ``sqrt(|C| / (2 rho))``.
-    A sequence gives one budget per table instead (table ``i`` gets scale
-    ``s_i/epsilon_i``, or sigma ``s_i / sqrt(2 rho_i)``).
-
-    A [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request has sensitivity
-    ``len(members)`` per record; under ``contribution`` (individual-level
-    privacy) the sensitivities are ``contribution.sensitivity(len(members))``.
+    Exactly one of ``epsilon`` (discrete Laplace), ``rho`` (discrete Gaussian) or ``loss``. A total is
+    split so that every cell gets the same noise: table ``i`` of sensitivity ``s_i`` gets
+    ``epsilon * s_i / sum s_j`` or ``rho * s_i^2 / sum s_j^2`` (Bernstein et al. 2017, eq. 3), an even
+    split for record-level tables; a sequence gives one budget per table. A
+    [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request has sensitivity ``len(members)`` per record, or
+    ``contribution.sensitivity(len(members))`` under individual-level privacy.
 
     Returns
     -------
@@ -95,9 +85,8 @@ def release_loss(epsilon=None, rho=None, loss=None, *, who: str = "the release")
     ``loss`` is a [`PureDP`][pgmpy_dp.privacy.loss.PureDP] (discrete Laplace noise),
     [`ZCDP`][pgmpy_dp.privacy.loss.ZCDP] or [`ApproxDP`][pgmpy_dp.privacy.loss.ApproxDP]
     (discrete Gaussian noise at the rho it allows), or a sequence of them, one per table;
-    ``epsilon=`` and ``rho=`` are its shorthands (a number, or one number per table, checked
-    with the table's name by the planner). Exactly one of the three; ``who`` names the call in
-    the one error message.
+    ``epsilon=`` and ``rho=`` are its shorthands (a number, or one per table). Exactly one of the
+    three; ``who`` names the call in the error message.
 
     Examples
     --------

@@ -1,15 +1,8 @@
 """Pooled table requests: one released table holding the sum of several same-shaped tables.
 
-A time-homogeneous chain ties the potential of every edge ``(h_t, h_t+1)``; its
-sufficient statistic is the sum of the edge tables, so it is measured once, as a
-pooled table, rather than as ``T - 1`` separate tables (Bernstein et al. 2017,
-section 4.2). [`Pooled`][pgmpy_dp.tables.pooled.Pooled] is the request; the
-release counts each member table and adds them up.
-
-One record appears once in each member, so it adds ``len(members)`` to a pooled
-table's total: the per-record L1 sensitivity is ``len(members)``, and so is the
-L2 sensitivity in the worst case, where all members put the record in the same
-cell.
+A time-homogeneous chain ties the potential of every edge ``(h_t, h_t+1)``, whose sufficient statistic is
+the sum of the edge tables: it is measured once, as a pooled table (Bernstein et al. 2017, section 4.2).
+A record is in every member, so the L1 (and worst-case L2) sensitivity is ``len(members)``.
 """
 
 from __future__ import annotations
@@ -28,12 +21,10 @@ class Pooled:
     Parameters
     ----------
     members : sequence of tuple of str
-        Attribute tuples of equal length, e.g. ``[("h0", "h1"), ("h1", "h2")]``.
-        Position by position their attributes must have identical declared
-        state lists (checked against the release's domain).
+        Attribute tuples of equal length, e.g. ``[("h0", "h1"), ("h1", "h2")]``, whose attributes
+        declare identical states position by position.
     name : str, optional
-        A label for the ledger and messages; the release indexes the table by
-        its ``members``.
+        A label for the ledger and messages; the release indexes the table by its ``members``.
 
     Attributes
     ----------
@@ -104,9 +95,8 @@ class Pooled:
     def check(self, domain: Domain, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[tuple[str, ...], ...]:
         """Validate the members against ``domain``; return them.
 
-        Each member must be a valid table of the domain, and at every axis all
-        members' attributes must declare the same states in the same order
-        (else their counts could not be added cell by cell).
+        Each member must be a valid table of the domain, and at every axis all members' attributes must
+        declare the same states in the same order (else their counts could not be added cell by cell).
 
         Examples
         --------

@@ -1,9 +1,8 @@
 """Noisy marginal releases: the measurement step.
 
-[`release_marginals`][pgmpy_dp.tables.release.release_marginals] counts the requested tables exactly, charges the
-budget, and adds discrete Laplace (or discrete Gaussian) noise; [`release_from_codes`][pgmpy_dp.tables.release.release_from_codes]
-and [`release_counts`][pgmpy_dp.tables.release.release_counts] start from encoded data or exact counts. Each returns a
-[`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] (see [`pgmpy_dp.tables.artifact`][pgmpy_dp.tables.artifact]).
+[`release_marginals`][pgmpy_dp.tables.release.release_marginals] counts, charges and adds noise;
+[`release_from_codes`][pgmpy_dp.tables.release.release_from_codes] and
+[`release_counts`][pgmpy_dp.tables.release.release_counts] start from encoded data or exact counts.
 """
 
 from __future__ import annotations
@@ -64,18 +63,11 @@ def release_counts(
 ) -> MarginalRelease:
     """Add noise to already-counted exact tables: validate, charge, then draw.
 
-    The measurement step of every release, for callers that count elsewhere
-    (on a cluster, say). With ``epsilon``, each table gets discrete Laplace
-    noise (pure DP); with ``rho``, discrete Gaussian noise (zCDP), calibrated
-    to the L2 sensitivity (see [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]). All validation happens
-    first; then the whole release is charged to ``budget`` at once (if
-    given); then noise is drawn. Any exception before the noise leaves the
-    budget untouched.
-
-    The privacy guarantee assumes each table is a true contingency table of
-    the private records (one record adds at most 1 to one cell of each
-    table, ``len(members)`` to a pooled one; or, under ``contribution``, the
-    individual-level bound it states); this function cannot check that, so
+    The measurement step of every release, for callers that count elsewhere. ``epsilon`` draws
+    discrete Laplace noise (pure DP), ``rho`` discrete Gaussian noise (zCDP, see
+    [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]). Validation first, then one charge to ``budget``,
+    then noise: an exception before the noise leaves the budget untouched. The guarantee assumes each
+    table is a true contingency table of the private records (or bounded as ``contribution`` states):
     counting correctly is the caller's job.
 
     Parameters
@@ -91,9 +83,8 @@ def release_counts(
     epsilon, rho : float or sequence of float
         Shorthands of ``loss``: a total budget, or one per table (see [`plan_tables`][pgmpy_dp.tables.plan.plan_tables]).
     loss : PrivacyLoss or sequence of PrivacyLoss, keyword only
-        The release's loss as a value (a total or one per table): ``PureDP`` for discrete
-        Laplace noise, ``ZCDP`` or ``ApproxDP`` (at the rho it allows) for discrete Gaussian
-        noise. Exactly one of ``epsilon``, ``rho`` or ``loss``.
+        The loss as a value (a total or one per table): ``PureDP`` for discrete Laplace noise,
+        ``ZCDP`` or ``ApproxDP`` for discrete Gaussian noise. Exactly one of the three.
     budget : PrivacyBudget, optional
         Accountant to charge (a Gaussian release needs a zCDP budget).
     random_state : int or numpy.random.Generator, optional
@@ -105,10 +96,8 @@ def release_counts(
     n_records : float, optional
         Declared public record count.
     contribution : ContributionBound, optional
-        The individual-level bound the counts were made under (from
-        [`contribution_weights`][pgmpy_dp.tables.contribution.contribution_weights]):
-        it sets each table's sensitivity and lattice and is recorded as the
-        release's ``privacy_unit``.
+        The individual-level bound the counts were made under: it sets each table's sensitivity and
+        lattice and is recorded as the release's ``privacy_unit``.
 
     Returns
     -------
@@ -192,11 +181,9 @@ def check_budget(budget, per_table: Sequence[float], gaussian: bool) -> None:
 def _charged(budget: PrivacyBudget, per_table: list[float], gaussian: bool):
     """What a release charges, as a loss value: its total rho, or its total epsilon.
 
-    In a zCDP budget a Laplace release is charged per table: table ``i`` is
-    ``epsilon_i``-DP, hence ``epsilon_i**2 / 2``-zCDP, and zCDP adds up, so the
-    release costs ``sum(epsilon_i**2) / 2``, ``|C|`` times less than charging its
-    total epsilon as one ``epsilon**2 / 2``. The float sum is rounded up so the
-    charge never understates it.
+    In a zCDP budget a Laplace release costs ``sum(epsilon_i**2) / 2`` (each table is
+    ``epsilon_i``-DP, hence ``epsilon_i**2 / 2``-zCDP), ``|C|`` times less than its total as one
+    ``epsilon**2 / 2``; the float sum is rounded up so the charge never understates it.
     """
     if gaussian:
         return ZCDP(math.fsum(per_table))
@@ -259,9 +246,7 @@ def release_from_codes(
 ) -> MarginalRelease:
     """Release noisy tables from already-encoded data: count, then [`release_counts`][pgmpy_dp.tables.release.release_counts].
 
-    Validation and counting happen first; then the whole release is charged to
-    ``budget`` at once (if given); then noise is drawn. Any exception before the
-    noise leaves the budget untouched.
+    Validation and counting, then one charge, then noise, as in ``release_counts``.
 
     Parameters
     ----------
@@ -277,15 +262,12 @@ def release_from_codes(
     budget, random_state, max_cells, label, n_records
         As for [`release_counts`][pgmpy_dp.tables.release.release_counts].
     weights : numpy.ndarray, optional
-        0/1 per row: restricts counting to a subsample; with it, the caller is
-        responsible for the privacy accounting of subsampling.
+        0/1 per row: restricts counting to a subsample (the caller accounts for subsampling).
     show_progress : bool
-        A bar over the tables being counted if that takes more than a couple of seconds (off
-        here: callers decide).
+        A bar over the tables being counted if that takes more than a couple of seconds.
     unit : UserLevel, column label or ContributionBound, keyword only
-        Individual-level privacy: how each individual's rows are bounded, as in
-        [`release_marginals`][pgmpy_dp.tables.release.release_marginals]; the label (the
-        column's name) is recorded, the column itself is not read. Needs ``units``.
+        Individual-level privacy, as in [`release_marginals`][pgmpy_dp.tables.release.release_marginals];
+        the label is recorded, the column is not read. Needs ``units``.
     units : numpy.ndarray, keyword only
         One integer code of the individual per row (e.g. ``pd.factorize`` of a user column);
         without ``unit``, an unnamed individual under ``"normalize"``.
@@ -465,26 +447,13 @@ def release_marginals(
 ) -> MarginalRelease:
     """Release differentially private contingency tables of ``df``.
 
-    Each record adds 1 to one cell of every requested table, so with a total
-    ``epsilon`` over ``|C|`` tables every cell gets discrete Laplace noise of
-    scale ``|C| / epsilon`` (Bernstein et al. 2017, eq. 3). A sequence of
-    per-table epsilons gives table ``i`` scale ``1 / epsilon_i`` and spends their sum.
-    A [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request (the sum of several
-    same-shaped tables, e.g. the transitions of a time-homogeneous chain)
-    has sensitivity ``len(members)``; a total budget is then split so that
-    every cell gets the same scale, ``sum of sensitivities / epsilon``.
-
-    With ``privacy_unit`` the protected unit is an individual, who may own
-    many rows: neighbouring datasets differ by all rows of one individual,
-    and each individual's rows are bounded per table as the
-    ``pgmpy_dp.UserLevel`` says (see
-    [`pgmpy_dp.tables.contribution`][pgmpy_dp.tables.contribution] and docs/privacy.md).
-
-    With ``rho`` instead (zero-concentrated DP), every cell gets discrete
-    Gaussian noise calibrated to the L2 sensitivity ``sqrt(|C|)`` of the
-    ``|C|`` tables: sigma ``sqrt(|C| / (2 rho))``, which grows like the square
-    root of the number of tables rather than linearly. Per-table ``rho_i``
-    give sigma ``sqrt(1 / (2 rho_i))`` and spend their sum.
+    With a total ``epsilon`` over ``|C|`` tables every cell gets discrete Laplace noise of scale
+    ``|C| / epsilon`` (Bernstein et al. 2017, eq. 3); with ``rho`` (zCDP), discrete Gaussian noise of
+    sigma ``sqrt(|C| / (2 rho))``. A sequence gives one budget per table and spends their sum. A
+    [`Pooled`][pgmpy_dp.tables.pooled.Pooled] request has sensitivity ``len(members)``; a total is split
+    so that every cell gets the same noise ([`plan_tables`][pgmpy_dp.tables.plan.plan_tables]). With
+    ``privacy_unit`` the protected unit is an individual, whose rows are bounded per table as the
+    ``pgmpy_dp.UserLevel`` says (docs/privacy.md).
 
     Parameters
     ----------
@@ -506,20 +475,15 @@ def release_marginals(
     max_cells : int
         Refuse tables with more cells than this.
     n_records : int, optional
-        Declare the record count public and store it. Leave ``None`` unless the
-        count is already public: otherwise it is estimated from the noisy tables.
+        A record count that is already public, stored; otherwise it is estimated from the noisy tables.
     show_progress : bool
-        Show progress bars over the columns being encoded and the tables being counted; they appear only when
-        counting takes more than a couple of seconds (thousands of tables, or
-        millions of rows).
+        Progress bars over encoding and counting, when they take more than a couple of seconds.
     rho : float or sequence of float, keyword only
-        Total zCDP budget, or one per table (discrete Gaussian noise), instead
-        of ``epsilon``. A ``budget`` must then be a zCDP one (``PrivacyBudget(rho=...)``).
+        Total zCDP budget, or one per table (discrete Gaussian noise), instead of ``epsilon``; a
+        ``budget`` must then be a zCDP one.
     privacy_unit : UserLevel or column label, keyword only
-        Individual-level privacy: a ``pgmpy_dp.UserLevel`` (the column
-        naming the individual and how its rows are bounded), or the column alone, shorthand for
-        ``UserLevel(column)``. The column is read only to group rows, never released, and must
-        not appear in a table or in ``domain``.
+        Individual-level privacy: a ``pgmpy_dp.UserLevel``, or the column alone (``UserLevel(column)``).
+        The column only groups rows; it must not appear in a table or in ``domain``.
     loss : PrivacyLoss or sequence of PrivacyLoss, keyword only
         The loss as a value instead of ``epsilon`` or ``rho``: ``PureDP`` (discrete Laplace
         noise), ``ZCDP`` or ``ApproxDP`` (discrete Gaussian noise at the rho it allows), a total

@@ -1,9 +1,8 @@
 """The published format of a [`MarginalRelease`][pgmpy_dp.tables.artifact.MarginalRelease] and its validation on load.
 
-A release is an artifact that other people load and build on, possibly after it
-was edited, truncated or forged, so every field is checked before anything is
-built from it, and the first problem is reported with the field's path
-(``tables[2].scale``) in a [`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
+An artifact may have been edited, truncated or forged, so every field is checked before anything is
+built from it; the first problem is reported with the field's path (``tables[2].scale``) in a
+[`ReleaseFormatError`][pgmpy_dp.tables.schema.ReleaseFormatError].
 
 Format version 1 (``"format": "pgmpy-dp/marginal-release"``, ``"format_version": 1``;
 artifacts written before the field was renamed carry ``"version": 1`` instead)::
@@ -54,15 +53,13 @@ __all__ = [
 ]
 
 FORMAT = "pgmpy-dp/marginal-release"
-#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.artifact.MarginalRelease.to_dict]. Version 2 added Gaussian (zCDP)
-#: tables: per-table ``mechanism`` and ``rho`` and the release's total ``rho``; a reader of
-#: version 1 would take a Gaussian table for a Laplace one, so the number changed.
+#: The version written by [`MarginalRelease.to_dict`][pgmpy_dp.tables.artifact.MarginalRelease.to_dict]
+#: (2 added Gaussian tables, 3 pooled tables and individual-level privacy).
 FORMAT_VERSION = 3
 SUPPORTED_VERSIONS = (1, 2, 3)
 
-#: Relative tolerance of the consistency checks (scale vs. sensitivity / epsilon, totals).
-#: The writer computes each derived number with one or two float operations, so a few
-#: ulps would do; 1e-9 also accepts artifacts written by other tools that round a little.
+#: Relative tolerance of the consistency checks (scale vs. sensitivity / epsilon, totals); looser than
+#: a few ulps, for artifacts written by other tools that round a little.
 RTOL = 1e-9
 
 
@@ -121,9 +118,8 @@ class MechanismRules:
     scale_meaning : str
         What ``scale`` is for this mechanism (for documentation and messages).
     check_cost : callable
-        ``check_cost(table, where) -> {"epsilon": ..., "rho": ...}``: validates the
-        cost fields against ``scale`` and ``sensitivity`` (already checked to be
-        positive and finite) and returns them, ``None`` where a field may be absent.
+        ``check_cost(table, where) -> {"epsilon": ..., "rho": ...}``: validates the cost fields against
+        the (checked) ``scale`` and ``sensitivity``, ``None`` where a field may be absent.
     """
 
     name: str
@@ -147,18 +143,14 @@ MIXED = "mixed"
 def validate_release_dict(data) -> dict:
     """Validate a release artifact (the output of ``to_dict``) and return it normalised.
 
-    The result has the same keys, with JSON lists turned back into what they
-    stand for: tuple states and attribute tuples as tuples, each table's values
-    as a float64 array of its shape, numbers as floats, and every table's
-    ``mechanism`` and ``rho`` filled in (``rho`` is ``None`` where the artifact
-    has none). The input is not modified.
+    The result has the same keys, with JSON lists turned back into tuples, each table's values as a
+    float64 array of its shape, numbers as floats, and every table's ``mechanism`` and ``rho`` filled
+    in. The input is not modified.
 
     Raises
     ------
     ReleaseFormatError
-        Naming the first field that is missing, has the wrong type, or disagrees
-        with another (a scale inconsistent with epsilon and sensitivity, a table
-        shape that is not the domain's, an attribute outside the domain, ...).
+        Naming the first field that is missing, has the wrong type, or disagrees with another.
 
     Examples
     --------
