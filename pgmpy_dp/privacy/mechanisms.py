@@ -183,7 +183,7 @@ def discrete_gaussian_noise(
     """
     shape, n, sampler = _check_draw(shape, sigma, random_state, sampler, GAUSSIAN_MECHANISM)
     if sampler == "opendp":
-        return _opendp_gaussian_noise(n, sigma).reshape(shape)
+        return _opendp_noise(n, sigma, gaussian=True).reshape(shape)
     if sampler in ("rejection", "seeded"):
         rng = np.random.default_rng(random_state)  # None -> fresh OS entropy
         return _gaussian_rejection(rng, n, sigma).reshape(shape)
@@ -216,32 +216,17 @@ def _geometric_difference(rng: np.random.Generator, n: int, scale: float) -> np.
 
 
 @functools.lru_cache(maxsize=128)
-def _opendp_measurement(scale: float):
+def _opendp_measurement(gaussian: bool, scale: float):
     # Building a measurement costs about a millisecond; data-dependent allocations make a
     # new scale per table and fit, so the cache is bounded.
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
-    # i64, not T=int (i32): OpenDP saturates at the type's bounds, and clamped noise is not private
-    return dp.m.make_laplace(
-        dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64"), scale=float(scale)
-    )
+    # i64, not T=int (i32): OpenDP saturates at the type's bounds, and clamped noise is not private;
+    # an integer vector domain makes OpenDP draw the exact discrete Laplace (L1) or Gaussian (L2)
+    make, metric = (dp.m.make_gaussian, dp.l2_distance) if gaussian else (dp.m.make_laplace, dp.l1_distance)
+    return make(dp.vector_domain(dp.atom_domain(T="i64")), metric(T="i64"), scale=float(scale))
 
 
-def _opendp_noise(n: int, scale: float) -> np.ndarray:
-    return np.asarray(_opendp_measurement(float(scale))([0] * n), dtype=np.float64)
-
-
-@functools.lru_cache(maxsize=128)
-def _opendp_gaussian_measurement(sigma: float):
-    import opendp.prelude as dp
-
-    dp.enable_features("contrib")
-    # an integer vector domain with the L2 metric makes OpenDP draw the exact discrete Gaussian
-    return dp.m.make_gaussian(
-        dp.vector_domain(dp.atom_domain(T="i64")), dp.l2_distance(T="i64"), scale=float(sigma)
-    )
-
-
-def _opendp_gaussian_noise(n: int, sigma: float) -> np.ndarray:
-    return np.asarray(_opendp_gaussian_measurement(float(sigma))([0] * n), dtype=np.float64)
+def _opendp_noise(n: int, scale: float, gaussian: bool = False) -> np.ndarray:
+    return np.asarray(_opendp_measurement(gaussian, float(scale))([0] * n), dtype=np.float64)
