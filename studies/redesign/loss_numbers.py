@@ -43,8 +43,17 @@ e = pgmpy_dp.PrivatePairwiseEstimator(random_state=6).fit(sub, epsilon=2.0, delt
 out["pairwise"] = [np.asarray(e.weights_), e.rho_]
 pickle.dump(out, open(sys.argv[1], "wb"))
 if "--compare" in sys.argv:
+    def flat(x):  # every number a fit produced, in order (weights_ may be a dict of arrays)
+        if isinstance(x, np.ndarray) and x.dtype == object:
+            x = x.tolist()
+        if isinstance(x, dict):
+            return np.concatenate([flat(v) for _, v in sorted(x.items(), key=lambda kv: repr(kv[0]))] or [np.zeros(0)])
+        if isinstance(x, (list, tuple)):
+            return np.concatenate([flat(v) for v in x] or [np.zeros(0)])
+        return np.ravel(np.asarray(x, dtype=float))
+
     before = pickle.load(open(sys.argv[sys.argv.index("--compare") + 1], "rb"))
     for name, now in out.items():
-        then = before[name]
-        diff = max(float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)))) for a, b in zip(now, then))
-        print(f"{name}: {len(now)} arrays, max |diff| {diff:g}" + ("" if len(now) == len(then) else " (LENGTHS DIFFER)"))
+        a, b = flat(now), flat(before[name])
+        diff = float(np.max(np.abs(a - b))) if a.shape == b.shape and a.size else (0.0 if a.shape == b.shape else float("inf"))
+        print(f"{name}: {a.size} numbers, max |diff| {diff:g}")
