@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow  # two measurement sets of Adult fitted by every contender: a minute of CPU
 def test_quick_run_fits_every_contender_on_both_measurement_sets(tmp_path, monkeypatch):
     monkeypatch.setattr(bench.harness, "RESULTS", tmp_path)
     bench.main(["--quick", "--rows", "2000", "--columns", "5", "--data", str(ADULT)])
@@ -49,6 +50,7 @@ def test_core_path_with_both_changes_is_the_estimator():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow  # two measurement sets of Adult fitted by every contender: a minute of CPU
 def test_mbi_rows_are_skipped_with_a_note_when_mbi_is_absent(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench.harness, "RESULTS", tmp_path)
     monkeypatch.setattr(bench, "have_mbi", lambda: False)
