@@ -39,7 +39,6 @@ Run:  python benchmarks/adult_mst.py                      # seeds 0-4, both sets
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import time
@@ -70,25 +69,6 @@ MAX_CELLS, MAX_JT_CELLS = 10_000, 200_000
 # -- data -------------------------------------------------------------------------------------------
 
 
-def load_adult(folder: Path, rows: int | None = None, columns: int | None = None, seed: int = 0):
-    """``(integer codes, sizes)``: Adult's table and public domain sizes; ``rows`` a seeded subsample,
-    ``columns`` the first that many columns."""
-    sizes = json.loads((Path(folder) / "adult-domain.json").read_text())
-    if columns is not None:
-        sizes = dict(list(sizes.items())[:columns])
-    codes = pd.read_csv(Path(folder) / "adult.csv")[list(sizes)]
-    if rows is not None and rows < len(codes):
-        codes = codes.sample(rows, random_state=seed).reset_index(drop=True)
-    return codes, sizes
-
-
-def contingency(codes: pd.DataFrame, sizes: dict, attrs) -> np.ndarray:
-    """The exact count table over ``attrs`` (axes in that order)."""
-    shape = tuple(sizes[a] for a in attrs)
-    flat = np.ravel_multi_index(tuple(codes[a].to_numpy() for a in attrs), shape)
-    return np.bincount(flat, minlength=math.prod(shape)).reshape(shape).astype(float)
-
-
 def states(sizes: dict) -> dict:
     return {a: list(range(k)) for a, k in sizes.items()}
 
@@ -107,7 +87,7 @@ def select_tree(codes, sizes, one_way: dict, rho: float, rng) -> list[tuple[str,
     attrs = list(sizes)
     n_est = float(np.mean([t.sum() for t in one_way.values()]))
     probs = {a: project_simplex(one_way[a] / n_est) for a in attrs}
-    weight = {(a, b): float(np.abs(contingency(codes, sizes, (a, b)) - n_est * np.outer(probs[a], probs[b])).sum())
+    weight = {(a, b): float(np.abs(harness.contingency(codes, sizes, (a, b)) - n_est * np.outer(probs[a], probs[b])).sum())
               for a, b in itertools.combinations(attrs, 2)}
     eps = math.sqrt(8.0 * rho / (len(attrs) - 1))
     components = nx.utils.UnionFind(attrs)
@@ -139,12 +119,12 @@ def _entropy(t: np.ndarray) -> float:
 def select_by_information(codes, sizes, n_triples: int, n_pairs: int) -> list[tuple[str, ...]]:
     """The measured 2- and 3-way sets by true mutual information (non-private), triples first."""
     attrs = list(sizes)
-    h1 = {a: _entropy(contingency(codes, sizes, (a,))) for a in attrs}
+    h1 = {a: _entropy(harness.contingency(codes, sizes, (a,))) for a in attrs}
     domain = Domain(states(sizes))
     chosen: list[tuple[str, ...]] = []
     for k, quota in ((3, n_triples), (2, n_pairs)):
         cand = [c for c in itertools.combinations(attrs, k) if math.prod(sizes[a] for a in c) <= MAX_CELLS]
-        cand.sort(key=lambda c: sum(h1[a] for a in c) - _entropy(contingency(codes, sizes, c)), reverse=True)
+        cand.sort(key=lambda c: sum(h1[a] for a in c) - _entropy(harness.contingency(codes, sizes, c)), reverse=True)
         taken = 0
         for c in cand:
             if taken == quota:
@@ -242,7 +222,7 @@ def score(codes, sizes, cliques, log_potentials) -> dict:
     for k in (2, 3):
         errs = []
         for attrs in itertools.combinations(list(sizes), k):
-            t = contingency(codes, sizes, attrs)
+            t = harness.contingency(codes, sizes, attrs)
             m = tree_marginal(jt, cal, attrs)
             errs.append(float(np.abs(m / m.sum() - t / t.sum()).sum()))
         out[f"l1_{k}way"] = float(np.mean(errs))
@@ -295,7 +275,7 @@ def main(argv=None) -> pd.DataFrame:
     if "mbi-1000" in contenders and not have_mbi():
         print("mbi is not installed: no mbi-1000 rows (pip install 'mbi>=2,<3', or the bench extra)")
         contenders.remove("mbi-1000")
-    codes, sizes = load_adult(args.data, args.rows, args.columns, args.seed)
+    codes, sizes = harness.load_adult(args.data, args.rows, args.columns, args.seed)
     runs = run(codes, sizes, args.seeds, args.measurements, contenders)
     harness.write_csv(runs, args.out)
     print(summary(runs).to_string(index=False, float_format=lambda x: f"{x:.4f}"))

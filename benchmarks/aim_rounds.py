@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import math
 import os
 import time
@@ -55,22 +54,7 @@ DELTA = 1e-9
 CONTENDERS = ["default", "floored", "last-round", "mbi-md"]
 
 
-def load_adult(folder: Path, rows: int | None = None, columns: int | None = None, seed: int = 0):
-    """``(integer codes, sizes)``: Adult's table and public domain sizes; ``rows`` a seeded subsample,
-    ``columns`` the first that many columns."""
-    sizes = json.loads((Path(folder) / "adult-domain.json").read_text())
-    if columns is not None:
-        sizes = dict(list(sizes.items())[:columns])
-    codes = pd.read_csv(Path(folder) / "adult.csv")[list(sizes)]
-    if rows is not None and rows < len(codes):
-        codes = codes.sample(rows, random_state=seed).reset_index(drop=True)
-    return codes, sizes
-
-
-def table(codes: pd.DataFrame, sizes: dict, attrs) -> np.ndarray:
-    shape = tuple(sizes[a] for a in attrs)
-    flat = np.ravel_multi_index(tuple(codes[a].to_numpy() for a in attrs), shape)
-    t = np.bincount(flat, minlength=math.prod(shape)).reshape(shape).astype(float)
+def normalised(t: np.ndarray) -> np.ndarray:
     return t / t.sum()
 
 
@@ -83,7 +67,7 @@ def score(codes, sizes, cliques, log_potentials) -> dict:
         errs = []
         for attrs in itertools.combinations(list(sizes), k):
             m = tree_marginal(jt, cal, attrs)
-            errs.append(float(np.abs(m / m.sum() - table(codes, sizes, attrs)).sum()))
+            errs.append(float(np.abs(m / m.sum() - normalised(harness.contingency(codes, sizes, attrs))).sum()))
         out[f"l1_{k}"] = float(np.mean(errs))
     return out
 
@@ -201,7 +185,7 @@ def main(argv=None) -> pd.DataFrame:
     if "mbi-md" in contenders and not have_mbi():
         print("mbi is not installed: no mbi-md rows (pip install 'mbi>=2,<3', or the bench extra)")
         contenders.remove("mbi-md")
-    codes, sizes = load_adult(args.data, args.rows, args.columns, args.seed)
+    codes, sizes = harness.load_adult(args.data, args.rows, args.columns, args.seed)
     rows = []
     for eps, per_attr, trial in itertools.product(args.eps, args.per_attr, args.trials):
         rows += run_cell(codes, sizes, eps, per_attr, trial, args.seed, contenders, args.workload_cells)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import contextlib
 import time
@@ -239,3 +240,22 @@ def sklearn_weights(codes: np.ndarray, k: int) -> dict:
                 block = D[:, :, j * k:(j + 1) * k]
                 raw[i, j] = (block - block.mean(axis=2, keepdims=True)).mean(axis=1)
     return {(i, j): doubly_centred((raw[i, j] + raw[j, i].T) / 2) for i, j in itertools.combinations(range(p), 2)}
+
+
+def load_adult(folder: Path, rows: int | None = None, columns: int | None = None, seed: int = 0):
+    """``(integer codes, sizes)``: Adult's table and public domain sizes; ``rows`` a seeded subsample,
+    ``columns`` the first that many columns."""
+    sizes = json.loads((Path(folder) / "adult-domain.json").read_text())
+    if columns is not None:
+        sizes = dict(list(sizes.items())[:columns])
+    codes = pd.read_csv(Path(folder) / "adult.csv")[list(sizes)]
+    if rows is not None and rows < len(codes):
+        codes = codes.sample(rows, random_state=seed).reset_index(drop=True)
+    return codes, sizes
+
+
+def contingency(codes: pd.DataFrame, sizes: dict, attrs) -> np.ndarray:
+    """The exact count table of integer-coded columns over ``attrs`` (axes in that order)."""
+    shape = tuple(sizes[a] for a in attrs)
+    flat = np.ravel_multi_index(tuple(codes[a].to_numpy() for a in attrs), shape)
+    return np.bincount(flat, minlength=math.prod(shape)).reshape(shape).astype(float)

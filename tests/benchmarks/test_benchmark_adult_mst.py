@@ -38,7 +38,7 @@ def test_quick_run_fits_every_contender_on_both_measurement_sets(tmp_path, monke
 
 
 def test_core_path_with_both_changes_is_the_estimator():
-    codes, sizes = bench.load_adult(ADULT, rows=1000, columns=4)
+    codes, sizes = bench.harness.load_adult(ADULT, rows=1000, columns=4)
     rho = bench.epsilon_delta_to_rho(1.0, 1e-9)
     releases, cliques = bench.mst_measurements(codes, sizes, 0, rho)
     with bench.harness.quiet():
