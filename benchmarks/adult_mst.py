@@ -50,6 +50,7 @@ import pandas as pd
 from pgmpy.models import DiscreteMarkovNetwork
 
 import harness
+from harness import have_mbi
 import pgmpy_dp  # noqa: F401  (the df.dp accessor)
 from pgmpy_dp import PrivateMarkovEstimator
 from pgmpy_dp.engine import JunctionTree, project_simplex
@@ -191,14 +192,6 @@ def fit_mbi(releases, sizes, iters: int = 1000):
     pots = model.potentials
     return ([tuple(pots[c].domain.attributes) for c in pots.cliques],
             [np.asarray(pots[c].values, dtype=np.float64) for c in pots.cliques])
-
-
-def have_mbi() -> bool:
-    try:
-        import mbi  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def fit(contender: str, releases, cliques, sizes):

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 import harness
+from harness import have_mbi
 import pgmpy_dp
 from pgmpy_dp.engine import JunctionTree
 from pgmpy_dp.privacy.domain import Domain
@@ -109,14 +110,6 @@ def fit_mbi(releases, sizes, iters: int = 1000):
     pots = model.potentials
     return ([tuple(pots[c].domain.attributes) for c in pots.cliques],
             [np.asarray(pots[c].values, dtype=np.float64) for c in pots.cliques])
-
-
-def have_mbi() -> bool:
-    try:
-        import mbi  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def run_cell(codes, sizes, eps: float, per_attr: int, trial: int, seed: int, contenders, cells: int) -> list[dict]:

@@ -259,3 +259,12 @@ def contingency(codes: pd.DataFrame, sizes: dict, attrs) -> np.ndarray:
     shape = tuple(sizes[a] for a in attrs)
     flat = np.ravel_multi_index(tuple(codes[a].to_numpy() for a in attrs), shape)
     return np.bincount(flat, minlength=math.prod(shape)).reshape(shape).astype(float)
+
+
+def have_mbi() -> bool:
+    """Whether mbi (private-pgm), the optional peer of the synthesis benchmarks, is installed."""
+    try:
+        import mbi  # noqa: F401
+    except ImportError:
+        return False
+    return True
