@@ -18,3 +18,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _STATISTICAL in Path(item.fspath).parents:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _close_abandoned_progress_bars():
+    """Close the bars a test left open (a loop ended by an expected exception keeps its bar alive in the traceback).
+
+    tqdm places each new bar below the ones still open; past its 20 rows it prints "... (more hidden) ..." instead
+    of the bar, so bars leaked by earlier tests in the same worker would hide a later test's bar.
+    """
+    yield
+    from tqdm import tqdm
+
+    for bar in list(tqdm._instances):
+        bar.close()
