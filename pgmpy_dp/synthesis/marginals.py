@@ -148,9 +148,10 @@ class MarkovFit:
 def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.ndarray:
     """Marginal probabilities over ``attrs`` from a calibrated junction tree, in a clique or not.
 
-    Outside every tree clique, the joint of the smallest subtree covering ``attrs`` (the root's
-    belief times each other clique's belief given its separator with its parent) is summed down
-    to ``attrs`` by one tensor contraction.
+    Outside every tree clique, the smallest subtree covering ``attrs`` (the root's belief times each
+    other clique's belief given its separator with its parent) is eliminated leaf to root: each clique
+    is summed down to its separator and the asked attributes, then multiplied into its parent. Every
+    contraction names only the few attributes it touches, so the table may have any number of columns.
 
     Examples
     --------
@@ -168,15 +169,32 @@ def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.nda
         return jt.marginal(calibration, attrs)
     root = min((i for i, n in enumerate(nodes) if attrs[0] in n), key=lambda i: math.prod(jt.shapes[i]))
     order, previous = _breadth_first(jt, root)
-    keep = _covering_subtree(nodes, attrs, order, previous)
-    index = {a: i for i, a in enumerate(jt.domain.attrs)}
-    operands = []
-    for v in sorted(keep, key=order.index):
+    keep = sorted(_covering_subtree(nodes, attrs, order, previous), key=order.index)
+    factors = {}
+    for v in keep:
         p = np.exp(calibration.log_beliefs[v])
-        if v != root:
-            p = _given_separator(p, nodes[v], nodes[previous[v]])
-        operands += [p, [index[a] for a in nodes[v]]]
-    return np.einsum(*operands, [index[a] for a in attrs], optimize="greedy")
+        factors[v] = (p if v == root else _given_separator(p, nodes[v], nodes[previous[v]]), tuple(nodes[v]))
+    wanted = set(attrs)
+    for v in reversed(keep[1:]):  # children before parents: absorb each clique into its parent
+        parent = previous[v]
+        child = _sum_to(*factors[v], wanted | set(nodes[parent]))
+        factors[parent] = _product(factors[parent], child)
+    return _sum_to(*factors[root], wanted, out=attrs)[0]
+
+
+def _sum_to(values: np.ndarray, labels: tuple[str, ...], keep: set, out: Sequence[str] | None = None):
+    """``values`` over ``labels`` summed down to the labels in ``keep`` (in ``out``'s order if given)."""
+    out = tuple(a for a in labels if a in keep) if out is None else tuple(out)
+    local = {a: i for i, a in enumerate(dict.fromkeys(labels + out))}
+    return np.einsum(values, [local[a] for a in labels], [local[a] for a in out]), out
+
+
+def _product(left: tuple[np.ndarray, tuple], right: tuple[np.ndarray, tuple]):
+    """The product of two factors ``(values, labels)``, over the union of their labels."""
+    out = tuple(dict.fromkeys(left[1] + right[1]))
+    local = {a: i for i, a in enumerate(out)}
+    return np.einsum(left[0], [local[a] for a in left[1]], right[0], [local[a] for a in right[1]],
+                     list(range(len(out)))), out
 
 
 def _breadth_first(jt: JunctionTree, root: int) -> tuple[list[int], dict[int, int | None]]:
