@@ -148,15 +148,25 @@ def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: floa
 
 
 def _candidates(parsed) -> dict[tuple[str, ...], float]:
-    """Every workload set and subset, once each, weighted by its overlap with the workload."""
+    """Every workload set and subset, once each, weighted by its overlap with the workload.
+
+    The overlap weight sum_w w * |c & attrs| equals the sum over the candidate's attributes of the
+    workload weight containing each, so it costs one pass over the workload, not one per candidate.
+    """
     candidates: dict[tuple[str, ...], float] = {}
-    for attrs, _ in parsed:
+    seen: set[frozenset] = set()
+    per_attr: dict[str, float] = {}
+    for attrs, w in parsed:
+        for a in set(attrs):
+            per_attr[a] = per_attr.get(a, 0.0) + w
         for k in range(len(attrs), 0, -1):
             for sub in itertools.combinations(attrs, k):
-                if not any(frozenset(sub) == frozenset(c) for c in candidates):
+                key = frozenset(sub)
+                if key not in seen:
+                    seen.add(key)
                     candidates[sub] = 0.0
     for c in candidates:
-        candidates[c] = sum(w * len(set(c) & set(attrs)) for attrs, w in parsed)
+        candidates[c] = sum(per_attr.get(a, 0.0) for a in c)
     return candidates
 
 

@@ -181,3 +181,27 @@ def test_the_published_fit_starts_from_the_last_rounds_fit(monkeypatch):
     assert 0 < start.scaled_regularization < priors.UNRESOLVED_PRIOR_PRECISION  # the rule before the floor: under it here
     assert start.cliques == marginals.measured_cliques(releases)  # fitted to every release, the last included
     assert sorted(map(sorted, (f.scope() for f in model.get_factors()))) == sorted(map(sorted, start.cliques))
+
+
+def test_tree_marginal_has_no_column_limit():
+    # 70 binary attributes in a chain of copies: numpy's einsum has 52 letters, and P(first, last) spans them all
+    names = [f"x{i}" for i in range(70)]
+    dom = Domain({v: [0, 1] for v in names})
+    cliques = list(zip(names, names[1:]))
+    copy = np.array([[0.8, 0.2], [0.3, 0.7]])
+    jt = JunctionTree(dom, cliques)
+    cal = jt.calibrate([np.log(copy)] * len(cliques))
+    got = marginals.tree_marginal(jt, cal, ("x0", "x69"))
+    # by hand: p(x0, x69) is proportional to the product of the 69 copy matrices
+    joint = np.linalg.matrix_power(copy, len(cliques))
+    np.testing.assert_allclose(got, joint / joint.sum(), atol=1e-12)
+
+
+def test_candidates_of_a_wide_workload_are_built_once_each():
+    dom = Domain({f"c{j}": [0, 1] for j in range(60)})
+    plan = aim.check_aim(dom, rho=1.0)
+    n = 60
+    assert len(plan.candidates) == n + n * (n - 1) // 2 + n * (n - 1) * (n - 2) // 6
+    # each attribute lies in C(59, 2) of the workload's triples, so a k-set weighs k * C(59, 2)
+    assert plan.candidates[("c0",)] == 59 * 58 // 2
+    assert plan.candidates[("c0", "c1", "c2")] == 3 * 59 * 58 // 2
