@@ -13,6 +13,7 @@ import pandas as pd
 from skbase.base import BaseObject
 
 from ..privacy.budget import PrivacyBudget
+from ..privacy.decode import public_dtypes
 from ..privacy.domain import Domain
 from ..privacy.loss import PureDP, privacy_loss
 from ..privacy.random_state import check_random_state
@@ -24,7 +25,7 @@ from .privbayes import PRIVBAYES
 
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
 METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
-_FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_")
+_FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_", "dtypes_")
 
 
 class PrivateSynthesizer(BaseObject):
@@ -83,6 +84,9 @@ class PrivateSynthesizer(BaseObject):
         The pure-DP budget spent (``"privbayes"`` with ``epsilon`` alone), else None.
     domain_ : Domain
         The public domain of the columns.
+    dtypes_ : dict
+        The categorical and string dtypes of the fitted frame (``pgmpy_dp.privacy.decode.public_dtypes``:
+        dtypes only, never values), restored by ``sample``.
     n_rounds_ : int
         Number of marginals selected (AIM's rounds, MST's tree edges, PrivBayes's families).
 
@@ -195,18 +199,26 @@ class PrivateSynthesizer(BaseObject):
         self.loss_ = plan.loss
         self.rho_ = None if isinstance(plan.loss, PureDP) else plan.loss.rho
         self.epsilon_ = plan.loss.epsilon if isinstance(plan.loss, PureDP) else None
-        self.domain_ = dom
+        self.domain_, self.dtypes_ = dom, public_dtypes(df, dom)
         self.n_rounds_ = len(self.selected_)
         return self
 
-    def sample(self, n: int, random_state=None) -> pd.DataFrame:
+    def sample(self, n: int, random_state=None, decode: bool = True) -> pd.DataFrame:
         """Draw ``n`` synthetic records from ``model_`` (post-processing: spends nothing).
+
+        With ``decode`` (the default) the records are raw values (``pgmpy_dp.privacy.decode.decode``):
+        binned columns as numbers drawn within their bins (integers for integer columns, within the
+        declared bounds), the missing state as NaN, categorical columns in their fitted dtype.
+        ``decode=False`` keeps the states (bin labels) as categorical columns.
 
         Returns
         -------
         pandas.DataFrame
-            One categorical column per attribute, with the public states.
+            One column per attribute.
         """
         if not hasattr(self, "model_"):
             raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) first")
-        return sample_model(self.model_, n, random_state=random_state)
+        if not isinstance(decode, bool):
+            raise TypeError(f"decode must be True or False, got {decode!r}")
+        return sample_model(self.model_, n, random_state=random_state,
+                            domain=self.domain_ if decode else None, dtypes=self.dtypes_)
