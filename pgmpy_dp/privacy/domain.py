@@ -268,6 +268,9 @@ def _as_python(value):
 class Domain:
     """Ordered public states for a set of attributes, and how raw values map to them.
 
+    A whole schema can be written and read as JSON ([`to_json`][pgmpy_dp.privacy.domain.Domain.to_json],
+    [`from_json`][pgmpy_dp.privacy.domain.Domain.from_json]) and passed as ``domain=`` by its path.
+
     Parameters
     ----------
     states : mapping of str to sequence, optional
@@ -297,9 +300,6 @@ class Domain:
     n_bins : int or mapping of str to int, optional
         How many bins a column with ``bounds=`` and no ``bins=`` gets when they are chosen (one count for
         every such column, or one per column).
-
-    A whole schema can be written and read as JSON ([`to_json`][pgmpy_dp.privacy.domain.Domain.to_json],
-    [`from_json`][pgmpy_dp.privacy.domain.Domain.from_json]) and passed as ``domain=`` by its path.
 
     Examples
     --------

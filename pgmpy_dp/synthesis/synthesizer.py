@@ -166,8 +166,10 @@ class PrivateSynthesizer(BaseObject):
         ----------
         df : pandas.DataFrame
             The private table, one record per row; every column is modelled.
-        domain : mapping or Domain, optional
-            The public states of columns that are not categorical (see ``pgmpy_dp.Domain``).
+        domain : mapping, Domain or path, optional
+            The public states of columns that are not categorical (see ``pgmpy_dp.Domain``), or the path
+            of a schema file (``Domain.to_json``). Columns still unresolved (bounds only, discover) are
+            refused before the charge.
 
         Returns
         -------
