@@ -18,6 +18,7 @@ equal-width bins.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -109,6 +110,7 @@ class KeyRelease:
                 "threshold": self.threshold, "sure_count": self.sure_count}
 
 
+@functools.lru_cache(maxsize=64)
 def _key_facts(rho: float, delta: float) -> tuple[float, int, int]:
     sigma = 1.0 / math.sqrt(2.0 * ZCDP(rho).rho)
     threshold = 1 + _tail_quantile(check_delta(delta), sigma)  # a lone key (count 1) passes with P <= delta

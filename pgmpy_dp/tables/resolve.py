@@ -85,6 +85,10 @@ class SchemaPlan:
         """The columns the schema resolves."""
         return (*self.discover, *self.bounds)
 
+    def placeholder(self) -> Domain:
+        """Two states for each of the plan's columns: the smallest domain they may resolve to, for checks before the charge."""
+        return Domain({c: [0, 1] for c in self.columns})
+
     def column_loss(self) -> PrivacyLoss:
         """Each column's even part of [`loss`][pgmpy_dp.tables.resolve.SchemaPlan.loss]."""
         m = len(self.columns)
@@ -280,3 +284,36 @@ def recode(df: pd.DataFrame, record: SchemaRelease) -> pd.DataFrame:
         s[rare] = record.other  # a copy: astype(object) never returns the frame's own column
         changed[col] = s
     return df.assign(**changed) if changed else df
+
+
+def amount(loss: PrivacyLoss, accounting: str) -> float:
+    """What ``loss`` costs in a budget of the given accounting (``"pure-dp"``: epsilon, ``"zcdp"``: rho)."""
+    return loss.epsilon if accounting == "pure-dp" and isinstance(loss, PureDP) else loss.rho
+
+
+def run_schema(df: pd.DataFrame, plan: SchemaPlan, budget=None, random_state=None, label: str = "schema"):
+    """Charge ``plan.loss`` (with its delta) to ``budget``, resolve the domain and recode ``df``.
+
+    Returns ``(recoded df, resolved domain of the plan's columns, SchemaRelease)``. Once the first noise is
+    drawn the charge is committed: a later failure keeps it.
+
+    Examples
+    --------
+    >>> from pgmpy_dp.privacy.budget import PrivacyBudget
+    >>> from pgmpy_dp.privacy.loss import ApproxDP
+    >>> class Declared(Domain):
+    ...     discover = {"job"}
+    >>> df = pd.DataFrame({"job": ["nurse"] * 4000 + ["pilot"]})
+    >>> plan = plan_schema(df, Declared(), ApproxDP(1.0, 1e-9), share=0.5)
+    >>> budget = PrivacyBudget.from_epsilon_delta(1.0, 1e-9)
+    >>> out, dom, record = run_schema(df, plan, budget, random_state=0)
+    >>> out["job"].iloc[-1], budget.ledger[0].delta == plan.delta
+    ('Other', True)
+    """
+    if budget is None:
+        found, record = resolve_domain(df, plan, random_state)
+    else:
+        kwargs = plan.loss.charge_kwargs() | ({"delta": plan.delta} if plan.delta else {})
+        with budget.charge(label=label, **kwargs) as charge:
+            found, record = resolve_domain(df, plan, random_state, on_noise=charge.commit)
+    return recode(df, record), found, record
