@@ -10,10 +10,12 @@ neighbour holds has count 1 and is released with probability ``P(Z >= t - 1) <= 
 Keys that were never observed cannot be released.
 
 [`private_bin_edges`][pgmpy_dp.privacy.discovery.private_bin_edges] chooses the inner edges of ``n_bins`` bins
-within public bounds as DP quantiles: each of the ``n_bins - 1`` quantiles ``j / n_bins`` by one exponential
-mechanism over candidate cut points, the score of cut ``c`` being ``-|#{x < c} - q n|`` (sensitivity 1).
-Repeated edges merge, so fewer bins may come back. docs/decisions.md has the measured comparison with
-equal-width bins.
+within public bounds as DP quantiles of the half-and-half mixture of the data and the uniform distribution on the
+bounds: each of the ``n_bins - 1`` quantiles ``q = j / n_bins`` by one exponential mechanism over candidate cut
+points, the score of cut ``c`` being ``-|(#{x < c} + n U(c)) / 2 - q n|`` with ``U`` the uniform CDF (sensitivity
+1). Every bin then holds at most about ``2 / n_bins`` of the records *and* of the range, which bounds the error
+of values drawn uniformly within bins where plain quantiles (wide tail bins) or equal widths (crowded bins) fail.
+Repeated edges merge, so fewer bins may come back. docs/decisions.md has the measured comparison.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ __all__ = ["KeyRelease", "candidate_edges", "check_bounds", "discover_keys", "ga
 
 #: How far a quantile's score can move when one record is added or removed.
 QUANTILE_SENSITIVITY = 1.0
+
+#: Weight of the uniform distribution on the bounds in the distribution whose quantiles become the edges.
+UNIFORM_WEIGHT = 0.5
 
 #: Candidate cut points per numeric column at most (an even grid when the bounds hold more).
 MAX_CANDIDATES = 4096
@@ -227,7 +232,7 @@ def _quantile_epsilon(loss, n_quantiles: int) -> float:
 
 
 def private_bin_edges(values, bounds, n_bins: int, loss, integer: bool = False, random_state=None) -> tuple[float, ...]:
-    """Bin edges of a numeric column within public bounds, chosen as DP quantiles.
+    """Bin edges of a numeric column within public bounds: DP quantiles of the data mixed half and half with the uniform.
 
     Parameters
     ----------
@@ -264,9 +269,12 @@ def private_bin_edges(values, bounds, n_bins: int, loss, integer: bool = False, 
     x = np.asarray(values, dtype=np.float64)
     x = np.sort(np.clip(x[~np.isnan(x)], lo, top if not integer else top - 1.0))
     below = np.searchsorted(x, cuts, side="left").astype(np.float64)  # #{x < c} for every cut c
+    # one record moves (1 - w) [x < c] + w U(c) - q, within [-1, 1]: sensitivity 1
+    w = UNIFORM_WEIGHT
+    mixed = (1.0 - w) * below + w * x.size * (cuts - lo) / (top - lo)
     rng = None if random_state is None else np.random.default_rng(random_state)
     chosen = []
     for j in range(1, int(n_bins)):
-        scores = -np.abs(below - (j / n_bins) * x.size)
+        scores = -np.abs(mixed - (j / n_bins) * x.size)
         chosen.append(float(cuts[exponential_mechanism(scores, epsilon, QUANTILE_SENSITIVITY, rng)]))
     return (lo, *sorted(set(chosen)), top)
