@@ -34,7 +34,8 @@ from ..privacy.domain import Domain, DomainError
 from ..privacy.loss import ZCDP, ApproxDP, PrivacyLoss, PureDP
 from ..privacy.parameters import epsilon_delta_to_rho
 
-__all__ = ["OTHER", "DEFAULT_BINS", "SchemaPlan", "SchemaRelease", "plan_schema", "recode", "resolve_domain"]
+__all__ = ["OTHER", "DEFAULT_BINS", "SchemaPlan", "SchemaRelease", "check_contract", "plan_schema", "recode", "resolve_domain",
+           "run_schema"]
 
 #: The state that unreleased (rare) keys of a ``discover`` column are mapped to.
 OTHER = "Other"
@@ -291,8 +292,22 @@ def amount(loss: PrivacyLoss, accounting: str) -> float:
     return loss.epsilon if accounting == "pure-dp" and isinstance(loss, PureDP) else loss.rho
 
 
+def check_contract(df: pd.DataFrame, plan: SchemaPlan) -> None:
+    """Refuse, before the charge, missing values in a plan's column that declares no missing state.
+
+    The input contract of docs/privacy.md: such a refusal reveals one bit each time it is tried, and names no count.
+    """
+    for col in plan.columns:
+        if col not in plan.missing and df[col].isna().any():
+            raise DomainError(
+                f"column {col!r} has missing values (NaN or None); declare a missing state, e.g. "
+                f"domain=pgmpy_dp.Domain({{...}}, missing='Missing'), or drop or impute them "
+                "before a private release"
+            )
+
+
 def run_schema(df: pd.DataFrame, plan: SchemaPlan, budget=None, random_state=None, label: str = "schema"):
-    """Charge ``plan.loss`` (with its delta) to ``budget``, resolve the domain and recode ``df``.
+    """Check the input contract, charge ``plan.loss`` (with its delta) to ``budget``, resolve the domain and recode ``df``.
 
     Returns ``(recoded df, resolved domain of the plan's columns, SchemaRelease)``. Once the first noise is
     drawn the charge is committed: a later failure keeps it.
@@ -310,6 +325,7 @@ def run_schema(df: pd.DataFrame, plan: SchemaPlan, budget=None, random_state=Non
     >>> out["job"].iloc[-1], budget.ledger[0].delta == plan.delta
     ('Other', True)
     """
+    check_contract(df, plan)
     if budget is None:
         found, record = resolve_domain(df, plan, random_state)
     else:

@@ -163,3 +163,30 @@ def test_the_column_parts_never_sum_above_the_schemas_loss():
     plan = plan_schema(frame(10), DOMAIN, ApproxDP(1.0, 1e-9), 0.1)
     assert 2 * plan.column_loss().rho <= plan.loss.rho
     assert isinstance(plan.column_loss(), ZCDP)
+
+
+def test_missing_values_without_a_missing_state_are_refused_before_the_charge():
+    budget = PrivacyBudget.from_epsilon_delta(1.0, 1e-9)
+    df = frame(300)
+    df.loc[3, "age"] = np.nan
+    synth = PrivateSynthesizer(epsilon=1.0, delta=1e-9, method="mst", budget=budget, random_state=0,
+                               show_progress=False)
+    with pytest.raises(DomainError, match="column 'age' has missing values"):
+        synth.fit(df, domain=DOMAIN)
+    assert budget.ledger == () and budget.pending == ()
+
+
+def test_a_declared_missing_state_carries_over_to_the_resolved_columns():
+    d = declared({"sex": ["F", "M"]}, discover={"job"}, bounds={"age": (17, 90)}, integer={"age"})
+    d = type(d)(d, missing="NA")
+    d.discover, d.bounds, d.integer = {"job"}, {"age": (17, 90)}, {"age"}
+    df = frame(3000)
+    df.loc[:40, "job"] = None
+    df.loc[:40, "age"] = np.nan
+    synth = PrivateSynthesizer(rho=0.5, delta=None, method="mst", random_state=0, show_progress=False)
+    with pytest.raises(ValueError, match="approximate DP"):
+        synth.fit(df, domain=d)  # rho alone cannot pay for key discovery
+    synth = PrivateSynthesizer(epsilon=3.0, delta=1e-9, method="mst", random_state=0, show_progress=False)
+    synth.fit(df, domain=d)
+    assert synth.domain_["job"][-1] == "NA" and synth.domain_["age"][-1] == "NA"
+    assert "Other" in synth.domain_["job"]
