@@ -173,8 +173,11 @@ def _missing_of(domain, requested) -> dict:
     return {c: per_attr.get(c, every) for c in requested if per_attr.get(c, every) is not None}
 
 
-def plan_schema(df: pd.DataFrame, domain, loss: PrivacyLoss, share, n_bins: int = DEFAULT_BINS) -> SchemaPlan | None:
+def plan_schema(df: pd.DataFrame, domain, loss: PrivacyLoss, share, n_bins: int | None = None) -> SchemaPlan | None:
     """Check the schema's open parts from public facts and split the loss; ``None`` when nothing is open.
+
+    ``n_bins`` (bins asked of each ``bounds`` column) defaults to the domain's ``n_bins`` attribute if it has
+    one, else ``DEFAULT_BINS``.
 
     Raises one error naming every bad column (unknown, asked twice, declared too, a bad bound or dtype).
     Reads the column names and dtypes of ``df``, never its values.
@@ -218,6 +221,8 @@ def plan_schema(df: pd.DataFrame, domain, loss: PrivacyLoss, share, n_bins: int 
             problems.append(f"{col!r} has dtype {df.dtypes[col]}; key discovery takes string, integer, boolean or category columns")
     if problems:
         raise DomainError("the schema cannot be resolved: " + "; ".join(problems))
+    if n_bins is None:
+        n_bins = getattr(domain, "n_bins", None) or DEFAULT_BINS
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 2:
         raise ValueError(f"n_bins must be an integer of at least 2, got {n_bins!r}")
     schema_loss, delta, method_loss = _split(loss, share, bool(discover))

@@ -190,3 +190,14 @@ def test_a_declared_missing_state_carries_over_to_the_resolved_columns():
     synth.fit(df, domain=d)
     assert synth.domain_["job"][-1] == "NA" and synth.domain_["age"][-1] == "NA"
     assert "Other" in synth.domain_["job"]
+
+
+def test_the_bins_asked_come_from_the_argument_the_domain_or_the_default():
+    df = frame(10)
+    d = declared(bounds={"age": (17, 90)}, integer={"age"})
+    assert plan_schema(df, d, ZCDP(1.0), 0.1).n_bins == resolve.DEFAULT_BINS
+    d.n_bins = 4
+    assert plan_schema(df, d, ZCDP(1.0), 0.1).n_bins == 4
+    assert plan_schema(df, d, ZCDP(1.0), 0.1, n_bins=6).n_bins == 6
+    with pytest.raises(ValueError, match="n_bins"):
+        plan_schema(df, d, ZCDP(1.0), 0.1, n_bins=1)
