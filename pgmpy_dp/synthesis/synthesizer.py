@@ -188,7 +188,7 @@ class PrivateSynthesizer(BaseObject):
         loss = privacy_loss(self.epsilon, self.rho, self.delta, who="PrivateSynthesizer",
                             example="PrivateSynthesizer(epsilon=1.0, delta=1e-9) or PrivateSynthesizer(rho=0.015)")
         rng = check_random_state(self.random_state)
-        self._check_data(df, {}, columns=[])
+        self._check_data(df, {}, columns=[])  # the frame itself, before its names and dtypes are read
         schema = plan_schema(df, domain, loss, self.schema_share)  # public facts only; None: nothing to resolve
         if schema is None:
             dom = self._check_data(df, domain)
