@@ -201,3 +201,15 @@ def test_the_bins_asked_come_from_the_argument_the_domain_or_the_default():
     assert plan_schema(df, d, ZCDP(1.0), 0.1, n_bins=6).n_bins == 6
     with pytest.raises(ValueError, match="n_bins"):
         plan_schema(df, d, ZCDP(1.0), 0.1, n_bins=1)
+
+
+def test_bins_under_a_pure_epsilon_are_charged_in_epsilon():
+    budget = PrivacyBudget(1.0)
+    d = declared({"sex": ["F", "M"], "job": ["nurse", "clerk", "pilot", "astronaut"]},
+                 bounds={"age": (17, 90)}, integer={"age"})
+    synth = PrivateSynthesizer(epsilon=1.0, method="privbayes", budget=budget, schema_share=0.2, random_state=0,
+                               show_progress=False).fit(frame(), domain=d)
+    schema_entry, fit_entry = budget.ledger
+    assert schema_entry.epsilon == pytest.approx(0.2) and schema_entry.delta is None
+    assert budget.spent <= 1.0 and synth.epsilon_ == pytest.approx(budget.spent) and synth.rho_ is None
+    assert synth.schema_release_.to_dict()["loss"] == {"epsilon": pytest.approx(0.2), "delta": 0.0}
