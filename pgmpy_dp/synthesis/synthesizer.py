@@ -17,7 +17,7 @@ from ..privacy.domain import Domain
 from ..privacy.loss import PureDP, privacy_loss
 from ..privacy.random_state import check_random_state
 from ..sampling import sample as sample_model
-from ..tables.resolve import amount, plan_schema, run_schema
+from ..tables.resolve import SchemaRelease, amount, plan_schema, run_schema
 from .aim import AIM
 from .method import Measurements, Method
 from .mst import MST
@@ -235,9 +235,14 @@ class PrivateSynthesizer(BaseObject):
                     f"PrivateSynthesizer needs {need:g} ({self.budget.unit}) for its schema and its fit, but "
                     f"{self.budget.remaining:g} remains; lower the loss or use a new budget"
                 )
-        df, found, self.schema_release_ = run_schema(
-            df, schema, self.budget, rng, label=f"PrivateSynthesizer(method={self.method!r}) schema: "
-            f"keys of {list(schema.discover)}, bins of {list(schema.bounds)}, delta={schema.delta:g}")
+        record = SchemaRelease.empty(schema)
+        try:
+            df, found, _ = run_schema(
+                df, schema, self.budget, rng, record=record, label=f"PrivateSynthesizer(method={self.method!r}) "
+                f"schema: keys of {list(schema.discover)}, bins of {list(schema.bounds)}, delta={schema.delta:g}")
+        finally:  # what was released stays with its charge, whether the schema's step ended or failed
+            if record.keys or record.edges:
+                self.schema_release_ = record
         dom = dom.merge(found).project(df.columns)
         dom.check_json()
         return df, dom

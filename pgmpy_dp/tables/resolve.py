@@ -122,6 +122,11 @@ class SchemaRelease:
     delta: float
     other: str = OTHER
 
+    @classmethod
+    def empty(cls, plan: SchemaPlan) -> SchemaRelease:
+        """A record of ``plan`` with nothing released yet (filled in place by [`resolve_domain`][pgmpy_dp.tables.resolve.resolve_domain])."""
+        return cls({}, {}, plan.loss, plan.delta)
+
     def to_dict(self) -> dict:
         """A JSON-ready record, publishable with the releases."""
         loss = {"epsilon": self.loss.epsilon} if isinstance(self.loss, PureDP) else {"rho": self.loss.rho}
@@ -237,12 +242,15 @@ def _discoverable(dtype) -> bool:
             or api.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype))
 
 
-def resolve_domain(df: pd.DataFrame, plan: SchemaPlan, random_state=None, on_noise=None) -> tuple[Domain, SchemaRelease]:
+def resolve_domain(df: pd.DataFrame, plan: SchemaPlan, random_state=None, on_noise=None,
+                   record: SchemaRelease | None = None) -> tuple[Domain, SchemaRelease]:
     """Run the charged mechanisms of ``plan``: the resolved domain of its columns and the public record.
 
     The caller charges ``plan.loss`` (with ``delta=plan.delta``) before; ``on_noise`` is called once the first
     noise is drawn (e.g. a [`Charge.commit`][pgmpy_dp.privacy.budget.Charge.commit]). The returned domain
-    covers the plan's columns only; merge it with the declared rest.
+    covers the plan's columns only; merge it with the declared rest. A given ``record``
+    ([`SchemaRelease.empty`][pgmpy_dp.tables.resolve.SchemaRelease.empty]) is filled column by column, so it
+    keeps what was released if a later column fails.
 
     Examples
     --------
@@ -257,7 +265,8 @@ def resolve_domain(df: pd.DataFrame, plan: SchemaPlan, random_state=None, on_noi
     """
     per_column = plan.column_loss()
     delta_each = plan.delta / len(plan.discover) * (1.0 - 1e-12) if plan.discover else 0.0
-    states, bins, keys = {}, {}, {}
+    record = SchemaRelease.empty(plan) if record is None else record
+    states, bins, keys = {}, record.edges, record.keys
     notified = False
     for col in plan.columns:
         if not notified and on_noise is not None:
@@ -270,8 +279,7 @@ def resolve_domain(df: pd.DataFrame, plan: SchemaPlan, random_state=None, on_noi
         else:
             bins[col] = private_bin_edges(df[col].to_numpy(dtype="float64", na_value=math.nan), plan.bounds[col],
                                           plan.n_bins, per_column, col in plan.integer, random_state)
-    record = SchemaRelease(keys, bins, plan.loss, plan.delta)
-    return Domain(states, bins=bins, missing=plan.missing or None), record
+    return Domain(states, bins=dict(bins), missing=plan.missing or None), record
 
 
 def recode(df: pd.DataFrame, record: SchemaRelease) -> pd.DataFrame:
@@ -311,11 +319,12 @@ def check_contract(df: pd.DataFrame, plan: SchemaPlan) -> None:
             )
 
 
-def run_schema(df: pd.DataFrame, plan: SchemaPlan, budget=None, random_state=None, label: str = "schema"):
+def run_schema(df: pd.DataFrame, plan: SchemaPlan, budget=None, random_state=None, label: str = "schema",
+               record: SchemaRelease | None = None):
     """Check the input contract, charge ``plan.loss`` (with its delta) to ``budget``, resolve the domain and recode ``df``.
 
     Returns ``(recoded df, resolved domain of the plan's columns, SchemaRelease)``. Once the first noise is
-    drawn the charge is committed: a later failure keeps it.
+    drawn the charge is committed: a later failure keeps it, and a given ``record`` keeps what was released.
 
     Examples
     --------
@@ -332,9 +341,9 @@ def run_schema(df: pd.DataFrame, plan: SchemaPlan, budget=None, random_state=Non
     """
     check_contract(df, plan)
     if budget is None:
-        found, record = resolve_domain(df, plan, random_state)
+        found, record = resolve_domain(df, plan, random_state, record=record)
     else:
         kwargs = plan.loss.charge_kwargs() | ({"delta": plan.delta} if plan.delta else {})
         with budget.charge(label=label, **kwargs) as charge:
-            found, record = resolve_domain(df, plan, random_state, on_noise=charge.commit)
+            found, record = resolve_domain(df, plan, random_state, on_noise=charge.commit, record=record)
     return recode(df, record), found, record

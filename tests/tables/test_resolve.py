@@ -213,3 +213,18 @@ def test_bins_under_a_pure_epsilon_are_charged_in_epsilon():
     assert schema_entry.epsilon == pytest.approx(0.2) and schema_entry.delta is None
     assert budget.spent <= 1.0 and synth.epsilon_ == pytest.approx(budget.spent) and synth.rho_ is None
     assert synth.schema_release_.to_dict()["loss"] == {"epsilon": pytest.approx(0.2), "delta": 0.0}
+
+
+def test_a_failure_in_a_later_column_keeps_the_earlier_columns_release(monkeypatch):
+    budget = PrivacyBudget.from_epsilon_delta(1.0, 1e-9)
+
+    def broken(*args, **kwargs):
+        raise FloatingPointError("bins failed")
+
+    monkeypatch.setattr(resolve, "private_bin_edges", broken)  # "age" comes after "job"
+    synth = PrivateSynthesizer(epsilon=1.0, delta=1e-9, method="mst", budget=budget, random_state=0,
+                               show_progress=False)
+    with pytest.raises(FloatingPointError):
+        synth.fit(frame(), domain=DOMAIN)
+    assert "job" in synth.schema_release_.keys and synth.schema_release_.edges == {}
+    assert len(budget.ledger) == 1 and "failed after noise" in budget.ledger[0].label
