@@ -188,12 +188,12 @@ def unresolved_message(columns: Iterable[str], bounds: Mapping, discover: Iterab
         parts.append(
             f"{binned} have public bounds but no bin edges: declare bins={{{binned[0]!r}: [...]}}, take equal-width "
             "public bins with domain.with_public_bins(n_bins) (free), or let PrivateSynthesizer choose the edges "
-            "privately with a share of its budget"
+            "privately with a share of its budget (schema_share=)"
         )
     if keyed:
         parts.append(
             f"{keyed} are marked discover (their states are unknown): declare their states, e.g. "
-            f"Domain({{{keyed[0]!r}: [...]}}), or let PrivateSynthesizer find them privately with a share of its budget"
+            f"Domain({{{keyed[0]!r}: [...]}}), or let PrivateSynthesizer find them privately with a share of its budget (schema_share=)"
         )
     return (f"column(s) {columns} have no states yet, so they cannot be encoded (nothing was spent); "
             + "; ".join(parts))
