@@ -500,8 +500,8 @@ class Domain:
         try:
             return self._states[attr]
         except (KeyError, TypeError):
-            if self.__contains__(attr):
-                self.check_resolved([attr])
+            if self.__contains__(attr):  # name every unresolved column at once, not one per try
+                self.check_resolved()
             raise DomainError(
                 f"attribute {attr!r} is not in the domain {list(self._order)}"
             ) from None
