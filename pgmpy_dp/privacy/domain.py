@@ -369,6 +369,8 @@ class Domain:
         if problems:
             raise DomainError("; ".join(problems))
         self._order = tuple(dict.fromkeys([*order, *parsed, *self._bounds, *self._discover]))
+        self._integer = tuple(a for a in self._order if a in self._integer)  # in declaration order
+        self._discover = tuple(a for a in self._order if a in self._discover)
         self._missing = {}
         per_attr = self._missing_per_attr(missing, self._order)
         for attr, label in {**{a: m for a, m in base_missing.items() if a in self._order}, **per_attr}.items():
@@ -567,7 +569,7 @@ class Domain:
         states = pick("_states")
         out._states = {a: states[a] for a in order if a in states}
         out._bins, out._missing, out._bounds, out._n_bins = pick("_bins"), pick("_missing"), pick("_bounds"), pick("_n_bins")
-        out._integer = tuple(dict.fromkeys(a for d in sources for a in d._integer if a in keep))
+        out._integer = tuple(a for a in order if any(a in d._integer for d in sources))
         out._discover = tuple(a for a in order if a not in out._states and any(a in d._discover for d in sources))
         out._missing_all, out._from_dtype = self._missing_all, set()
         return out

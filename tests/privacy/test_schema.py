@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pgmpy.models import DiscreteBayesianNetwork
 
 import pgmpy_dp  # noqa: F401  (registers df.dp)
@@ -292,3 +294,42 @@ def test_the_synthesizer_resolves_a_schema_file_privately_and_decodes_within_the
     assert out["age"].dtype == np.int64 and out["age"].between(17, 90).all()
     assert out["gain"].between(0, 100000).all() and out["job"].isna().any()
     assert set(out["job"].dropna()) <= {"clerk", "nurse", "smith", "Other"}
+
+
+@st.composite
+def domains(draw):
+    """Random declarations: categorical states, binned and bounds-only numeric columns, discover, missing."""
+    names = draw(st.lists(st.text("abcxyz", min_size=1, max_size=4), min_size=1, max_size=6, unique=True))
+    states, bins, bounds, integer, discover, missing = {}, {}, {}, [], [], {}
+    label = st.sampled_from(["Missing", "?", -1])
+    for name in names:
+        kind = draw(st.sampled_from(["states", "bins", "bounds", "discover"]))
+        if kind == "states":
+            states[name] = draw(st.lists(st.one_of(st.text(max_size=3), st.integers(-5, 5)), min_size=1, max_size=4,
+                                         unique_by=lambda v: (type(v), v)))
+        elif kind == "discover":
+            discover.append(name)
+        else:
+            lo = draw(st.integers(-100, 100))
+            hi = lo + draw(st.integers(1, 100))
+            bounds[name] = (lo, hi)
+            if kind == "bins":
+                inner = draw(st.lists(st.integers(lo + 1, hi), max_size=3, unique=True))
+                bins[name] = [lo, *sorted(inner), hi + 1]
+            if draw(st.booleans()):
+                integer.append(name)
+        if draw(st.booleans()):
+            missing[name] = draw(label)
+    for name, values in states.items():  # a missing label may not also be a plain state
+        if name in missing and missing[name] in values:
+            del missing[name]
+    return Domain(states, bins=bins, bounds=bounds, integer=integer, discover=discover, missing=missing)
+
+
+@settings(max_examples=60, deadline=None)
+@given(domains())
+def test_any_domain_survives_the_json_round_trip(d):
+    back = Domain.from_json(d.to_json())
+    assert back == d and back.attrs == d.attrs
+    for name in ("bins", "bounds", "integer", "discover", "n_bins", "missing", "unresolved"):
+        assert getattr(back, name) == getattr(d, name), name
