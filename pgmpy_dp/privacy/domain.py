@@ -1,8 +1,10 @@
-"""The public domain: ordered states per attribute, and encoding data to integer codes.
+"""The public domain: ordered states per attribute, declared, combined, written as a schema and used to encode.
 
 Everything that shapes a release's output (which states exist, in what order) is declared by the data
 custodian, never read from the private table; [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration,
-including bin edges (``bins=``) and a missing state (``missing=``).
+including bin edges (``bins=``) and a missing state (``missing=``). The checks of single states and edges are in
+[`states`][pgmpy_dp.privacy.states], the encoding of data frame columns in [`encoding`][pgmpy_dp.privacy.encoding],
+its errors in [`errors`][pgmpy_dp.privacy.errors].
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -19,95 +20,21 @@ import pandas as pd
 
 from .._progress import progress
 from .declarations import equal_width_edges, parse_declarations, unresolved_message
+from .encoding import (
+    PUBLIC_COLUMNS_ATTR, SHOW_VALUES_ENV, DataDerivedDomainWarning, check_columns_exist, encode_column, warn_data_derived,
+)
+from .errors import CellLimitError, DomainError, SchemaError, UndeclaredColumnsError
 from .schema_file import placeholder, read_schema, schema_text, schema_text_of
+from .states import as_python, bin_labels, check_name, check_state, json_state, parse_bins, parse_states
+
+# what other modules (and users) import from here, some of it defined in errors, encoding and states
+__all__ = [
+    "DEFAULT_MAX_CELLS", "PUBLIC_COLUMNS_ATTR", "SHOW_VALUES_ENV", "CellLimitError", "DataDerivedDomainWarning",
+    "Domain", "DomainError", "SchemaError", "UndeclaredColumnsError", "bin_labels", "read_domain",
+]
 
 #: Largest number of cells a single table may have (80 MB of float64) unless ``max_cells`` raises it.
 DEFAULT_MAX_CELLS = 10_000_000
-
-
-class DomainError(ValueError):
-    """Data or a request does not fit the declared public domain."""
-
-
-class CellLimitError(DomainError):
-    """A table over the requested attributes would have too many cells."""
-
-
-class UndeclaredColumnsError(DomainError):
-    """Columns of the data have no public domain; the message lists them all with a schema template to fill.
-
-    ``columns`` holds their names and ``template`` the JSON entries (from names and dtypes only, never values).
-    """
-
-    def __init__(self, message: str, columns: Sequence[str], template: str) -> None:
-        super().__init__(message)
-        self.columns, self.template = list(columns), template
-
-
-class SchemaError(DomainError):
-    """A schema file or text is not a valid ``pgmpy-dp/schema``; ``problems`` lists each, by field path."""
-
-    def __init__(self, problems: Sequence[str], source=None, parameter: str = "") -> None:
-        self.problems = list(problems)
-        path = isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith("{"))
-        where = f" {os.fspath(source)!r}" if path else ""
-        text = "; ".join(self.problems)
-        unread = text.startswith("(file): ")  # the file could not be read: nothing to validate
-        super().__init__(f"{parameter + ': ' if parameter else ''}"
-                         + (text[len("(file): "):] if unread else f"the schema{where} is not valid: {text}"))
-
-
-class DataDerivedDomainWarning(UserWarning):
-    """A column's states come from a categorical dtype that may have been read from the private data.
-
-    Raised when a column's states come from an unordered categorical dtype with sorted categories (what
-    ``astype("category")`` makes from the observed values) that nothing declares public. Only the dtype,
-    the declared domain and ``df.attrs`` are read, never the values. Silenced by passing the states in
-    ``domain=``, or by listing the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
-    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does). See docs/privacy.md.
-    """
-
-
-#: ``df.attrs`` key listing columns whose categorical dtypes are declared public.
-PUBLIC_COLUMNS_ATTR = "pgmpy_dp_public_columns"
-
-#: Environment variable that, set to ``1``, lets out-of-domain errors quote the offending values.
-SHOW_VALUES_ENV = "PGMPY_DP_SHOW_VALUES"
-
-
-def _format_edge(edge: float) -> str:
-    """An edge as text: integral values without a decimal point (``17``, not ``17.0``)."""
-    if math.isinf(edge):
-        return "inf" if edge > 0 else "-inf"
-    return str(int(edge)) if float(edge).is_integer() else repr(float(edge))
-
-
-def bin_labels(edges: Sequence[float]) -> tuple[str, ...]:
-    """String labels of the bins between consecutive public ``edges``: ``"[lo, hi)"``.
-
-    Examples
-    --------
-    >>> bin_labels([17, 25, 35, 91])
-    ('[17, 25)', '[25, 35)', '[35, 91)')
-    >>> bin_labels([0, 0.5, float("inf")])
-    ('[0, 0.5)', '[0.5, inf)')
-    """
-    text = [_format_edge(e) for e in edges]
-    return tuple(f"[{lo}, {hi})" for lo, hi in zip(text[:-1], text[1:]))
-
-
-def _check_edges(attr, edges) -> tuple[float, ...]:
-    if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
-        raise DomainError(f"bins[{attr!r}] must be a list of public bin edges, got {edges!r}")
-    try:
-        parsed = tuple(float(e) for e in edges)
-    except (TypeError, ValueError):
-        raise DomainError(f"bins[{attr!r}] must hold numbers (bin edges), got {list(edges)!r}") from None
-    if len(parsed) < 2:
-        raise DomainError(f"bins[{attr!r}] needs at least two edges (one bin), got {list(parsed)}")
-    if any(math.isnan(e) for e in parsed) or any(b <= a for a, b in zip(parsed, parsed[1:])):
-        raise DomainError(f"bins[{attr!r}] must be strictly increasing numbers, got {list(parsed)}")
-    return parsed
 
 
 def _check_mapping(value, name: str):
@@ -141,44 +68,6 @@ def read_domain(domain):
         return Domain.from_json(domain)
     except SchemaError as exc:
         raise SchemaError(exc.problems, domain, parameter="domain=") from None
-
-
-def _check_state(value, what: str):
-    if isinstance(value, float) and math.isnan(value):
-        raise DomainError(f"{what} is NaN; NaN is not a public state (use missing= to name one)")
-    try:
-        hash(value)
-    except TypeError:
-        raise DomainError(f"{what} must be a hashable scalar such as a str or int, got {value!r}") from None
-
-
-def _parse_states(attr: str, values) -> tuple:
-    """The declared states of ``attr`` as a tuple of distinct hashable scalars, or a DomainError naming the bad one."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise DomainError(
-            f"states of attribute {attr!r} must be a list of values, got {values!r}"
-        )
-    values = tuple(_as_python(v) for v in values)
-    if len(values) == 0:
-        raise DomainError(f"attribute {attr!r} has an empty domain; declare at least one state")
-    if any(isinstance(v, float) and math.isnan(v) for v in values):
-        raise DomainError(
-            f"attribute {attr!r} lists NaN as a state; NaN is not a public state "
-            "(name one with missing=, e.g. Domain(..., missing='Missing'))"
-        )
-    for v in values:
-        try:
-            hash(v)
-        except TypeError:
-            raise DomainError(
-                f"attribute {attr!r} lists the state {v!r}, a {type(v).__name__}; a state must be a hashable "
-                f"scalar such as a str or int: list each state on its own (e.g. {{{attr!r}: [1, 2, 3]}}), "
-                "or make a compound state a tuple or a str"
-            ) from None
-    if len(set(values)) != len(values):
-        dup = pd.Series(values)[pd.Series(values).duplicated()].tolist()
-        raise DomainError(f"attribute {attr!r} lists a state twice: {dup}")
-    return values
 
 
 def _redeclared(other: Domain, bins) -> tuple[dict, dict]:
@@ -246,25 +135,6 @@ def _undeclared_error(columns: Sequence[str], dtypes) -> UndeclaredColumnsError:
     )
 
 
-def _parse_bins(bins, parsed: dict) -> dict[str, tuple[float, ...]]:
-    """Checked edges of each binned attribute; their labels become its states in ``parsed``."""
-    out = {}
-    for attr, edges in (bins or {}).items():
-        _check_name(attr, "bins")
-        if attr in parsed:
-            raise DomainError(
-                f"attribute {attr!r} is declared both with states and with bins; declare it once"
-            )
-        out[attr] = _check_edges(attr, edges)
-        parsed[attr] = bin_labels(out[attr])
-    return out
-
-
-def _as_python(value):
-    """Return a JSON- and hash-friendly Python scalar for numpy scalars."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 class Domain:
     """Ordered public states for a set of attributes, and how raw values map to them.
 
@@ -278,7 +148,7 @@ class Domain:
         Another ``Domain`` is copied with its bins and missing states.
     bins : mapping of str to sequence of float, optional
         Public bin edges for numeric attributes, e.g. ``{"age": [17, 25, 35, 50, 65, 91]}``.
-        The states become the labels ``"[17, 25)"``, ... ([`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]);
+        The states become the labels ``"[17, 25)"``, ... ([`bin_labels`][pgmpy_dp.privacy.states.bin_labels]);
         the edges are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the
         outer bins (use ``-inf``/``inf`` for open-ended ones). The edges must be public (never computed
         from the data, as ``pd.cut(x, 5)`` or quantiles would).
@@ -359,11 +229,11 @@ class Domain:
             n_bins = n_bins if n_bins is not None else {a: n for a, n in old._n_bins.items() if a not in bins} or None
         parsed: dict[str, tuple] = {}
         for attr, values in (states or {}).items():
-            _check_name(attr, "states")
-            parsed[attr] = _parse_states(attr, values)
-        self._bins = _parse_bins(bins, parsed)
+            check_name(attr, "states")
+            parsed[attr] = parse_states(attr, values)
+        self._bins = parse_bins(bins, parsed)
         for attr in bounds or {}:
-            _check_name(attr, "bounds")
+            check_name(attr, "bounds")
         self._bounds, self._integer, self._discover, self._n_bins, problems = parse_declarations(
             bounds, integer, discover, n_bins, {a: v for a, v in parsed.items() if a not in self._bins}, self._bins)
         if problems:
@@ -387,8 +257,8 @@ class Domain:
         self._from_dtype = set()
 
     def _add_missing(self, parsed: dict, attr: str, label) -> None:
-        label = _as_python(label)
-        _check_state(label, f"the missing state of {attr!r}")
+        label = as_python(label)
+        check_state(label, f"the missing state of {attr!r}")
         self._missing[attr] = label
         if attr in parsed and label not in parsed[attr]:  # an unresolved column gets it when resolved
             parsed[attr] = (*parsed[attr], label)
@@ -430,9 +300,9 @@ class Domain:
         ('x', 'y', 'z', '?')
         """
         domain = _check_mapping(read_domain(domain), "domain")
-        _check_columns_exist(df, [])
+        check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
-        _check_columns_exist(df, columns)
+        check_columns_exist(df, columns)
         declared = _declared(df, domain)
         states, from_dtype = _dtype_states(df, [c for c in columns if c not in declared])
         missing = declared._missing_all
@@ -484,14 +354,14 @@ class Domain:
         return tuple(a for a in self._order if a not in self._states)
 
     def check_resolved(self, attrs: Iterable[str] | None = None) -> None:
-        """Raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming every unresolved column of ``attrs``, and how to resolve it.
+        """Raise a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming every unresolved column of ``attrs``, and how to resolve it.
 
         Examples
         --------
         >>> Domain(bounds={"age": (17, 90)}).check_resolved()
         Traceback (most recent call last):
         ...
-        pgmpy_dp.privacy.domain.DomainError: column(s) ['age'] have no states yet, ...
+        pgmpy_dp.privacy.errors.DomainError: column(s) ['age'] have no states yet, ...
         """
         attrs = self._order if attrs is None else tuple(attrs)
         pending = [a for a in attrs if a in self and a not in self._states]
@@ -695,7 +565,7 @@ class Domain:
         """Read a schema written by [`to_json`][pgmpy_dp.privacy.domain.Domain.to_json] (a path, or JSON text).
 
         Every problem is named by its field path, all at once, in a
-        [`SchemaError`][pgmpy_dp.privacy.domain.SchemaError].
+        [`SchemaError`][pgmpy_dp.privacy.errors.SchemaError].
 
         Examples
         --------
@@ -703,7 +573,7 @@ class Domain:
         ...                  '"columns": {"age": {"type": "numeric", "bounds": [17]}, "sex": {"type": "categorical"}}}')
         Traceback (most recent call last):
         ...
-        pgmpy_dp.privacy.domain.SchemaError: the schema is not valid: columns.age.bounds: must be two finite numbers [low, high], got [17]; columns.sex.states: is missing; ...
+        pgmpy_dp.privacy.errors.SchemaError: the schema is not valid: columns.age.bounds: must be two finite numbers [low, high], got [17]; columns.sex.states: is missing; ...
         """
         kw, problems = read_schema(source)
         if problems:
@@ -735,7 +605,7 @@ class Domain:
           "job": {"type": "categorical", "states": null}
         }}
         """
-        _check_columns_exist(df, [])
+        check_columns_exist(df, [])
         declared = read_domain(domain)
         declared = declared if isinstance(declared, Domain) else Domain(_check_mapping(declared, "domain") or {})
         known = [c for c in df.columns if c in declared]
@@ -748,7 +618,7 @@ class Domain:
         return None
 
     def check_json(self, attrs: Iterable[str] | None = None) -> None:
-        """Raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the first state that JSON cannot hold losslessly.
+        """Raise a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming the first state that JSON cannot hold losslessly.
 
         Called before a release charges the budget. States must be ``str``, ``int``, finite ``float``,
         ``bool`` or tuples of them (not ``pd.cut``'s intervals: declare ``bins=`` instead).
@@ -759,13 +629,13 @@ class Domain:
         >>> Domain({"age": [pd.Interval(0, 10)]}).check_json()
         Traceback (most recent call last):
         ...
-        pgmpy_dp.privacy.domain.DomainError: state Interval(0, 10, closed='right') of attribute 'age' ...
+        pgmpy_dp.privacy.errors.DomainError: state Interval(0, 10, closed='right') of attribute 'age' ...
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
         self.check_resolved(attrs)  # before any charge: a column without states cannot be released
         for a in attrs:
             for v in self[a]:
-                if not _json_state(v):
+                if not json_state(v):
                     hint = (
                         "declare public bin edges with Domain(bins={...}) instead of pd.cut categories"
                         if isinstance(v, pd.Interval)
@@ -778,8 +648,8 @@ class Domain:
     def check_table(self, attrs: Sequence[str], max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, ...]:
         """Validate one requested table and return it as a tuple of attribute names.
 
-        Raises a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the problem for unknown or repeated
-        attributes and a [`CellLimitError`][pgmpy_dp.privacy.domain.CellLimitError] when the dense table would
+        Raises a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming the problem for unknown or repeated
+        attributes and a [`CellLimitError`][pgmpy_dp.privacy.errors.CellLimitError] when the dense table would
         exceed ``max_cells``.
         """
         attrs = (attrs,) if isinstance(attrs, str) else tuple(attrs)
@@ -810,7 +680,7 @@ class Domain:
 
         Binned attributes are cut at their public edges (clamped to the outer bins); missing values
         take the declared missing state. Otherwise NaN and values outside the declared states raise a
-        [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the values
+        [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming the column, never the values
         (``PGMPY_DP_SHOW_VALUES=1`` shows them while debugging). ``show_progress`` draws a bar over the
         columns when encoding takes more than a couple of seconds.
 
@@ -826,169 +696,9 @@ class Domain:
         array([2, 0])
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
-        _check_columns_exist(df, attrs)
+        check_columns_exist(df, attrs)
         self.check_resolved(attrs)
         # before encoding, so that whether it warns never depends on whether encoding succeeds
-        self._warn_data_derived(df, attrs)
-        return {a: self._encode_column(df[a], a) for a in progress(attrs, show_progress, "encoding columns")}
-
-    def _warn_data_derived(self, df: pd.DataFrame, attrs: Iterable[str]) -> None:
-        """Warn about columns whose states come from a dtype that ``astype("category")`` could have made.
-
-        The rule is [`DataDerivedDomainWarning`][pgmpy_dp.privacy.domain.DataDerivedDomainWarning]'s; the values are
-        never read.
-        """
-        suspects = [a for a in sorted(self._from_dtype & set(attrs)) if _sorted_unordered(df.dtypes[a])]
-        if suspects:
-            warnings.warn(
-                f"column(s) {suspects} take their states from an unordered categorical dtype with sorted "
-                "categories, which is what astype('category') makes from the private data; a private release "
-                "must use a public domain. Declare the public states with domain={column: [...]}, or, if the "
-                "dtype's categories already are the public states, list the columns in "
-                f"df.attrs[{PUBLIC_COLUMNS_ATTR!r}]; either silences this warning",
-                DataDerivedDomainWarning,
-                stacklevel=_caller_stacklevel(),
-            )
-
-    def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
-        states = self[attr]
-        if attr in self._bins:
-            return self._encode_binned(col, attr)
-        dtype = col.dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            cat_codes = col.array.codes  # the ndarray itself, without building a Series
-            if tuple(_as_python(c) for c in dtype.categories) == states:
-                codes = cat_codes
-            else:
-                # recode the (few) categories once, then gather: no per-row hashing
-                mapping = np.append(pd.Index(states, dtype=object).get_indexer(dtype.categories), -1)
-                codes = mapping[cat_codes]
-        else:
-            try:
-                codes = pd.Index(states, dtype=object).get_indexer(col)
-            except TypeError as exc:  # e.g. lists or dicts stored in an object column
-                raise TypeError(
-                    f"column {attr!r} holds values that are not scalar states ({exc}); "
-                    "each cell must be one hashable state such as a str or int"
-                ) from None
-        bad = codes < 0
-        if bad.any():
-            na = col.isna().to_numpy()
-            if na.any():
-                codes = self._fill_missing(codes, na, attr)
-                bad = codes < 0
-            if bad.any():
-                raise DomainError(_outside_message(attr, states, col.to_numpy()[bad]))
-        return codes.astype(np.intp, copy=False)
-
-    def _fill_missing(self, codes: np.ndarray, na: np.ndarray, attr: str) -> np.ndarray:
-        if attr not in self._missing:
-            # no count here: the number of missing values is a private statistic
-            raise DomainError(
-                f"column {attr!r} has missing values (NaN or None); declare a missing state, e.g. "
-                f"domain=pgmpy_dp.Domain({{...}}, missing='Missing'), or drop or impute them "
-                "before a private release"
-            )
-        codes = np.array(codes, dtype=np.intp)
-        codes[na] = self[attr].index(self._missing[attr])
-        return codes
-
-    def _encode_binned(self, col: pd.Series, attr: str) -> np.ndarray:
-        edges = np.asarray(self._bins[attr])
-        try:
-            x = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"column {attr!r} is binned by bins={{{attr!r}: [...]}} but holds non-numeric values; "
-                "bin only numeric columns"
-            ) from None
-        # clamp: below the first edge -> first bin, at or above the last -> last bin (documented)
-        codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2).astype(np.intp)
-        na = np.isnan(x)
-        if na.any():
-            codes = self._fill_missing(codes, na, attr)
-        return codes
-
-
-def _sorted_unordered(dtype) -> bool:
-    """Whether ``dtype`` is an unordered categorical with at least two sorted categories (dtype only)."""
-    if not isinstance(dtype, pd.CategoricalDtype) or dtype.ordered or len(dtype.categories) < 2:
-        return False
-    cats = list(dtype.categories)
-    try:
-        return cats == sorted(cats)
-    except TypeError:  # mixed types: astype('category') would have sorted them, so not its work
-        return False
-
-
-def _outside_message(attr: str, states: Sequence, offending: np.ndarray) -> str:
-    """The error for values outside the declared states: the values (and how many) are private, so withheld."""
-    shown = list(states)[:20]
-    text = (
-        f"column {attr!r} has values outside its declared domain {shown}"
-        f"{' ...' if len(states) > 20 else ''}; add them to the declared states, map them to a declared "
-        "state (e.g. with missing= or bins=), or remove those rows. "
-    )
-    if os.environ.get(SHOW_VALUES_ENV) == "1":
-        values = [_as_python(v) for v in pd.unique(offending)[:5]]
-        return text + f"Offending values (shown because {SHOW_VALUES_ENV}=1): {values}"
-    return text + (
-        f"The values are private and withheld; to see them while debugging, set {SHOW_VALUES_ENV}=1"
-    )
-
-
-def _caller_stacklevel() -> int:
-    """``stacklevel`` that points a warning at the user's line, past pgmpy_dp's and pgmpy's frames."""
-    import sys
-
-    import importlib.util
-
-    inside = [str(Path(__file__).resolve().parents[1])]
-    spec = importlib.util.find_spec("pgmpy")  # locates pgmpy's estimator frames without importing it
-    inside += list(spec.submodule_search_locations or []) if spec else []
-    frame, level = sys._getframe(2), 2  # level 1 is the function that calls warnings.warn
-    while frame is not None and any(frame.f_code.co_filename.startswith(d) for d in inside):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _check_name(attr, where: str) -> None:
-    if not isinstance(attr, str):
-        raise TypeError(
-            f"{where} names attribute {attr!r} of type {type(attr).__name__}; attribute names must be "
-            "str (pgmpy node names): rename the columns, e.g. df.columns = df.columns.map(str)"
-        )
-
-
-def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    if isinstance(df.columns, pd.MultiIndex):
-        raise TypeError(
-            "the DataFrame has MultiIndex columns; flatten them to str names first, "
-            "e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
-        )
-    columns = list(columns)
-    bad = [c for c in columns if not isinstance(c, str)]
-    if bad:
-        raise TypeError(
-            f"column name(s) {bad[:5]} are not str; pgmpy node names must be str: "
-            "rename them, e.g. df.columns = df.columns.map(str)"
-        )
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise DomainError(
-            f"column(s) {missing} are not in the DataFrame (columns: {list(df.columns)})"
-        )
-    if df.columns.duplicated().any():
-        dup = df.columns[df.columns.duplicated()].unique().tolist()
-        raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")
-
-
-def _json_state(v) -> bool:
-    """Whether JSON holds the state losslessly (a tuple is written as a list and read back as a tuple)."""
-    if type(v) is tuple:
-        return all(_json_state(x) for x in v)
-    if type(v) is str:
-        return json.loads(json.dumps(v)) == v
-    return type(v) in (int, bool) or (type(v) is float and math.isfinite(v))
+        warn_data_derived(df, sorted(self._from_dtype & set(attrs)))
+        return {a: encode_column(df[a], a, self[a], self._bins, self._missing)
+                for a in progress(attrs, show_progress, "encoding columns")}
