@@ -1,0 +1,324 @@
+"""The saved synthesizer: a public JSON artifact of a fitted [`PrivateSynthesizer`][pgmpy_dp.synthesis.synthesizer.PrivateSynthesizer], and its validation on load.
+
+Everything in it is public by construction: the schema (states, bins, missing states), the settings, the
+privacy loss spent, the noisy selections, the releases (the noisy measurements, in the release format of
+[`pgmpy_dp.tables.schema`][pgmpy_dp.tables.schema]) and the fitted model's parameters, which are
+post-processing of those releases. No record, exact count or private value is ever written. The model is
+stored rather than refitted, so a loaded synthesizer samples exactly as the saved one did (a refit would
+repeat the fit's iterations on another machine's floating point).
+
+Format version 1 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 1``)::
+
+    {"format", "format_version", "notice",
+     "params": {"epsilon", "rho", "delta", "method", "workload", "max_model_size", "random_state", "show_progress"},
+     "domain": {"attrs": [[attr, [state, ...]], ...], "bins": {attr: [edge, ...]}, "missing": {attr: state}},
+     "loss": {"type": "PureDP" | "ZCDP" | "ApproxDP", "epsilon"?, "delta"?, "rho"?},
+     "selected": [...], "releases": [<marginal release>, ...],
+     "model": {"type": "markov", "nodes": [...], "edges": [[u, v], ...],
+               "factors": [{"variables": [...], "values": [...] (flat, C order)}, ...]}
+            | {"type": "bayesian", "nodes", "edges",
+               "cpds": [{"variable", "evidence": [...], "values": [...] (states x parent configurations)}, ...]}}
+
+Tuple states and selections are written as lists; infinite bin edges as ``"inf"`` / ``"-inf"``. Every field
+is checked on load, and the first problem is reported with its path in a
+[`SynthesizerFormatError`][pgmpy_dp.synthesis.artifact.SynthesizerFormatError].
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from ..privacy.domain import Domain, DomainError
+from ..privacy.loss import ApproxDP, PureDP, ZCDP
+from ..tables.artifact import MarginalRelease
+from ..tables.schema import RTOL, ReleaseFormatError
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "SynthesizerFormatError", "load_synthesizer", "save_synthesizer"]
+
+FORMAT = "pgmpy-dp/synthesizer"
+FORMAT_VERSION = 1
+NOTICE = (
+    "A saved pgmpy-dp synthesizer: public by construction (schema, settings, noisy selections and releases, "
+    "and the model fitted to them); it holds no record and no exact count."
+)
+_PARAMS = ("epsilon", "rho", "delta", "method", "workload", "max_model_size", "random_state", "show_progress")
+_LOSSES = {"PureDP": (PureDP, ("epsilon",)), "ZCDP": (ZCDP, ("rho",)), "ApproxDP": (ApproxDP, ("epsilon", "delta"))}
+
+
+class SynthesizerFormatError(ValueError):
+    """A saved synthesizer breaks its format; ``field`` is the path of the offending field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        super().__init__(f"invalid synthesizer artifact: field {field!r} {problem}")
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def synthesizer_to_dict(synth) -> dict:
+    """The artifact of a fitted synthesizer, as a JSON-compatible dict."""
+    if not hasattr(synth, "model_"):
+        raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) before save(path)")
+    params = {name: _jsonable(getattr(synth, name)) for name in _PARAMS if name != "random_state"}
+    seed = synth.random_state
+    # a Generator's state is not a setting anyone can restore; an int seed is (experiments only)
+    params["random_state"] = int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None
+    loss = synth.loss_
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "notice": NOTICE,
+        "params": params,
+        "domain": _domain_to_dict(synth.domain_),
+        "loss": {"type": type(loss).__name__, **{k: getattr(loss, k) for k in _LOSSES[type(loss).__name__][1]}},
+        "selected": _jsonable(synth.selected_),
+        "releases": [r.to_dict() for r in synth.releases_],
+        "model": _model_to_dict(synth.model_),
+    }
+
+
+def save_synthesizer(synth, path) -> None:
+    """Write ``synth``'s artifact to ``path`` as JSON (through a temporary file, so a crash leaves no half file)."""
+    text = json.dumps(synthesizer_to_dict(synth), allow_nan=False)
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _jsonable(value):
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _edge(e: float):
+    return e if math.isfinite(e) else ("inf" if e > 0 else "-inf")
+
+
+def _domain_to_dict(domain: Domain) -> dict:
+    return {
+        "attrs": [[a, _jsonable(list(domain[a]))] for a in domain.attrs],
+        "bins": {a: [_edge(e) for e in edges] for a, edges in domain.bins.items()},
+        "missing": {a: _jsonable(m) for a, m in domain.missing.items()},
+    }
+
+
+def _model_to_dict(model) -> dict:
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    out = {"nodes": list(model.nodes()), "edges": [list(e) for e in model.edges()]}
+    if isinstance(model, DiscreteBayesianNetwork):
+        cpds = [model.get_cpds(v) for v in model.nodes()]
+        out["type"] = "bayesian"
+        out["cpds"] = [
+            {"variable": c.variable, "evidence": list(c.variables[1:]),
+             "values": np.asarray(c.get_values(), dtype=float).tolist()}
+            for c in cpds
+        ]
+    else:
+        out["type"] = "markov"
+        out["factors"] = [
+            {"variables": list(f.variables), "values": np.asarray(f.values, dtype=float).ravel().tolist()}
+            for f in model.get_factors()
+        ]
+    return out
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def load_synthesizer(cls, path):
+    """A fitted ``cls`` (``PrivateSynthesizer``) from the artifact at ``path``, every field checked first."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no synthesizer file {str(path)!r}; load reads a file written by save(path)") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise SynthesizerFormatError("(root)", f"is not valid JSON ({exc}); was the file truncated?") from None
+    return synthesizer_from_dict(cls, data)
+
+
+def synthesizer_from_dict(cls, data):
+    """Inverse of [`synthesizer_to_dict`][pgmpy_dp.synthesis.artifact.synthesizer_to_dict]; raises
+    [`SynthesizerFormatError`][pgmpy_dp.synthesis.artifact.SynthesizerFormatError] naming the first bad field."""
+    if not isinstance(data, Mapping):
+        raise SynthesizerFormatError("(root)", f"must be a JSON object, got {type(data).__name__}")
+    if _require(data, "format", "") != FORMAT:
+        raise SynthesizerFormatError("format", f"must be {FORMAT!r}, got {data['format']!r}: this is not a saved synthesizer")
+    version = _require(data, "format_version", "")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise SynthesizerFormatError("format_version", f"is {version!r}; this pgmpy-dp reads version {FORMAT_VERSION}: upgrade pgmpy-dp")
+    synth = cls(**_params(_require(data, "params", "")))
+    try:
+        method = synth._method()
+        synth._check_params()
+        synth._settings(method)
+    except (TypeError, ValueError) as exc:
+        raise SynthesizerFormatError("params", f"holds settings the synthesizer refuses: {exc}") from None
+    domain = _domain(_require(data, "domain", ""))
+    loss = _loss(_require(data, "loss", ""))
+    releases = _releases(_require(data, "releases", ""), domain, loss)
+    selected = _require(data, "selected", "")
+    if not isinstance(selected, list):
+        raise SynthesizerFormatError("selected", f"must be a list of the noisy selections, got {type(selected).__name__}")
+    model = _model(_require(data, "model", ""), domain, "privbayes" if synth.method == "privbayes" else "aim")
+    synth.model_, synth.releases_, synth.selected_ = model, releases, [_tuples(s) for s in selected]
+    synth.loss_ = loss
+    synth.rho_ = None if isinstance(loss, PureDP) else loss.rho
+    synth.epsilon_ = loss.epsilon if isinstance(loss, PureDP) else None
+    synth.domain_ = domain
+    synth.n_rounds_ = len(synth.selected_)
+    return synth
+
+
+def _require(data: Mapping, key: str, where: str):
+    if not isinstance(data, Mapping):
+        raise SynthesizerFormatError(where or "(root)", f"must be a JSON object, got {type(data).__name__}")
+    if key not in data:
+        raise SynthesizerFormatError(f"{where}.{key}" if where else key, "is missing; was the file truncated or edited?")
+    return data[key]
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _params(params) -> dict:
+    out = {name: _require(params, name, "params") for name in _PARAMS}
+    unknown = sorted(set(params) - set(_PARAMS))
+    if unknown:
+        raise SynthesizerFormatError(f"params.{unknown[0]}", f"is not a setting of PrivateSynthesizer (settings: {list(_PARAMS)})")
+    if out["workload"] is not None:
+        if not isinstance(out["workload"], list):
+            raise SynthesizerFormatError("params.workload", f"must be null or a list, got {out['workload']!r}")
+        out["workload"] = [_tuples(w) for w in out["workload"]]
+    return out
+
+
+def _domain(value) -> Domain:
+    attrs = _require(value, "attrs", "domain")
+    bins = _require(value, "bins", "domain")
+    missing = _require(value, "missing", "domain")
+    if not isinstance(attrs, list) or not attrs:
+        raise SynthesizerFormatError("domain.attrs", "must be a non-empty list of [attribute, [states]] pairs")
+    if not isinstance(bins, Mapping) or not isinstance(missing, Mapping):
+        raise SynthesizerFormatError("domain", "must hold 'bins' and 'missing' as objects keyed by attribute")
+    stored: dict[str, tuple] = {}
+    for i, pair in enumerate(attrs):
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], list)):
+            raise SynthesizerFormatError(f"domain.attrs[{i}]", f"must be an [attribute, [states]] pair, got {pair!r}")
+        stored[pair[0]] = tuple(_tuples(v) for v in pair[1])
+    for where, keys in (("bins", bins), ("missing", missing)):
+        for a in keys:
+            if a not in stored:
+                raise SynthesizerFormatError(f"domain.{where}.{a}", f"names an attribute that domain.attrs does not list {list(stored)}")
+    try:
+        edges = {a: [float(e) for e in bins[a]] for a in bins}
+        plain = {a: s for a, s in stored.items() if a not in bins}
+        missing_states = {a: _tuples(m) for a, m in missing.items()}
+        dom = Domain(plain, bins=edges, missing=missing_states).project(list(stored))
+    except (DomainError, TypeError, ValueError) as exc:
+        raise SynthesizerFormatError("domain", f"is not a valid schema: {exc}") from None
+    for i, a in enumerate(stored):
+        if dom[a] != stored[a]:
+            raise SynthesizerFormatError(
+                f"domain.attrs[{i}]", f"lists the states {list(stored[a])}, but its bins and missing state give {list(dom[a])}"
+            )
+    return dom
+
+
+def _loss(value):
+    kind = _require(value, "type", "loss")
+    if kind not in _LOSSES:
+        raise SynthesizerFormatError("loss.type", f"must be one of {list(_LOSSES)}, got {kind!r}")
+    loss_class, fields = _LOSSES[kind]
+    args = [_require(value, f, "loss") for f in fields]
+    try:
+        return loss_class(*args)
+    except (TypeError, ValueError) as exc:
+        raise SynthesizerFormatError("loss", f"is not a valid privacy loss: {exc}") from None
+
+
+def _releases(value, domain: Domain, loss) -> list:
+    if not isinstance(value, list) or not value:
+        raise SynthesizerFormatError("releases", "must be a non-empty list of marginal releases")
+    out = []
+    for i, r in enumerate(value):
+        try:
+            release = MarginalRelease.from_dict(r)
+        except ReleaseFormatError as exc:
+            raise SynthesizerFormatError(f"releases[{i}].{exc.field}", str(exc).split(f"field {exc.field!r} ", 1)[-1]) from None
+        for a in release.domain.attrs:
+            if a not in domain:
+                raise SynthesizerFormatError(f"releases[{i}].domain", f"names {a!r}, which is not an attribute of the schema")
+        out.append(release)
+    spent = math.fsum(t.rho if t.rho is not None else t.epsilon**2 / 2 for r in out for t in r.tables)
+    if spent > loss.rho * (1 + RTOL):
+        raise SynthesizerFormatError("releases", f"cost rho={spent!r} in all, more than the loss spent (rho={loss.rho!r})")
+    return out
+
+
+def _model(value, domain: Domain, kind: str):
+    from pgmpy.factors.discrete import DiscreteFactor, TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork, DiscreteMarkovNetwork
+
+    expected = "bayesian" if kind == "privbayes" else "markov"
+    if _require(value, "type", "model") != expected:
+        raise SynthesizerFormatError("model.type", f"must be {expected!r} for this method, got {value['type']!r}")
+    nodes, edges = _require(value, "nodes", "model"), _require(value, "edges", "model")
+    if nodes != list(domain.attrs):
+        raise SynthesizerFormatError("model.nodes", f"must list the schema's attributes {list(domain.attrs)}, got {nodes!r}")
+    if not isinstance(edges, list) or any(not (isinstance(e, list) and len(e) == 2 and all(v in domain for v in e)) for e in edges):
+        raise SynthesizerFormatError("model.edges", "must be a list of [node, node] pairs of schema attributes")
+    model = DiscreteBayesianNetwork() if expected == "bayesian" else DiscreteMarkovNetwork()
+    model.add_nodes_from(nodes)
+    model.add_edges_from(tuple(e) for e in edges)
+    key = "cpds" if expected == "bayesian" else "factors"
+    parts = _require(value, key, "model")
+    if not isinstance(parts, list):
+        raise SynthesizerFormatError(f"model.{key}", "must be a list")
+    built = []
+    for i, p in enumerate(parts):
+        where = f"model.{key}[{i}]"
+        scope = [_require(p, "variable", where), *_require(p, "evidence", where)] if expected == "bayesian" \
+            else _require(p, "variables", where)
+        if not isinstance(scope, list) or not scope or any(v not in domain for v in scope) or len(set(scope)) != len(scope):
+            raise SynthesizerFormatError(where, f"names variables {scope!r}; they must be distinct schema attributes")
+        shape = domain.shape(scope)
+        values = np.asarray(_require(p, "values", where), dtype=object)
+        try:
+            values = values.astype(float)
+        except (TypeError, ValueError):
+            raise SynthesizerFormatError(f"{where}.values", "must hold numbers only") from None
+        want = (shape[0], math.prod(shape[1:])) if expected == "bayesian" else (math.prod(shape),)
+        if values.shape != want or not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise SynthesizerFormatError(
+                f"{where}.values", f"must be {list(want)} finite non-negative numbers (the schema's shape of {scope})"
+            )
+        names = {v: list(domain[v]) for v in scope}
+        if expected == "bayesian":
+            built.append(TabularCPD(scope[0], shape[0], values, evidence=scope[1:] or None,
+                                    evidence_card=list(shape[1:]) or None, state_names=names))
+        else:
+            built.append(DiscreteFactor(scope, list(shape), values, state_names=names))
+    try:
+        if expected == "bayesian":
+            model.add_cpds(*built)
+        else:
+            model.add_factors(*built)
+        model.check_model()
+    except ValueError as exc:
+        raise SynthesizerFormatError(f"model.{key}", f"do not make a valid model: {exc}") from None
+    return model
