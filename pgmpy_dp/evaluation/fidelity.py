@@ -77,7 +77,7 @@ def encode_table(frame: pd.DataFrame, domain: Domain, name: str = "table") -> di
             bad = codes < 0
         if bad.any():
             raise DomainError(
-                f"column {a!r} of the {name} table holds {int(bad.sum())} value(s) outside its declared states "
+                f"column {a!r} of the {name} table holds values outside its declared states "
                 f"{list(domain[a])[:10]}; check the schema, or the missing= state for empty cells"
             )
         out[a] = codes.astype(np.intp)
