@@ -125,7 +125,10 @@ def _logistic(x: sparse.csr_matrix, y: np.ndarray, max_iter: int = 100) -> tuple
         p = 1.0 / (1.0 + np.exp(-(x @ beta)))
         grad = x.T @ (p - y) + ridge * beta
         hessian = (x.T @ sparse.diags(p * (1 - p)) @ x).toarray() + np.diag(ridge)
-        step = np.linalg.lstsq(hessian, grad, rcond=None)[0]
+        try:
+            step = np.linalg.solve(hessian, grad)
+        except np.linalg.LinAlgError:  # a state no record of either table has: singular without it
+            step = np.linalg.lstsq(hessian, grad, rcond=None)[0]
         t = 1.0
         while t > 1e-10 and loss(beta - t * step) > current:
             t /= 2

@@ -13,6 +13,9 @@ import io
 import numpy as np
 import pandas as pd
 
+#: Coefficients shown on the page (the largest |z| first); the DataFrame has them all.
+_TOP_TERMS = 25
+
 _STYLE = """
 body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 1200px; }
 .notice { background: #fde8e8; border: 2px solid #c0392b; padding: 0.8em; font-weight: bold; }
@@ -22,6 +25,7 @@ th { background: #eef; }
 .bad { background: #f8d7da; }
 .plots { display: flex; flex-wrap: wrap; gap: 0.5em; }
 .plots figure { margin: 0; }
+img { max-width: 100%; }
 figcaption { font-size: 0.85em; text-align: center; }
 """
 
@@ -73,10 +77,16 @@ def _column_plots(report, plt, order) -> str:
     for a in order:
         d = report.distributions[report.distributions["column"] == a]
         x = np.arange(len(d))
-        fig, ax = plt.subplots(figsize=(max(3.2, 0.35 * len(d) + 1.5), 2.6))
-        ax.bar(x - 0.2, d["real"], width=0.4, label="real", color="#34495e")
-        ax.bar(x + 0.2, d["synthetic"], width=0.4, label="synthetic", color="#e67e22")
-        ax.set_xticks(x, [str(s)[:12] for s in d["state"]], rotation=60, ha="right", fontsize=7)
+        fig, ax = plt.subplots(figsize=(min(3.2 + 0.12 * len(d), 7.0), 2.6))
+        if len(d) <= 30:
+            ax.bar(x - 0.2, d["real"], width=0.4, label="real", color="#34495e")
+            ax.bar(x + 0.2, d["synthetic"], width=0.4, label="synthetic", color="#e67e22")
+            ax.set_xticks(x, [str(s)[:12] for s in d["state"]], rotation=60, ha="right", fontsize=7)
+        else:  # many states: two step lines read better than hundreds of bars
+            ax.step(x, d["real"], where="mid", label="real", color="#34495e", linewidth=1.6)
+            ax.step(x, d["synthetic"], where="mid", label="synthetic", color="#e67e22", linewidth=1.6)
+            ticks = x[:: max(1, len(d) // 12)]
+            ax.set_xticks(ticks, [str(d["state"].iloc[i])[:12] for i in ticks], rotation=60, ha="right", fontsize=7)
         ax.set_ylabel("proportion", fontsize=8)
         ax.legend(fontsize=7)
         fig.tight_layout()
@@ -126,6 +136,11 @@ def render(report, notice: str) -> str:
         worst = report.worst(int(k), 10)
         parts += [f"<h3>The {int(k)}-way marginals the synthetic table gets most wrong</h3>",
                   _table(worst, bad_rows=range(min(3, len(worst))))]
+    parts.append("<h2>Columns, real beside synthetic (worst first)</h2>")
+    if plt is None:
+        parts.append("<p>Plots need matplotlib (the plot extra): pip install matplotlib.</p>")
+    else:
+        parts += [_column_plots(report, plt, order), "<h2>2-way TVD of every pair</h2>", _pair_heatmap(report, plt)]
     u = report.utility
     parts += [
         "<h2>Propensity-score utility (pMSE)</h2>",
@@ -136,19 +151,16 @@ def render(report, notice: str) -> str:
     ]
     if report.coefficients is not None:
         c = report.coefficients
-        bad = [i for i, z in enumerate(c["z"]) if np.isfinite(z) and abs(z) > 2]
+        shown = c.reindex(c["z"].abs().sort_values(ascending=False, na_position="last").index).head(_TOP_TERMS)
+        bad = [i for i, z in enumerate(shown["z"]) if np.isfinite(z) and abs(z) > 2]
         parts += [
             f"<h2>One model on both tables: logistic regression of {_escape(report.target)} = "
             f"{_escape(report.positive)}</h2>",
             "<p>Coefficients fitted on the real and on the synthetic table; z is their difference in the real "
-            "fit's standard errors (rows with |z| &gt; 2 are marked).</p>",
-            _table(c, bad_rows=bad),
+            f"fit's standard errors. The {len(shown)} terms of largest |z| of {len(c)} (rows with |z| &gt; 2 "
+            "are marked; all of them are in the report's <code>coefficients</code> DataFrame).</p>",
+            _table(shown, bad_rows=bad),
         ]
-    parts.append("<h2>Columns, real beside synthetic (worst first)</h2>")
-    if plt is None:
-        parts.append("<p>Plots need matplotlib (the plot extra): pip install matplotlib.</p>")
-    else:
-        parts += [_column_plots(report, plt, order), "<h2>2-way TVD of every pair</h2>", _pair_heatmap(report, plt)]
-    parts.append(_table(report.distributions))
-    parts.append("</body></html>")
+    parts += ["<details><summary>Every column's distribution, as numbers</summary>",
+              _table(report.distributions), "</details>", "</body></html>"]
     return "\n".join(parts) + "\n"
