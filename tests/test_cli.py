@@ -141,3 +141,21 @@ def test_synthesize_then_report_as_the_docs_show(files):
     assert result.returncode == 0 and answer["probability"].sum() == pytest.approx(1.0)
     result = run("budget", "budget.json", cwd=files)
     assert result.returncode == 0 and "accounting: zcdp" in result.stdout
+
+
+def test_parquet_in_and_out_then_sample_and_query_from_the_artifact(files, capsys):
+    pd.read_csv(files / "data.csv").to_parquet(files / "data.parquet")
+    code = main(["synthesize", str(files / "data.parquet"), "--schema", str(files / "schema.json"), "--rho", "1",
+                 "--method", "privbayes", "--out", str(files / "syn.parquet"), "--rows", "50",
+                 "--artifact", str(files / "s.json"), "--seed", "0", "--quiet"])
+    assert code == 0
+    assert len(pd.read_parquet(files / "syn.parquet")) == 50
+    assert main(["sample", str(files / "s.json"), "--rows", "4", "--seed", "2", "--quiet"]) == 0
+    first = capsys.readouterr().out
+    assert main(["sample", str(files / "s.json"), "--rows", "4", "--seed", "2", "--quiet"]) == 0
+    assert capsys.readouterr().out == first and len(first.splitlines()) == 5
+    assert main(["query", str(files / "s.json"), "smoker", "--given", "sex=M"]) == 0
+    answer = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert list(answer.columns) == ["smoker", "probability"] and answer["probability"].sum() == pytest.approx(1.0)
+    assert main(["query", str(files / "s.json"), "smoker", "--given", "sex=X"]) == 2
+    assert "'X' is not a state of 'sex'" in capsys.readouterr().err
