@@ -10,7 +10,7 @@ repeat the fit's iterations on another machine's floating point).
 Format version 1 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 1``)::
 
     {"format", "format_version", "notice",
-     "params": {"epsilon", "rho", "delta", "method", "workload", "max_model_size", "random_state", "show_progress"},
+     "params": {"epsilon", "rho", "delta", "method", "workload", "max_model_size", "random_state": null, "show_progress"},
      "domain": {"attrs": [[attr, [state, ...]], ...], "bins": {attr: [edge, ...]}, "missing": {attr: state}},
      "loss": {"type": "PureDP" | "ZCDP" | "ApproxDP", "epsilon"?, "delta"?, "rho"?},
      "selected": [...], "releases": [<marginal release>, ...],
@@ -67,9 +67,8 @@ def synthesizer_to_dict(synth) -> dict:
     if not hasattr(synth, "model_"):
         raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) before save(path)")
     params = {name: _jsonable(getattr(synth, name)) for name in _PARAMS if name != "random_state"}
-    seed = synth.random_state
-    # a Generator's state is not a setting anyone can restore; an int seed is (experiments only)
-    params["random_state"] = int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None
+    # never the seed: with it and the releases anyone could redraw the noise and subtract it
+    params["random_state"] = None
     loss = synth.loss_
     return {
         "format": FORMAT,
@@ -197,6 +196,9 @@ def _tuples(value):
 
 def _params(params) -> dict:
     out = {name: _require(params, name, "params") for name in _PARAMS}
+    if out["random_state"] is not None:
+        raise SynthesizerFormatError("params.random_state", "must be null: a saved synthesizer never carries the seed "
+                                     "its noise was drawn with (the noise could be redrawn and subtracted)")
     unknown = sorted(set(params) - set(_PARAMS))
     if unknown:
         raise SynthesizerFormatError(f"params.{unknown[0]}", f"is not a setting of PrivateSynthesizer (settings: {list(_PARAMS)})")

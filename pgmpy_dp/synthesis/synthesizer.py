@@ -217,7 +217,8 @@ class PrivateSynthesizer(BaseObject):
 
         It holds the schema, the settings, the loss spent, the noisy selections and releases and the model
         fitted to them: no record and no exact count (format: ``pgmpy_dp.synthesis.artifact``). The budget
-        is not saved. ``PrivateSynthesizer.load(path)`` restores it; ``sample(n, random_state=s)`` then
+        and the ``random_state`` seed are not saved (with the seed, the noise could be redrawn and
+        subtracted from the releases). ``PrivateSynthesizer.load(path)`` restores it; ``sample(n, random_state=s)`` then
         draws the same records as before saving.
 
         Examples
@@ -239,6 +240,6 @@ class PrivateSynthesizer(BaseObject):
 
         Raises ``FileNotFoundError`` for a missing file and
         ``pgmpy_dp.synthesis.artifact.SynthesizerFormatError`` (a ``ValueError``) naming the first field
-        of a truncated, edited or foreign file. The loaded synthesizer has no budget.
+        of a truncated, edited or foreign file. The loaded synthesizer has no budget and no seed.
         """
         return load_synthesizer(cls, path)

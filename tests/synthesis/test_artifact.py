@@ -53,7 +53,7 @@ def test_round_trip_samples_identically(fitted, method, tmp_path):
     loaded = PrivateSynthesizer.load(path)
     for seed in (0, 7):
         pd.testing.assert_frame_equal(loaded.sample(2000, random_state=seed), synth.sample(2000, random_state=seed))
-    assert loaded.get_params() == {**synth.get_params(), "budget": None}
+    assert loaded.get_params() == {**synth.get_params(), "budget": None, "random_state": None}
     assert loaded.domain_ == synth.domain_ and loaded.domain_.bins == synth.domain_.bins
     assert loaded.domain_.missing == synth.domain_.missing
     assert loaded.selected_ == synth.selected_ and loaded.n_rounds_ == synth.n_rounds_
@@ -93,6 +93,7 @@ def test_artifact_holds_no_private_value_and_no_exact_count(fitted, method, tmp_
     assert "patient" not in text and "secret" not in text
     raw = set(df["age"].dropna().tolist())
     assert not raw & {x for x in scalars if isinstance(x, float)}
+    assert data["params"]["random_state"] is None  # the fits were seeded: the seed would let the noise be redrawn
     assert N not in {x for x in scalars if isinstance(x, (int, float)) and not isinstance(x, bool)}
     # no released table equals the exact counts of its marginal
     codes = SCHEMA.encode(df)
@@ -121,6 +122,7 @@ def _edit(path, change):
         (lambda d: d.update(format_version=2), "format_version"),
         (lambda d: d.pop("model"), "model"),
         (lambda d: d["params"].update(method="dpmm"), "params"),
+        (lambda d: d["params"].update(random_state=0), "params.random_state"),
         (lambda d: d["loss"].update(rho=-1.0), "loss"),
         (lambda d: d["releases"][0]["tables"][0].update(scale=-2.0), "releases[0].tables[0].scale"),
         (lambda d: d["releases"][0]["tables"][0]["values"].__setitem__(1, "x"), "releases[0].tables[0].values[1]"),
