@@ -159,3 +159,25 @@ def test_parquet_in_and_out_then_sample_and_query_from_the_artifact(files, capsy
     assert list(answer.columns) == ["smoker", "probability"] and answer["probability"].sum() == pytest.approx(1.0)
     assert main(["query", str(files / "s.json"), "smoker", "--given", "sex=X"]) == 2
     assert "'X' is not a state of 'sex'" in capsys.readouterr().err
+
+
+def test_budget_create_and_show_in_its_units(tmp_path, capsys):
+    path = tmp_path / "b.json"
+    assert main(["budget", str(path), "--create", "--epsilon", "2"]) == 0
+    assert "accounting: pure-dp" in capsys.readouterr().out and PrivacyBudget.open(path).total == 2.0
+    assert main(["budget", str(path), "--create", "--epsilon", "3"]) == 2  # never overwrites a ledger
+    assert "exists already" in capsys.readouterr().err and PrivacyBudget.open(path).total == 2.0
+    assert main(["budget", str(tmp_path / "none.json")]) == 2
+    assert "no budget file" in capsys.readouterr().err
+
+
+def test_report_takes_the_schema_from_an_artifact(files, capsys):
+    assert main(["synthesize", str(files / "data.csv"), "--schema", str(files / "schema.json"), "--rho", "1",
+                 "--method", "mst", "--out", str(files / "syn.csv"), "--artifact", str(files / "s.json"),
+                 "--seed", "0", "--quiet"]) == 0
+    assert main(["report", str(files / "data.csv"), str(files / "syn.csv"), "--artifact", str(files / "s.json"),
+                 "--out", str(files / "r.html")]) == 0
+    err = capsys.readouterr().err
+    assert "2-way TVD mean" in err and "do not publish it" in err
+    assert (files / "r.html").read_text().startswith("<!-- pgmpy-dp fidelity report")
+    assert exit_code(["report", str(files / "data.csv"), str(files / "syn.csv"), "--out", "r.html"]) == 2
