@@ -10,16 +10,18 @@ repeat the fit's iterations on another machine's floating point).
 Format version 1 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 1``)::
 
     {"format", "format_version", "notice",
-     "params": {"epsilon", "rho", "delta", "method", "workload", "max_model_size", "random_state": null, "show_progress"},
-     "domain": {"attrs": [[attr, [state, ...]], ...], "bins": {attr: [edge, ...]}, "missing": {attr: state}},
-     "loss": {"type": "PureDP" | "ZCDP" | "ApproxDP", "epsilon"?, "delta"?, "rho"?},
+     "params": {<every setting but budget>, "random_state": null},
+     "domain": <the resolved schema, as Domain.to_json writes it>,
+     "dtypes": {attr: {"kind": "category", "categories", "ordered"} | {"kind": "string", "storage"}},
+     "loss": {"type": "PureDP" | "ZCDP" | "ApproxDP", "epsilon"?, "delta"?, "rho"?}, "rho", "epsilon",
+     "schema_release": null | <SchemaRelease.to_dict(): released keys and bin edges>,
      "selected": [...], "releases": [<marginal release>, ...],
      "model": {"type": "markov", "nodes": [...], "edges": [[u, v], ...],
                "factors": [{"variables": [...], "values": [...] (flat, C order)}, ...]}
             | {"type": "bayesian", "nodes", "edges",
                "cpds": [{"variable", "evidence": [...], "values": [...] (states x parent configurations)}, ...]}}
 
-Tuple states and selections are written as lists; infinite bin edges as ``"inf"`` / ``"-inf"``. Every field
+Tuple states and selections are written as lists. Every field
 is checked on load, and the first problem is reported with its path in a
 [`SynthesizerFormatError`][pgmpy_dp.synthesis.artifact.SynthesizerFormatError].
 """
@@ -47,7 +49,7 @@ NOTICE = (
     "A saved pgmpy-dp synthesizer: public by construction (schema, settings, noisy selections and releases, "
     "and the model fitted to them); it holds no record and no exact count."
 )
-_PARAMS = ("epsilon", "rho", "delta", "method", "workload", "max_model_size", "random_state", "show_progress")
+_UNSAVED = ("budget", "random_state")  # a live accountant, and the seed the noise was drawn with
 _LOSSES = {"PureDP": (PureDP, ("epsilon",)), "ZCDP": (ZCDP, ("rho",)), "ApproxDP": (ApproxDP, ("epsilon", "delta"))}
 
 
@@ -66,7 +68,7 @@ def synthesizer_to_dict(synth) -> dict:
     """The artifact of a fitted synthesizer, as a JSON-compatible dict."""
     if not hasattr(synth, "model_"):
         raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) before save(path)")
-    params = {name: _jsonable(getattr(synth, name)) for name in _PARAMS if name != "random_state"}
+    params = {name: _jsonable(getattr(synth, name)) for name in synth.get_param_names() if name not in _UNSAVED}
     # never the seed: with it and the releases anyone could redraw the noise and subtract it
     params["random_state"] = None
     loss = synth.loss_
@@ -75,8 +77,12 @@ def synthesizer_to_dict(synth) -> dict:
         "format_version": FORMAT_VERSION,
         "notice": NOTICE,
         "params": params,
-        "domain": _domain_to_dict(synth.domain_),
+        "domain": json.loads(synth.domain_.to_json()),
+        "dtypes": {a: _dtype_to_dict(d) for a, d in getattr(synth, "dtypes_", {}).items()},
         "loss": {"type": type(loss).__name__, **{k: getattr(loss, k) for k in _LOSSES[type(loss).__name__][1]}},
+        "rho": synth.rho_,
+        "epsilon": synth.epsilon_,
+        "schema_release": None if getattr(synth, "schema_release_", None) is None else synth.schema_release_.to_dict(),
         "selected": _jsonable(synth.selected_),
         "releases": [r.to_dict() for r in synth.releases_],
         "model": _model_to_dict(synth.model_),
@@ -100,16 +106,12 @@ def _jsonable(value):
     return value
 
 
-def _edge(e: float):
-    return e if math.isfinite(e) else ("inf" if e > 0 else "-inf")
+def _dtype_to_dict(dtype) -> dict:
+    import pandas as pd
 
-
-def _domain_to_dict(domain: Domain) -> dict:
-    return {
-        "attrs": [[a, _jsonable(list(domain[a]))] for a in domain.attrs],
-        "bins": {a: [_edge(e) for e in edges] for a, edges in domain.bins.items()},
-        "missing": {a: _jsonable(m) for a, m in domain.missing.items()},
-    }
+    if isinstance(dtype, pd.CategoricalDtype):
+        return {"kind": "category", "categories": _jsonable(list(dtype.categories)), "ordered": bool(dtype.ordered)}
+    return {"kind": "string", "storage": dtype.storage}
 
 
 def _model_to_dict(model) -> dict:
@@ -159,7 +161,7 @@ def synthesizer_from_dict(cls, data):
     version = _require(data, "format_version", "")
     if version != FORMAT_VERSION or isinstance(version, bool):
         raise SynthesizerFormatError("format_version", f"is {version!r}; this pgmpy-dp reads version {FORMAT_VERSION}: upgrade pgmpy-dp")
-    synth = cls(**_params(_require(data, "params", "")))
+    synth = cls(**_params(_require(data, "params", ""), cls.get_param_names()))
     try:
         method = synth._method()
         synth._check_params()
@@ -168,16 +170,25 @@ def synthesizer_from_dict(cls, data):
         raise SynthesizerFormatError("params", f"holds settings the synthesizer refuses: {exc}") from None
     domain = _domain(_require(data, "domain", ""))
     loss = _loss(_require(data, "loss", ""))
-    releases = _releases(_require(data, "releases", ""), domain, loss)
+    schema_release = _require(data, "schema_release", "")
+    if schema_release is not None and not isinstance(schema_release, Mapping):
+        raise SynthesizerFormatError("schema_release", "must be null or the schema's release record (an object)")
+    releases = _releases(_require(data, "releases", ""), domain, loss, schema_release)
+    dtypes = _dtypes(_require(data, "dtypes", ""), domain)
+    spent = {k: _require(data, k, "") for k in ("rho", "epsilon")}
+    for k, v in spent.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v)):
+            raise SynthesizerFormatError(k, f"must be null or a positive number, got {v!r}")
     selected = _require(data, "selected", "")
     if not isinstance(selected, list):
         raise SynthesizerFormatError("selected", f"must be a list of the noisy selections, got {type(selected).__name__}")
     model = _model(_require(data, "model", ""), domain, "privbayes" if synth.method == "privbayes" else "aim")
     synth.model_, synth.releases_, synth.selected_ = model, releases, [_tuples(s) for s in selected]
     synth.loss_ = loss
-    synth.rho_ = None if isinstance(loss, PureDP) else loss.rho
-    synth.epsilon_ = loss.epsilon if isinstance(loss, PureDP) else None
-    synth.domain_ = domain
+    synth.rho_, synth.epsilon_ = spent["rho"], spent["epsilon"]
+    synth.domain_, synth.dtypes_ = domain, dtypes
+    # the record as published (``SchemaRelease.to_dict()``); None when the schema was declared in full
+    synth.schema_release_ = schema_release
     synth.n_rounds_ = len(synth.selected_)
     return synth
 
@@ -194,15 +205,15 @@ def _tuples(value):
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
-def _params(params) -> dict:
-    out = {name: _require(params, name, "params") for name in _PARAMS}
+def _params(params, names) -> dict:
+    out = {name: _require(params, name, "params") for name in names if name != "budget"}
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise SynthesizerFormatError(f"params.{unknown[0]}", f"is not a setting of PrivateSynthesizer (settings: {list(names)})")
     if out["random_state"] is not None:
         raise SynthesizerFormatError("params.random_state", "must be null: a saved synthesizer never carries the seed "
                                      "its noise was drawn with (the noise could be redrawn and subtracted)")
-    unknown = sorted(set(params) - set(_PARAMS))
-    if unknown:
-        raise SynthesizerFormatError(f"params.{unknown[0]}", f"is not a setting of PrivateSynthesizer (settings: {list(_PARAMS)})")
-    if out["workload"] is not None:
+    if out.get("workload") is not None:
         if not isinstance(out["workload"], list):
             raise SynthesizerFormatError("params.workload", f"must be null or a list, got {out['workload']!r}")
         out["workload"] = [_tuples(w) for w in out["workload"]]
@@ -210,35 +221,40 @@ def _params(params) -> dict:
 
 
 def _domain(value) -> Domain:
-    attrs = _require(value, "attrs", "domain")
-    bins = _require(value, "bins", "domain")
-    missing = _require(value, "missing", "domain")
-    if not isinstance(attrs, list) or not attrs:
-        raise SynthesizerFormatError("domain.attrs", "must be a non-empty list of [attribute, [states]] pairs")
-    if not isinstance(bins, Mapping) or not isinstance(missing, Mapping):
-        raise SynthesizerFormatError("domain", "must hold 'bins' and 'missing' as objects keyed by attribute")
-    stored: dict[str, tuple] = {}
-    for i, pair in enumerate(attrs):
-        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], list)):
-            raise SynthesizerFormatError(f"domain.attrs[{i}]", f"must be an [attribute, [states]] pair, got {pair!r}")
-        stored[pair[0]] = tuple(_tuples(v) for v in pair[1])
-    for where, keys in (("bins", bins), ("missing", missing)):
-        for a in keys:
-            if a not in stored:
-                raise SynthesizerFormatError(f"domain.{where}.{a}", f"names an attribute that domain.attrs does not list {list(stored)}")
     try:
-        edges = {a: [float(e) for e in bins[a]] for a in bins}
-        plain = {a: s for a, s in stored.items() if a not in bins}
-        missing_states = {a: _tuples(m) for a, m in missing.items()}
-        dom = Domain(plain, bins=edges, missing=missing_states).project(list(stored))
+        dom = Domain.from_json(json.dumps(value))
     except (DomainError, TypeError, ValueError) as exc:
         raise SynthesizerFormatError("domain", f"is not a valid schema: {exc}") from None
-    for i, a in enumerate(stored):
-        if dom[a] != stored[a]:
-            raise SynthesizerFormatError(
-                f"domain.attrs[{i}]", f"lists the states {list(stored[a])}, but its bins and missing state give {list(dom[a])}"
-            )
+    unresolved = [a for a in dom.attrs if a in dom.discover or (a in dom.bounds and a not in dom.bins)]
+    if unresolved:
+        raise SynthesizerFormatError("domain", f"leaves {unresolved} unresolved; a fitted synthesizer's schema is resolved")
     return dom
+
+
+def _dtypes(value, domain: Domain) -> dict:
+    import pandas as pd
+
+    if not isinstance(value, Mapping):
+        raise SynthesizerFormatError("dtypes", "must be an object of column -> dtype")
+    out = {}
+    for a, d in value.items():
+        where = f"dtypes.{a}"
+        if a not in domain:
+            raise SynthesizerFormatError(where, "names a column the schema does not have")
+        kind = _require(d, "kind", where)
+        try:
+            if kind == "category":
+                out[a] = pd.CategoricalDtype([_tuples(c) for c in _require(d, "categories", where)],
+                                             ordered=bool(_require(d, "ordered", where)))
+            elif kind == "string":
+                out[a] = pd.StringDtype(_require(d, "storage", where))
+            else:
+                raise SynthesizerFormatError(f"{where}.kind", f"must be 'category' or 'string', got {kind!r}")
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, SynthesizerFormatError):
+                raise
+            raise SynthesizerFormatError(where, f"is not a valid dtype: {exc}") from None
+    return out
 
 
 def _loss(value):
@@ -253,7 +269,7 @@ def _loss(value):
         raise SynthesizerFormatError("loss", f"is not a valid privacy loss: {exc}") from None
 
 
-def _releases(value, domain: Domain, loss) -> list:
+def _releases(value, domain: Domain, loss, schema_release=None) -> list:
     if not isinstance(value, list) or not value:
         raise SynthesizerFormatError("releases", "must be a non-empty list of marginal releases")
     out = []
@@ -265,8 +281,18 @@ def _releases(value, domain: Domain, loss) -> list:
         for a in release.domain.attrs:
             if a not in domain:
                 raise SynthesizerFormatError(f"releases[{i}].domain", f"names {a!r}, which is not an attribute of the schema")
+            own = set(domain[a])
+            # the schema's states, or groups of them (MST's merged rare states)
+            if not all(v in own or (isinstance(v, tuple) and set(v) <= own) for v in release.domain[a]):
+                raise SynthesizerFormatError(f"releases[{i}].domain", f"gives {a!r} states that are not the schema's "
+                                             f"{list(domain[a])[:10]}")
         out.append(release)
     spent = math.fsum(t.rho if t.rho is not None else t.epsilon**2 / 2 for r in out for t in r.tables)
+    schema_loss = (schema_release or {}).get("loss") or {}
+    if isinstance(schema_loss.get("rho"), (int, float)):
+        spent += schema_loss["rho"]
+    elif isinstance(schema_loss.get("epsilon"), (int, float)):
+        spent += schema_loss["epsilon"] ** 2 / 2
     if spent > loss.rho * (1 + RTOL):
         raise SynthesizerFormatError("releases", f"cost rho={spent!r} in all, more than the loss spent (rho={loss.rho!r})")
     return out

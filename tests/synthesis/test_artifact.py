@@ -26,6 +26,7 @@ def frame(seed=0):
     age = np.round(rng.uniform(17.0, 90.0, N), 6) + 1e-7 * np.arange(N)  # no two alike, none a round number
     age[:5] = np.nan
     index = [f"patient-{i:05d}-secret" for i in range(N)]
+    b = pd.Categorical(b, categories=[0, 1])  # a dtype the synthesizer restores on sampling
     return pd.DataFrame({"a": a, "b": b, "c": c, "age": age}, index=index)
 
 
@@ -59,6 +60,7 @@ def test_round_trip_samples_identically(fitted, method, tmp_path):
     assert loaded.selected_ == synth.selected_ and loaded.n_rounds_ == synth.n_rounds_
     assert loaded.loss_ == synth.loss_ and loaded.rho_ == synth.rho_ and loaded.epsilon_ == synth.epsilon_
     assert [r.to_dict() for r in loaded.releases_] == [r.to_dict() for r in synth.releases_]
+    assert isinstance(loaded.sample(5, random_state=0)["b"].dtype, pd.CategoricalDtype) and "b" in loaded.dtypes_
     if method == "mst":  # the merged states really were exercised
         assert any(isinstance(s, tuple) for r in synth.releases_ for s in r.domain["c"])
 
@@ -130,8 +132,10 @@ def _edit(path, change):
         (lambda d: d["model"]["factors"][0]["values"].__setitem__(0, -1.0), "model.factors[0].values"),
         (lambda d: d["model"]["factors"][0]["values"].pop(), "model.factors[0].values"),
         (lambda d: d["model"]["factors"][0].update(variables=["zzz"]), "model.factors[0]"),
-        (lambda d: d["domain"]["attrs"][0][1].append(9), "model.factors[0].values"),  # the model no longer fits it
-        (lambda d: d["domain"]["bins"].update(age=[17, 30, 45, 60, 91]), "domain.attrs[3]"),
+        (lambda d: d["domain"]["columns"]["a"]["states"].append(9), "model.factors[0].values"),  # the model no longer fits
+        (lambda d: d["domain"]["columns"]["age"].update(bins=[17, 30, 45, 60, 91]), "releases[0].domain"),
+        (lambda d: d["domain"]["columns"]["age"].update(bins=[30, 17]), "domain"),
+        (lambda d: d["dtypes"].update(zzz={"kind": "category", "categories": [], "ordered": False}), "dtypes.zzz"),
     ],
 )
 def test_an_edited_artifact_is_refused_naming_the_field(fitted, tmp_path, change, field):
@@ -167,9 +171,9 @@ def test_a_fresh_process_samples_what_the_saved_one_did(fitted, tmp_path):
     synth = fitted[1]["mst"]
     synth.save(tmp_path / "s.json")
     code = ("import sys; from pgmpy_dp import PrivateSynthesizer; "
-            "PrivateSynthesizer.load(sys.argv[1]).sample(500, random_state=3).to_csv(sys.argv[2], index=False)")
+            "PrivateSynthesizer.load(sys.argv[1]).sample(500, random_state=3, decode=False).to_csv(sys.argv[2], index=False)")
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.json"), str(tmp_path / "out.csv")],
                    check=True, cwd=Path(__file__).parents[2])
-    expected = synth.sample(500, random_state=3).astype(str).reset_index(drop=True)
+    expected = synth.sample(500, random_state=3, decode=False).astype(str).reset_index(drop=True)
     got = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     pd.testing.assert_frame_equal(got, expected)
