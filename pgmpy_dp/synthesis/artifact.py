@@ -111,7 +111,9 @@ def _dtype_to_dict(dtype) -> dict:
 
     if isinstance(dtype, pd.CategoricalDtype):
         return {"kind": "category", "categories": _jsonable(list(dtype.categories)), "ordered": bool(dtype.ordered)}
-    return {"kind": "string", "storage": dtype.storage}
+    # pandas' two string dtypes differ in their missing value: NaN (the default str dtype) or pd.NA
+    nan = isinstance(dtype.na_value, float)
+    return {"kind": "string", "storage": dtype.storage, "na_value": "nan" if nan else "NA"}
 
 
 def _model_to_dict(model) -> dict:
@@ -247,7 +249,10 @@ def _dtypes(value, domain: Domain) -> dict:
                 out[a] = pd.CategoricalDtype([_tuples(c) for c in _require(d, "categories", where)],
                                              ordered=bool(_require(d, "ordered", where)))
             elif kind == "string":
-                out[a] = pd.StringDtype(_require(d, "storage", where))
+                na = {"nan": float("nan"), "NA": pd.NA}.get(_require(d, "na_value", where), None)
+                if na is None:
+                    raise SynthesizerFormatError(f"{where}.na_value", f"must be 'nan' or 'NA', got {d['na_value']!r}")
+                out[a] = pd.StringDtype(_require(d, "storage", where), na_value=na)
             else:
                 raise SynthesizerFormatError(f"{where}.kind", f"must be 'category' or 'string', got {kind!r}")
         except (TypeError, ValueError) as exc:

@@ -177,3 +177,25 @@ def test_a_fresh_process_samples_what_the_saved_one_did(fitted, tmp_path):
     expected = synth.sample(500, random_state=3, decode=False).astype(str).reset_index(drop=True)
     got = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     pd.testing.assert_frame_equal(got, expected)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_a_privately_resolved_schema_round_trips_and_keeps_unreleased_keys_out(method, tmp_path):
+    """Bounds-only and discover columns: their released edges and keys are saved; a rare key is not released."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    job = rng.choice(["clerk", "nurse", "pilot"], n, p=[0.5, 0.3, 0.2]).astype(object)
+    job[:3] = "zz-rare-secret-job"  # three records: far below the discovery threshold
+    df = pd.DataFrame({"job": job, "age": rng.integers(17, 90, n), "sex": rng.choice(["F", "M"], n)})
+    schema = pgmpy_dp.Domain({"sex": ["F", "M"]}, bounds={"age": (17, 90)}, integer=["age"], discover=["job"],
+                             n_bins=5)
+    synth = PrivateSynthesizer(method=method, epsilon=1.0, delta=1e-9, random_state=0, show_progress=False)
+    synth.fit(df, domain=schema)
+    synth.save(tmp_path / "s.json")
+    text = (tmp_path / "s.json").read_text()
+    loaded = PrivateSynthesizer.load(tmp_path / "s.json")
+    pd.testing.assert_frame_equal(loaded.sample(1000, random_state=1), synth.sample(1000, random_state=1))
+    assert loaded.rho_ == synth.rho_ and loaded.domain_ == synth.domain_
+    assert loaded.schema_release_ == synth.schema_release_.to_dict()
+    assert set(loaded.schema_release_["edges"]) == {"age"} and "job" in loaded.schema_release_["keys"]
+    assert "zz-rare-secret-job" not in text
