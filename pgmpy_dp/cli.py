@@ -86,9 +86,10 @@ def _writable(path, what: str) -> None:
         raise InputError(f"cannot write the {what} {str(path)!r}: no directory {str(parent)!r}")
 
 
-def read_table(path, domain: Domain) -> pd.DataFrame:
-    """A CSV or Parquet file (by its suffix) as the schema's columns: binned columns raw, the others as
-    categoricals of their declared states (a CSV's text ``"1"`` is the state ``1``)."""
+def read_table(path, domain: Domain, other=None) -> pd.DataFrame:
+    """A CSV or Parquet file (by its suffix) as the schema's columns: numeric and still-unresolved columns raw
+    (bounds only, discover: the synthesizer resolves them), the others as categoricals of their declared
+    states (a CSV's text ``"1"`` is the state ``1``)."""
     from .evaluation.fidelity import encode_table
 
     path = _existing(path, "table")
@@ -96,12 +97,14 @@ def read_table(path, domain: Domain) -> pd.DataFrame:
         frame = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path)
     except (ValueError, OSError, ImportError) as exc:
         raise InputError(f"cannot read the table {str(path)!r}: {exc}") from None
-    codes = encode_table(frame, domain, path.name)
-    out = {}
-    for a in domain.attrs:
-        numeric = pd.api.types.is_numeric_dtype(frame[a].dtype)
-        out[a] = frame[a] if a in domain.bins and numeric else pd.Categorical.from_codes(codes[a], list(domain[a]))
-    return pd.DataFrame(out)
+    raw = set(domain.discover) | set(domain.bounds) | set(domain.bins)
+    states = [a for a in domain.attrs if a not in raw]
+    codes = encode_table(frame, domain.project(states), path.name, other) if states else {}
+    missing = [a for a in domain.attrs if a not in frame.columns]
+    if missing:
+        raise InputError(f"the table {path.name!r} has no column(s) {missing}; the schema declares {list(domain.attrs)}")
+    return pd.DataFrame({a: pd.Categorical.from_codes(codes[a], list(domain[a])) if a in codes else frame[a]
+                         for a in domain.attrs})
 
 
 def write_table(frame: pd.DataFrame, path) -> None:
@@ -205,10 +208,18 @@ def _report(args) -> None:
     from .evaluation.fidelity import fidelity_report
 
     _writable(args.out, "report")
-    domain = _load(args.artifact).domain_ if args.schema is None else load_schema(args.schema)
+    synth = None if args.artifact is None else _load(args.artifact)
+    domain = synth.domain_ if args.schema is None else load_schema(args.schema)
+    record = getattr(synth, "schema_release_", None) if args.schema is None else None
+    # a discovered column's unreleased values took its "other" state in the fit: count the real ones there too
+    other = {c: record["other"] for c in record["keys"]} if record else None
+    unresolved = [a for a in domain.attrs if a in domain.discover or (a in domain.bounds and a not in domain.bins)]
+    if unresolved:
+        raise InputError(f"the schema leaves {unresolved} to be resolved privately; pass --artifact (the saved "
+                         "synthesizer, whose schema is resolved) instead of --schema")
     if args.target is not None and args.target not in domain:
         raise InputError(f"--target {args.target!r} is not a column of the schema {list(domain.attrs)}")
-    real, synthetic = read_table(args.real, domain), read_table(args.synthetic, domain)
+    real, synthetic = read_table(args.real, domain, other), read_table(args.synthetic, domain)
     report = fidelity_report(real, synthetic, domain=domain, target=args.target)
     report.to_html(args.out)
     for row in report.summary.itertuples(index=False):

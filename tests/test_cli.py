@@ -182,3 +182,24 @@ def test_report_takes_the_schema_from_an_artifact(files, capsys):
     assert "2-way TVD mean" in err and "do not publish it" in err
     assert (files / "r.html").read_text().startswith("<!-- pgmpy-dp fidelity report")
     assert exit_code(["report", str(files / "data.csv"), str(files / "syn.csv"), "--out", "r.html"]) == 2
+
+
+def test_a_schema_resolved_privately_then_the_report_from_the_artifact(files, capsys):
+    schema = {"format": "pgmpy-dp/schema", "format_version": 1, "missing": "Missing",
+              "columns": {"sex": {"type": "categorical", "discover": True},
+                          "age": {"type": "numeric", "bounds": [17, 90], "n_bins": 4, "missing": True},
+                          "smoker": {"type": "categorical", "states": [0, 1]}}}
+    (files / "open.json").write_text(json.dumps(schema))
+    frame = pd.read_csv(files / "data.csv")
+    frame.loc[:2, "sex"] = "rare-unreleased"
+    frame.to_csv(files / "data.csv", index=False)
+    assert main(["synthesize", str(files / "data.csv"), "--schema", str(files / "open.json"), "--epsilon", "2",
+                 "--delta", "1e-6", "--method", "mst", "--out", str(files / "syn.csv"), "--artifact",
+                 str(files / "s.json"), "--seed", "0", "--quiet"]) == 0
+    assert "rare-unreleased" not in (files / "s.json").read_text() + (files / "syn.csv").read_text()
+    assert main(["report", str(files / "data.csv"), str(files / "syn.csv"), "--schema", str(files / "open.json"),
+                 "--out", str(files / "r.html")]) == 2
+    assert "pass --artifact" in capsys.readouterr().err
+    assert main(["report", str(files / "data.csv"), str(files / "syn.csv"), "--artifact", str(files / "s.json"),
+                 "--out", str(files / "r.html"), "--quiet"]) == 0
+    assert (files / "r.html").exists()

@@ -49,12 +49,14 @@ def tvd(p: np.ndarray, q: np.ndarray) -> float:
     return float(0.5 * np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float)).sum())
 
 
-def encode_table(frame: pd.DataFrame, domain: Domain, name: str = "table") -> dict[str, np.ndarray]:
+def encode_table(frame: pd.DataFrame, domain: Domain, name: str = "table", other=None) -> dict[str, np.ndarray]:
     """Codes of ``frame``'s columns in ``domain``: raw values (numbers are binned), or states, or their text.
 
     A synthetic table holds states (``"[17, 30)"`` for a binned column); a CSV read back holds their text
     (``"1"`` for the state 1). All three are accepted, so the real and synthetic tables may come in any of them.
+    ``other`` maps a column whose keys were discovered privately to the state its unreleased values took.
     """
+    other = dict(other or {})
     missing = [a for a in domain.attrs if a not in frame.columns]
     if missing:
         raise DomainError(f"the {name} table has no column(s) {missing}; the schema declares {list(domain.attrs)}")
@@ -74,6 +76,9 @@ def encode_table(frame: pd.DataFrame, domain: Domain, name: str = "table") -> di
             na = pd.isna(values) & (codes < 0)
             if na.any() and a in domain.missing:
                 codes[na] = domain[a].index(domain.missing[a])
+            bad = codes < 0
+        if bad.any() and a in other and other[a] in domain[a]:
+            codes[bad & ~pd.isna(values)] = domain[a].index(other[a])
             bad = codes < 0
         if bad.any():
             raise DomainError(
@@ -213,6 +218,7 @@ def fidelity_report(
     positive=None,
     ways: tuple[int, ...] = (1, 2, 3),
     max_cells: int = MAX_CELLS,
+    other=None,
 ) -> FidelityReport:
     """Compare a synthetic table with the real one: distributions, k-way TVDs, pMSE and a model on both.
 
@@ -232,6 +238,9 @@ def fidelity_report(
         The marginal orders to measure.
     max_cells : int
         Marginals with more cells are left out of the distances.
+    other : mapping, optional
+        Per column whose keys were discovered privately, the state its unreleased values took (the
+        synthesizer's ``schema_release_``): the real table's other values are counted there.
 
     Returns
     -------
@@ -252,7 +261,7 @@ def fidelity_report(
         raise ValueError(f"target {target!r} is not a column of the schema {list(dom.attrs)}")
     if any(k not in (1, 2, 3) for k in ways):
         raise ValueError(f"ways must hold 1, 2 or 3, got {ways!r}")
-    rc, sc = encode_table(real, dom, "real"), encode_table(synthetic, dom, "synthetic")
+    rc, sc = encode_table(real, dom, "real", other), encode_table(synthetic, dom, "synthetic", other)
     n_r, n_s = len(real), len(synthetic)
     rows = []
     for a in dom.attrs:
