@@ -9,7 +9,6 @@ See docs/cli.md.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -32,43 +31,8 @@ class InputError(ValueError):
 
 
 def load_schema(path) -> Domain:
-    """The public schema in ``path``: ``Domain.from_json`` when the library has it, else this format::
-
-        {"format": "pgmpy-dp/schema", "format_version": 1, "missing": <label or null>,
-         "columns": {"sex": {"type": "categorical", "states": [...]},
-                     "age": {"type": "numeric", "bins": [17, 30, 45, 60, 91]}}}
-    """
-    path = _existing(path, "schema")
-    if hasattr(Domain, "from_json"):
-        return Domain.from_json(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise InputError(f"schema {str(path)!r} is not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != "pgmpy-dp/schema":
-        raise InputError(f"schema {str(path)!r} must be a JSON object with \"format\": \"pgmpy-dp/schema\"")
-    if data.get("format_version") != 1:
-        raise InputError(f"schema {str(path)!r}: format_version must be 1, got {data.get('format_version')!r}")
-    columns = data.get("columns")
-    if not isinstance(columns, dict) or not columns:
-        raise InputError(f"schema {str(path)!r}: \"columns\" must be a non-empty object of column -> spec")
-    states, bins, order = {}, {}, []
-    for name, spec in columns.items():
-        kind = spec.get("type") if isinstance(spec, dict) else None
-        if kind == "categorical" and isinstance(spec.get("states"), list):
-            states[name] = spec["states"]
-        elif kind == "numeric" and isinstance(spec.get("bins"), list):
-            bins[name] = spec["bins"]
-        else:
-            raise InputError(
-                f"schema {str(path)!r}: column {name!r} must be {{\"type\": \"categorical\", \"states\": [...]}} "
-                "or {\"type\": \"numeric\", \"bins\": [...]}"
-            )
-        order.append(name)
-    try:
-        return Domain(states, bins=bins, missing=data.get("missing")).project(order)
-    except (ValueError, TypeError) as exc:
-        raise InputError(f"schema {str(path)!r}: {exc}") from None
+    """The public schema in ``path`` (the format of [`Domain.to_json`][pgmpy_dp.privacy.domain.Domain.to_json])."""
+    return Domain.from_json(_existing(path, "schema"))
 
 
 def _existing(path, what: str) -> Path:
