@@ -32,8 +32,8 @@ class PrivateSynthesizer(BaseObject):
 
     ``fit`` spends the whole budget once: it measures noisy marginals chosen from noisy answers only and
     fits a pgmpy model to them. The model answers queries (``pgmpy_dp.query``; ``pgmpy_dp.query_interval``
-    too, except for an MST model whose rare states were merged) and ``sample`` draws synthetic records;
-    both spend nothing. Accuracy: docs/synthesis.md and docs/benchmarks.md.
+    on the synthesizer or its model, which says whether a release measured the answer's variables
+    together) and ``sample`` draws synthetic records; both spend nothing. Accuracy: docs/synthesis.md and docs/benchmarks.md.
 
     The privacy loss is a hyper-parameter (``epsilon=`` with ``delta=``, or ``rho=``, given here,
     not to ``fit``): one configured fit of one table spends it all (the rule of docs/privacy.md,

@@ -15,6 +15,8 @@ from ..privacy.random_state import check_random_state
 from ..tables.intervals import check_level
 from .bands import normal_band, response_factor
 from .simulate import FitView, check_n_jobs, fit_view, refits, response_refits
+from .source import source_of
+from .support import support, warn_unsupported
 
 INTERVALS = ("response", "normal")
 
@@ -84,19 +86,25 @@ def query_interval(
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
     n_jobs = check_n_jobs(n_jobs)
+    source = source_of(estimator)
+    estimator = source.estimator
     view = fit_view(estimator)
     variables = [variables] if isinstance(variables, str) else list(variables)
     evidence = dict(evidence or {})
-    _check_query(view.domain, variables, evidence)
+    domain = source.domain(view.domain)
+    _check_query(domain, variables, evidence)
     if n_jobs != 1 and view.inference != "junction-tree":
         raise ValueError(
             "n_jobs > 1 needs junction-tree inference: with inference='loopy' the refits run one after the "
             "other on one engine, whose messages carry over from call to call; leave n_jobs=1"
         )
-    answer = _answerer(view, variables, evidence)
+    measured = [t.attrs for _, tables, _, _ in view.releases for t in tables]
+    held = support(measured, variables, evidence)
+    answer = _answerer(view, variables, source.evidence(evidence))
     estimate = answer(view.theta)
     if not np.all(np.isfinite(estimate)):
         raise ValueError(f"the fitted model gives the evidence {evidence} probability zero; no answer to bound")
+    warn_unsupported(held, measured)
     first = _kept(estimator, view, ("refits", n_samples), random_state,
                   lambda: refits(view, n_samples, random_state, n_jobs=n_jobs, show=show_progress))
     answers = np.array([answer(theta) for theta in first])
@@ -107,14 +115,16 @@ def query_interval(
         factor, slope = response_factor(answers, [answer(theta) for theta in second])
         widen, report = max(factor, 1.0), {"factor": factor, "slope": slope}
     lower, upper = normal_band(estimate, answers, level, widen)
-    states = [list(view.domain[v]) for v in variables]
+    estimate, lower, upper, answers = (source.answers(variables, a) for a in (estimate, lower, upper, answers))
+    states = [list(domain[v]) for v in variables]
     if len(variables) == 1:
         index = pd.Index(states[0], name=variables[0])
     else:
         index = pd.MultiIndex.from_product(states, names=variables)
-    frame = pd.DataFrame({"estimate": estimate, "lower": lower, "upper": upper}, index=index)
+    frame = pd.DataFrame({"estimate": estimate, "lower": lower, "upper": upper, "supported": held.supported},
+                         index=index)
     frame.attrs.update(level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap",
-                       bootstrap=answers)
+                       bootstrap=answers, supported_by=held.marginal, needs=held.needed)
     if report is not None:
         frame.attrs["response"] = report
     return frame

@@ -103,8 +103,8 @@ def fit_view(estimator) -> FitView:
             raise ValueError("estimator is not fitted; call estimator.fit(model, data) first")
         return _markov_view(estimator)
     raise TypeError(
-        f"estimator must be a fitted PrivateMarkovEstimator or DiscretePrivateMLE, or a model one of them "
-        f"fitted, got {type(estimator).__name__}"
+        f"estimator must be a fitted PrivateMarkovEstimator, DiscretePrivateMLE or PrivateSynthesizer, or a "
+        f"model one of them fitted, got {type(estimator).__name__}"
     )
 
 

@@ -34,7 +34,7 @@ def test_views_of_both_kinds_of_fit():
     assert bn.cliques == [("a",), ("b", "a")] and bn.n_draw > 0
     # a Bayesian network's log-CPDs are log-potentials with Z = 1
     assert np.allclose(np.exp(bn.theta[0]).sum(), 1) and np.allclose(np.exp(bn.theta[1]).sum(axis=0), 1)
-    with pytest.raises(TypeError, match="PrivateMarkovEstimator or DiscretePrivateMLE"):
+    with pytest.raises(TypeError, match="PrivateMarkovEstimator, DiscretePrivateMLE or PrivateSynthesizer"):
         fit_view(object())
     with pytest.raises(ValueError, match="not fitted"):
         fit_view(pgmpy_dp.PrivateMarkovEstimator())
