@@ -16,6 +16,7 @@ from ..tables.intervals import check_level
 from .bands import normal_band, response_factor
 from .simulate import FitView, check_n_jobs, fit_view, refits, response_refits
 from .source import source_of
+from .measured import measured_answer, measured_band
 from .support import support, warn_unsupported
 
 INTERVALS = ("response", "normal")
@@ -115,6 +116,12 @@ def query_interval(
         factor, slope = response_factor(answers, [answer(theta) for theta in second])
         widen, report = max(factor, 1.0), {"factor": factor, "slope": slope}
     lower, upper = normal_band(estimate, answers, level, widen)
+    model_band = (source.answers(variables, lower), source.answers(variables, upper))
+    if held.supported:  # the band also covers the answer the supporting tables measured directly
+        tables = [t for _, ts, _, _ in view.releases for t in ts]
+        direct, sd = measured_answer(tables, view.domain, variables, source.evidence(evidence))
+        low, high = measured_band(direct, sd, level)
+        lower, upper = np.minimum(lower, low), np.maximum(upper, high)
     estimate, lower, upper, answers = (source.answers(variables, a) for a in (estimate, lower, upper, answers))
     states = [list(domain[v]) for v in variables]
     if len(variables) == 1:
@@ -124,7 +131,8 @@ def query_interval(
     frame = pd.DataFrame({"estimate": estimate, "lower": lower, "upper": upper, "supported": held.supported},
                          index=index)
     frame.attrs.update(level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap",
-                       bootstrap=answers, supported_by=held.marginal, needs=held.needed)
+                       bootstrap=answers, supported_by=held.marginal, needs=held.needed,
+                       model_band=model_band)
     if report is not None:
         frame.attrs["response"] = report
     return frame
