@@ -199,6 +199,18 @@ class PrivateSynthesizer(BaseObject):
         self.n_rounds_ = len(self.selected_)
         return self
 
+    def measure(self, df, marginals, *, epsilon=None, rho=None, delta=None, budget=None, random_state=None):
+        """Release ``marginals`` at a further loss and refit from all releases; returns self.
+
+        For an answer ``query_interval`` found unsupported (its ``attrs["needs"]``); charged, ledgered
+        and kept on failure like every release. See
+        [`measure_marginals`][pgmpy_dp.synthesis.followup.measure_marginals].
+        """
+        from .followup import measure_marginals
+
+        return measure_marginals(self, df, marginals, epsilon=epsilon, rho=rho, delta=delta, budget=budget,
+                                 random_state=random_state)
+
     def sample(self, n: int, random_state=None) -> pd.DataFrame:
         """Draw ``n`` synthetic records from ``model_`` (post-processing: spends nothing).
 
