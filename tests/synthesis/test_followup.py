@@ -1,5 +1,6 @@
 """PrivateSynthesizer.measure: a follow-up release, charged and kept like every release, then a refit from all."""
 
+import copy
 import itertools
 import warnings
 
@@ -24,7 +25,18 @@ def table(n=3000, seed=0):
     return pd.DataFrame({"a": a, "b": b, "c": c, **rest}), domain
 
 
+_FITS = {}
+
+
 def fitted(method="aim"):
+    """One seeded fit per method, copied for each test (a follow-up changes its synthesizer)."""
+    if method not in _FITS:
+        _FITS[method] = _fit(method)
+    df, synth = _FITS[method]
+    return df, copy.deepcopy(synth)
+
+
+def _fit(method):
     df, domain = table()
     budget = dict(epsilon=1.0) if method == "privbayes" else dict(rho=1.0)
     kw = {"workload": [("a", "b"), ("b", "c")]} if method == "aim" else {}
@@ -85,4 +97,6 @@ def test_bad_follow_ups_are_refused_before_anything_is_spent():
         synth.measure(df, [("a", "zz")], rho=0.01, budget=budget)
     with pytest.raises(ValueError, match="not fitted"):
         PrivateSynthesizer(rho=1.0).measure(df, [("a", "c")], rho=0.01)
+    with pytest.raises(ValueError, match="rho"):
+        synth.measure(df, [("a", "c")], budget=budget)  # no loss given
     assert budget.spent == 0 and len(budget.ledger) == 0
