@@ -41,8 +41,9 @@ def query_interval(
 
     Parameters
     ----------
-    estimator : PrivateMarkovEstimator, DiscretePrivateMLE or pgmpy model
-        A fitted estimator, or the model it fitted (``est.model_``, or what ``model.fit(df, estimator=est)`` returned).
+    estimator : PrivateMarkovEstimator, DiscretePrivateMLE, PrivateSynthesizer or pgmpy model
+        A fitted estimator or synthesizer, or the model it fitted (``est.model_``, ``synth.model_``, or what
+        ``model.fit(df, estimator=est)`` returned); an MST model with merged states answers in the declared ones.
     variables : str or list of str
         Query variables. With loopy inference they must lie together in one clique of the model.
     evidence : dict, optional
@@ -65,8 +66,12 @@ def query_interval(
     -------
     pandas.DataFrame
         One row per joint state of ``variables`` (a MultiIndex for several), columns ``estimate``,
-        ``lower``, ``upper``. ``frame.attrs`` holds ``level``, ``n_samples``, ``interval``, ``method``,
-        ``bootstrap`` (the refits' answers) and, for ``"response"``, ``response`` (``factor``, ``slope``).
+        ``lower``, ``upper`` and ``supported`` (whether one released table measured the query and evidence
+        variables together; if not, one ``UnsupportedAnswerWarning``). A supported answer's band also covers
+        the answer its supporting tables measured directly. ``frame.attrs`` holds ``level``, ``n_samples``,
+        ``interval``, ``method``, ``bootstrap`` (the refits' answers), ``model_band`` (the bootstrap band
+        alone), ``supported_by`` (the supporting table's attributes, or None), ``needs`` (the marginal that
+        would support the answer) and, for ``"response"``, ``response`` (``factor``, ``slope``).
         A fit's refits are kept for later queries with the same ``n_samples`` and integer (or no) seed.
 
     Examples

@@ -4,7 +4,7 @@ An answer ``P(variables | evidence)`` is *supported* when one released table cou
 (query and evidence) together: the fit then holds a noisy measurement of exactly the joint the answer
 reads. Otherwise the answer rests on the model's conditional independences, which the releases never
 tested (a dependence never measured is invisible to the model and to its bootstrap). The check reads
-which marginals were released, public outputs only (docs/intervals.md, "What an answer rests on").
+which marginals were released, public outputs only (docs/intervals.md, "What an answer rests on"); `pgmpy_dp.UnsupportedAnswerWarning` is its warning.
 """
 
 from __future__ import annotations
@@ -36,36 +36,13 @@ class Support:
     needed: tuple
 
 
-def measured_sets(releases) -> list[tuple[str, ...]]:
-    """The attribute sets the tables of ``releases`` count, once each, in release order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pgmpy_dp.privacy.domain import Domain
-    >>> from pgmpy_dp.tables import release_from_codes
-    >>> d = Domain({"a": [0, 1], "b": [0, 1]})
-    >>> rel = release_from_codes({"a": np.array([0, 1]), "b": np.array([1, 1])}, d, [("a",), ("a", "b"), ("b", "a")],
-    ...                          rho=1.0, random_state=0)
-    >>> measured_sets([rel])
-    [('a',), ('a', 'b')]
-    """
-    seen, out = set(), []
-    for r in releases:
-        for t in r.tables:
-            if frozenset(t.attrs) not in seen:
-                seen.add(frozenset(t.attrs))
-                out.append(tuple(t.attrs))
-    return out
-
-
 def support(measured, variables, evidence=()) -> Support:
     """Whether one of the ``measured`` attribute sets holds every query and evidence variable.
 
     Parameters
     ----------
     measured : iterable of tuple of str
-        The released marginals' attribute sets (`measured_sets`).
+        The released marginals' attribute sets (``synthesis.marginals.measured_cliques`` of the releases).
     variables : list of str
         The query variables.
     evidence : iterable of str

@@ -12,7 +12,8 @@ import pgmpy_dp
 from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.synthesis import followup
 from pgmpy_dp.synthesis.synthesizer import PrivateSynthesizer
-from pgmpy_dp.uncertainty.support import UnsupportedAnswerWarning, measured_sets
+from pgmpy_dp.synthesis.marginals import measured_cliques
+from pgmpy_dp.uncertainty.support import UnsupportedAnswerWarning
 
 
 def table(n=3000, seed=0):
@@ -57,7 +58,7 @@ def ask(synth, target="c", given="a"):
 @pytest.mark.parametrize("method", ["aim", "privbayes"])
 def test_a_follow_up_release_is_charged_ledgered_and_makes_the_answer_supported(method):
     df, synth = fitted(method)
-    measured = [set(m) for m in measured_sets(synth.releases_)]
+    measured = [set(m) for m in measured_cliques(synth.releases_)]
     pairs = [(x, y) for x, y in itertools.permutations("abcdefg", 2) if not any({x, y} <= m for m in measured)]
     target, given = ("c", "a") if ("c", "a") in pairs else pairs[0]
     before, warned = ask(synth, target, given)

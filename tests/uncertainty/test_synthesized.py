@@ -12,7 +12,8 @@ from pgmpy_dp.engine import ConvergenceWarning
 from pgmpy_dp.synthesis.compression import expanded_from
 from pgmpy_dp.synthesis.synthesizer import PrivateSynthesizer
 from pgmpy_dp.uncertainty.measured import measured_answer, measured_band
-from pgmpy_dp.uncertainty.support import UnsupportedAnswerWarning, measured_sets
+from pgmpy_dp.synthesis.marginals import measured_cliques
+from pgmpy_dp.uncertainty.support import UnsupportedAnswerWarning
 
 KW = dict(show_progress=False, n_samples=3, interval="normal", random_state=0)
 
@@ -101,7 +102,7 @@ def test_the_support_flag_on_a_chain_whose_cliques_are_known():
 
 
 def test_the_support_flag_follows_the_synthesizers_released_marginals(synth):
-    measured = [set(m) for m in measured_sets(synth.releases_)]
+    measured = [set(m) for m in measured_cliques(synth.releases_)]
     for target, given in [("b", "a"), ("c", "a"), ("d", "b"), ("c", "d")]:
         iv = quiet_interval(synth, target, evidence={given: 0})
         assert bool(iv.supported.iloc[0]) == any({target, given} <= m for m in measured), (target, given)
