@@ -194,7 +194,7 @@ def _bayesian_view(est) -> FitView:
 
 
 #: EM maps of a CGM-EM refit, which starts at the fitted potentials (the simulation's truth, near every
-#: refit's optimum) and skips the naive stage: on the Adult AIM model its answers correlate 0.98-1.0 with
+#: refit's optimum) and skips the naive stage: on the Adult AIM model its answers correlate 0.976-1.0 with
 #: full refits' at a fifth of the cost (benchmarks/synth_interval_cost.py).
 WARM_MAPS = 20
 
