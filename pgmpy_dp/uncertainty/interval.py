@@ -104,7 +104,8 @@ def query_interval(
             "n_jobs > 1 needs junction-tree inference: with inference='loopy' the refits run one after the "
             "other on one engine, whose messages carry over from call to call; leave n_jobs=1"
         )
-    measured = [t.attrs for _, tables, _, _ in view.releases for t in tables]
+    # a pooled table sums several attribute tuples' counts: it measures none of them on its own
+    measured = [t.attrs for _, tables, _, _ in view.releases for t in tables if t.members is None]
     held = support(measured, variables, evidence)
     answer = _answerer(view, variables, source.evidence(evidence))
     estimate = answer(view.theta)
