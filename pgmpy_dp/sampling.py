@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from ._memory import check_memory
 from .engine import DEFAULT_MAX_JT_CELLS, JunctionTree
-from .privacy.domain import PUBLIC_COLUMNS_ATTR, Domain
+from .privacy.decode import decode
+from .privacy.domain import PUBLIC_COLUMNS_ATTR, Domain, read_domain
 from .privacy.random_state import check_random_state
 
 #: A Markov network is sampled exactly while its junction tree's largest clique has at most this many
@@ -32,6 +34,8 @@ def sample(
     n: int,
     random_state=None,
     *,
+    domain=None,
+    dtypes=None,
     max_cells: int = MAX_EXACT_CELLS,
     burn_in: int = DEFAULT_BURN_IN,
 ) -> pd.DataFrame:
@@ -53,6 +57,13 @@ def sample(
         Number of records, a positive integer.
     random_state : int or numpy.random.Generator, optional
         Seed (a non-negative int) or generator; the same seed gives the same records.
+    domain : Domain or str or os.PathLike, optional
+        The public domain (or schema file) the model's states come from: when given, the records come back
+        as raw values ([`decode`][pgmpy_dp.privacy.decode.decode]): numbers drawn within their bins, NaN
+        for the missing state, categories in their declared type. Without it, the states themselves.
+    dtypes : mapping of str to dtype, optional
+        With ``domain``: categorical or string dtypes to restore
+        ([`public_dtypes`][pgmpy_dp.privacy.decode.public_dtypes] of the fitted frame).
     max_cells : int
         Largest junction-tree clique (in cells) a Markov network is sampled exactly with.
     burn_in : int
@@ -61,7 +72,8 @@ def sample(
     Returns
     -------
     pandas.DataFrame
-        One column per model variable, in node order, categorical with the model's states.
+        One column per model variable, in node order: categorical with the model's states, or raw values
+        when ``domain`` is given.
 
     Raises
     ------
@@ -85,12 +97,24 @@ def sample(
     ((1000, 2), ['no', 'yes'])
     >>> round(float((df["a"] == df["b"]).mean()), 1)
     0.8
+
+    With the public domain, binned states come back as numbers within their bins:
+
+    >>> from pgmpy_dp import Domain
+    >>> mn = DiscreteMarkovNetwork([("a", "age")])
+    >>> d = Domain({"a": ["no", "yes"]}, bins={"age": [17, 40, 91]}, bounds={"age": (17, 90)}, integer=["age"])
+    >>> mn.add_factors(DiscreteFactor(["a", "age"], [2, 2], [4.0, 1.0, 1.0, 4.0],
+    ...                               state_names={"a": list(d["a"]), "age": list(d["age"])}))
+    >>> raw = sample(mn, 1000, random_state=0, domain=d)
+    >>> raw["age"].dtype, bool(raw["age"].between(17, 90).all())
+    (dtype('int64'), True)
     """
     from pgmpy.models import DiscreteBayesianNetwork
 
     model = _check_model(model)
     n = _check_n(n, len(model.nodes()))
     _check_sampler_settings(max_cells, burn_in)
+    domain = _check_domain(domain)
     rng = check_random_state(random_state)
     rng = np.random.default_rng() if rng is None else rng
     if isinstance(model, DiscreteBayesianNetwork):
@@ -100,7 +124,21 @@ def sample(
     nodes = list(model.nodes())
     df = pd.DataFrame({v: pd.Categorical.from_codes(codes[v], categories=list(states[v])) for v in nodes})
     df.attrs[PUBLIC_COLUMNS_ATTR] = nodes  # the states come from the model, not from any data
-    return df
+    if domain is None:
+        return df
+    raw = decode(df, domain, rng, dtypes)
+    raw.attrs[PUBLIC_COLUMNS_ATTR] = [v for v in nodes if isinstance(raw.dtypes[v], pd.CategoricalDtype)]
+    return raw
+
+
+def _check_domain(domain) -> Domain | None:
+    """``domain=`` as a Domain (a mapping or a schema file's path read as one), refused before anything is drawn."""
+    domain = read_domain(domain)
+    if domain is None or isinstance(domain, Domain):
+        return domain
+    if isinstance(domain, Mapping):
+        return Domain(domain)
+    raise TypeError(f"domain must be a pgmpy_dp.Domain, a mapping or a schema file's path, got {type(domain).__name__}")
 
 
 def _check_model(model):

@@ -21,7 +21,7 @@ LAYERS = {
     # the sampler needs only the engine and the domain; the synthesizer's ``sample`` delegates to it
     "sampling": 5,
     "uncertainty": 6,
-    "querying": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7,
+    "querying": 7, "accessor": 7, "dask_accessor": 7, "evaluation": 7, "datasets": 7, "cli": 7, "__main__": 7,
     "testing": 7,
 }
 

@@ -7,6 +7,7 @@ estimators: ``DiscreteBayesianNetwork(edges).fit(df, estimator=DiscretePrivateML
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping
 
@@ -22,7 +23,7 @@ from .._blas import single_threaded_blas
 from .._progress import ProgressCallback
 from ..engine import ConvergenceWarning
 from ..privacy.budget import PrivacyBudget
-from ..privacy.domain import Domain, DomainError
+from ..privacy.domain import Domain, DomainError, read_domain
 from ..privacy.loss import PureDP, ZCDP, privacy_loss
 from ..privacy.parameters import check_positive
 from ..privacy.random_state import check_random_state
@@ -204,9 +205,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
             raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {self.allocation!r}")
         if not isinstance(self.consistency, str) or self.consistency not in _CONSISTENCY:
             raise ValueError(f"consistency must be one of {_CONSISTENCY}, got {self.consistency!r}")
-        if self.domain is not None and not isinstance(self.domain, (Mapping, Domain)):
+        if self.domain is not None and not isinstance(self.domain, (Mapping, Domain, str, os.PathLike)):
             raise TypeError(
-                f"domain must be a dict {{column: [states]}} or a pgmpy_dp.Domain, got {type(self.domain).__name__}"
+                f"domain must be a dict {{column: [states]}}, a pgmpy_dp.Domain or the path of a schema file, "
+                f"got {type(self.domain).__name__}"
             )
         check_positive(self.prior_strength, "prior_strength", "1 (the prior the noise calls for)")
         for name, value, closed in (("stage1_fraction", self.stage1_fraction, False), ("sample_rate", self.sample_rate, True)):
@@ -221,9 +223,10 @@ class DiscretePrivateMLE(DiscreteParameterEstimator):
 
     def _declared(self) -> dict:
         """``domain`` as ``{column: [states]}`` (empty when none was given)."""
-        if isinstance(self.domain, Domain):
-            return self.domain.to_dict()
-        return dict(self.domain or {})
+        domain = read_domain(self.domain)
+        if isinstance(domain, Domain):
+            return domain.to_dict()
+        return dict(domain or {})
 
     # -- fitting -----------------------------------------------------------------------
     def fit(self, model, data, sample_weight=None) -> DiscretePrivateMLE:

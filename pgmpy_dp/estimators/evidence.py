@@ -14,7 +14,7 @@ from ..tables.artifact import MarginalRelease, pooled_record_count
 
 
 def merge_domains(releases: Sequence[MarginalRelease]) -> Domain:
-    """The union of the releases' public domains; a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] if they disagree on an attribute.
+    """The union of the releases' public domains; a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] if they disagree on an attribute.
 
     Examples
     --------
@@ -47,7 +47,7 @@ def released_domain(releases: Sequence[MarginalRelease], nodes: Iterable[str]) -
     >>> released_domain([rel], ["a", "b"])
     Traceback (most recent call last):
     ...
-    pgmpy_dp.privacy.domain.DomainError: model node(s) ['b'] are in no release (released attributes: ['a']); release tables over them or remove them from the model
+    pgmpy_dp.privacy.errors.DomainError: model node(s) ['b'] are in no release (released attributes: ['a']); release tables over them or remove them from the model
     """
     for r in releases:
         refuse_skip_state((r.privacy_unit or {}).get("skip_state"))

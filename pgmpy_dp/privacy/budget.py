@@ -50,6 +50,7 @@ class Charge:
     def __init__(self, epsilon: float | None, label: str, rho: float | None = None, amount: float | None = None):
         self.epsilon = epsilon
         self.rho = rho
+        self.delta: float | None = None
         self.label = label
         self.amount = amount if amount is not None else (epsilon if epsilon is not None else rho)
         self.committed = False
@@ -311,11 +312,21 @@ class PrivacyBudget:
             a = self._account
             return float(max(Fraction(0), a.total - a.spent - a.reserved))
 
+    @property
+    def delta_spent(self) -> float:
+        """Exact sum of the ``delta`` of committed approximately-zCDP charges (``charge(..., delta=)``), else 0.
+
+        Everything spent is then ``delta_spent``-approximately ``spent``-zCDP (Bun and Steinke 2016, section 8).
+        """
+        with self._account.transaction():
+            return float(sum((_exact(e.delta) for e in self._account.entries if e.delta is not None), Fraction(0)))
+
     def epsilon_delta(self, delta: float) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of everything spent so far.
 
         A zCDP budget converts by [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]; a
-        pure-DP budget's epsilon is what was spent, valid for any ``delta``.
+        pure-DP budget's epsilon is what was spent, valid for any ``delta``. Approximately-zCDP charges add their
+        [`delta_spent`][pgmpy_dp.privacy.budget.PrivacyBudget.delta_spent] to the returned delta.
 
         Examples
         --------
@@ -329,7 +340,7 @@ class PrivacyBudget:
         spent = self.spent
         if self.accounting == "pure-dp" or spent == 0:
             return spent, delta
-        return rho_to_epsilon_delta(spent, delta), delta
+        return rho_to_epsilon_delta(spent, delta), delta + self.delta_spent
 
     # -- charging ------------------------------------------------------------------------
     def _cost(self, epsilon, rho) -> tuple[Fraction, Charge]:
@@ -369,8 +380,13 @@ class PrivacyBudget:
             )
 
     @contextmanager
-    def charge(self, epsilon: float | None = None, label: str = "", *, rho: float | None = None):
+    def charge(self, epsilon: float | None = None, label: str = "", *, rho: float | None = None,
+               delta: float | None = None):
         """Reserve a charge for the enclosed block; commit on success, refund on error.
+
+        ``delta`` (zCDP budgets, with ``rho``) marks a ``delta``-approximately ``rho``-zCDP charge, such as a
+        thresholded key release: the ledger entry keeps it, and
+        [`epsilon_delta`][pgmpy_dp.privacy.budget.PrivacyBudget.epsilon_delta] adds it.
 
         Give exactly one of ``epsilon`` (pure DP; in a zCDP budget it costs
         ``epsilon**2 / 2``) or ``rho`` (zCDP budgets only), or a loss value
@@ -387,6 +403,10 @@ class PrivacyBudget:
             epsilon, rho = kwargs.get("epsilon"), kwargs.get("rho")
         exact, handle = self._cost(epsilon, rho)
         handle.label = label
+        if delta is not None:
+            if rho is None:
+                raise ValueError("a charge with delta= is delta-approximately rho-zCDP: give rho= with it")
+            handle.delta = check_delta(delta)
         what = f"epsilon={epsilon:g}" if epsilon is not None else f"rho={rho:g}"
         if self.accounting == "zcdp" and epsilon is not None:
             what += f" (rho={float(exact):g})"
@@ -415,7 +435,7 @@ class PrivacyBudget:
                 self._record(exact, handle, label)
 
     def _record(self, exact: Fraction, handle: Charge, label: str) -> None:
-        entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit)
+        entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit, delta=handle.delta)
         self._account.entries.append(entry)
         self._account.exact.append(exact)
         self._account.spent += exact

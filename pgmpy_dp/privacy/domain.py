@@ -1,8 +1,10 @@
-"""The public domain: ordered states per attribute, and encoding data to integer codes.
+"""The public domain: ordered states per attribute, declared, combined, written as a schema and used to encode.
 
 Everything that shapes a release's output (which states exist, in what order) is declared by the data
 custodian, never read from the private table; [`Domain`][pgmpy_dp.privacy.domain.Domain] owns that declaration,
-including bin edges (``bins=``) and a missing state (``missing=``).
+including bin edges (``bins=``) and a missing state (``missing=``). The checks of single states and edges are in
+[`states`][pgmpy_dp.privacy.states], the encoding of data frame columns in [`encoding`][pgmpy_dp.privacy.encoding],
+its errors in [`errors`][pgmpy_dp.privacy.errors].
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -18,70 +19,22 @@ import numpy as np
 import pandas as pd
 
 from .._progress import progress
+from .declarations import equal_width_edges, parse_declarations, unresolved_message
+from .encoding import (
+    PUBLIC_COLUMNS_ATTR, SHOW_VALUES_ENV, DataDerivedDomainWarning, check_columns_exist, encode_column, warn_data_derived,
+)
+from .errors import CellLimitError, DomainError, SchemaError, UndeclaredColumnsError
+from .schema_file import placeholder, read_schema, schema_text, schema_text_of
+from .states import as_python, bin_labels, check_name, check_state, json_state, parse_bins, parse_states
+
+# what other modules (and users) import from here, some of it defined in errors, encoding and states
+__all__ = [
+    "DEFAULT_MAX_CELLS", "PUBLIC_COLUMNS_ATTR", "SHOW_VALUES_ENV", "CellLimitError", "DataDerivedDomainWarning",
+    "Domain", "DomainError", "SchemaError", "UndeclaredColumnsError", "bin_labels", "read_domain",
+]
 
 #: Largest number of cells a single table may have (80 MB of float64) unless ``max_cells`` raises it.
 DEFAULT_MAX_CELLS = 10_000_000
-
-
-class DomainError(ValueError):
-    """Data or a request does not fit the declared public domain."""
-
-
-class CellLimitError(DomainError):
-    """A table over the requested attributes would have too many cells."""
-
-
-class DataDerivedDomainWarning(UserWarning):
-    """A column's states come from a categorical dtype that may have been read from the private data.
-
-    Raised when a column's states come from an unordered categorical dtype with sorted categories (what
-    ``astype("category")`` makes from the observed values) that nothing declares public. Only the dtype,
-    the declared domain and ``df.attrs`` are read, never the values. Silenced by passing the states in
-    ``domain=``, or by listing the column in ``df.attrs["pgmpy_dp_public_columns"]`` (as
-    [`pgmpy_dp.datasets.sample_network`][pgmpy_dp.datasets.sample_network] does). See docs/privacy.md.
-    """
-
-
-#: ``df.attrs`` key listing columns whose categorical dtypes are declared public.
-PUBLIC_COLUMNS_ATTR = "pgmpy_dp_public_columns"
-
-#: Environment variable that, set to ``1``, lets out-of-domain errors quote the offending values.
-SHOW_VALUES_ENV = "PGMPY_DP_SHOW_VALUES"
-
-
-def _format_edge(edge: float) -> str:
-    """An edge as text: integral values without a decimal point (``17``, not ``17.0``)."""
-    if math.isinf(edge):
-        return "inf" if edge > 0 else "-inf"
-    return str(int(edge)) if float(edge).is_integer() else repr(float(edge))
-
-
-def bin_labels(edges: Sequence[float]) -> tuple[str, ...]:
-    """String labels of the bins between consecutive public ``edges``: ``"[lo, hi)"``.
-
-    Examples
-    --------
-    >>> bin_labels([17, 25, 35, 91])
-    ('[17, 25)', '[25, 35)', '[35, 91)')
-    >>> bin_labels([0, 0.5, float("inf")])
-    ('[0, 0.5)', '[0.5, inf)')
-    """
-    text = [_format_edge(e) for e in edges]
-    return tuple(f"[{lo}, {hi})" for lo, hi in zip(text[:-1], text[1:]))
-
-
-def _check_edges(attr, edges) -> tuple[float, ...]:
-    if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
-        raise DomainError(f"bins[{attr!r}] must be a list of public bin edges, got {edges!r}")
-    try:
-        parsed = tuple(float(e) for e in edges)
-    except (TypeError, ValueError):
-        raise DomainError(f"bins[{attr!r}] must hold numbers (bin edges), got {list(edges)!r}") from None
-    if len(parsed) < 2:
-        raise DomainError(f"bins[{attr!r}] needs at least two edges (one bin), got {list(parsed)}")
-    if any(math.isnan(e) for e in parsed) or any(b <= a for a, b in zip(parsed, parsed[1:])):
-        raise DomainError(f"bins[{attr!r}] must be strictly increasing numbers, got {list(parsed)}")
-    return parsed
 
 
 def _check_mapping(value, name: str):
@@ -90,48 +43,31 @@ def _check_mapping(value, name: str):
         return value
     if name == "domain":
         name = "domain (state_names for DiscretePrivateMLE)"
+    schema = ", a pgmpy_dp.Domain or the path of a schema file (Domain.to_json)" if name.startswith("domain") else " or a pgmpy_dp.Domain"
     raise TypeError(
         f"{name} must be a mapping from column name to its public states, e.g. "
-        f"{{'age': [...], 'sex': ['F', 'M']}}, or a pgmpy_dp.Domain; got {type(value).__name__}"
+        f"{{'age': [...], 'sex': ['F', 'M']}}{schema}; got {type(value).__name__}"
     )
 
 
-def _check_state(value, what: str):
-    if isinstance(value, float) and math.isnan(value):
-        raise DomainError(f"{what} is NaN; NaN is not a public state (use missing= to name one)")
+def read_domain(domain):
+    """``domain=`` as given, or the [`Domain`][pgmpy_dp.privacy.domain.Domain] of a schema file when it is a path.
+
+    A ``str`` starting with ``{`` is read as the schema's JSON text.
+
+    Examples
+    --------
+    >>> read_domain({"a": [0, 1]})
+    {'a': [0, 1]}
+    >>> read_domain(Domain({"a": [0, 1]}).to_json())
+    Domain(a: 2)
+    """
+    if not isinstance(domain, (str, os.PathLike)):
+        return domain
     try:
-        hash(value)
-    except TypeError:
-        raise DomainError(f"{what} must be a hashable scalar such as a str or int, got {value!r}") from None
-
-
-def _parse_states(attr: str, values) -> tuple:
-    """The declared states of ``attr`` as a tuple of distinct hashable scalars, or a DomainError naming the bad one."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise DomainError(
-            f"states of attribute {attr!r} must be a list of values, got {values!r}"
-        )
-    values = tuple(_as_python(v) for v in values)
-    if len(values) == 0:
-        raise DomainError(f"attribute {attr!r} has an empty domain; declare at least one state")
-    if any(isinstance(v, float) and math.isnan(v) for v in values):
-        raise DomainError(
-            f"attribute {attr!r} lists NaN as a state; NaN is not a public state "
-            "(name one with missing=, e.g. Domain(..., missing='Missing'))"
-        )
-    for v in values:
-        try:
-            hash(v)
-        except TypeError:
-            raise DomainError(
-                f"attribute {attr!r} lists the state {v!r}, a {type(v).__name__}; a state must be a hashable "
-                f"scalar such as a str or int: list each state on its own (e.g. {{{attr!r}: [1, 2, 3]}}), "
-                "or make a compound state a tuple or a str"
-            ) from None
-    if len(set(values)) != len(values):
-        dup = pd.Series(values)[pd.Series(values).duplicated()].tolist()
-        raise DomainError(f"attribute {attr!r} lists a state twice: {dup}")
-    return values
+        return Domain.from_json(domain)
+    except SchemaError as exc:
+        raise SchemaError(exc.problems, domain, parameter="domain=") from None
 
 
 def _redeclared(other: Domain, bins) -> tuple[dict, dict]:
@@ -140,6 +76,15 @@ def _redeclared(other: Domain, bins) -> tuple[dict, dict]:
     states = {a: [v for v in s if not (a in missing and v == missing[a])]
               for a, s in other._states.items() if a not in other._bins}
     return states, {**other._bins, **(bins or {})}
+
+
+def _extend(old: tuple, new):
+    """Names declared before (``old``) and now (``new``); a ``new`` that is not a list is left for the check to name."""
+    if new is None:
+        return old
+    if isinstance(new, (str, bytes, Mapping)) or not isinstance(new, Iterable):
+        return new
+    return [*old, *new]
 
 
 def _declared(df: pd.DataFrame, domain) -> Domain:
@@ -162,40 +107,39 @@ def _dtype_states(df: pd.DataFrame, columns) -> tuple[dict, set]:
     # columns whose categorical dtype the frame's producer declared public (see DataDerivedDomainWarning)
     vouched = set(df.attrs.get(PUBLIC_COLUMNS_ATTR, ()))
     dtypes = df.dtypes  # one lookup: df[col] costs tens of microseconds per call
+    undeclared = [col for col in columns if not isinstance(dtypes[col], pd.CategoricalDtype)]
+    if undeclared:
+        raise _undeclared_error(undeclared, dtypes)
     for col in columns:
-        if not isinstance(dtypes[col], pd.CategoricalDtype):
-            raise DomainError(
-                f"column {col!r} has no public domain; declare it with "
-                f"df[{col!r}].astype(pd.CategoricalDtype([...])), domain={{{col!r}: [...]}} "
-                f"or, for a numeric column, public bin edges: domain=pgmpy_dp.Domain(bins={{{col!r}: [...]}})"
-            )
         states[col] = list(dtypes[col].categories)
         if col not in vouched:
             from_dtype.add(col)
     return states, from_dtype
 
 
-def _parse_bins(bins, parsed: dict) -> dict[str, tuple[float, ...]]:
-    """Checked edges of each binned attribute; their labels become its states in ``parsed``."""
-    out = {}
-    for attr, edges in (bins or {}).items():
-        _check_name(attr, "bins")
-        if attr in parsed:
-            raise DomainError(
-                f"attribute {attr!r} is declared both with states and with bins; declare it once"
-            )
-        out[attr] = _check_edges(attr, edges)
-        parsed[attr] = bin_labels(out[attr])
-    return out
-
-
-def _as_python(value):
-    """Return a JSON- and hash-friendly Python scalar for numpy scalars."""
-    return value.item() if isinstance(value, np.generic) else value
+def _undeclared_error(columns: Sequence[str], dtypes) -> UndeclaredColumnsError:
+    """One error for every column without a public domain, with their template (names and dtypes only)."""
+    template = schema_text({c: placeholder(dtypes[c]) for c in columns})
+    named = ", ".join(f"{c!r} ({dtypes[c]})" for c in columns[:50]) + (" ..." if len(columns) > 50 else "")
+    head = (f"column {columns[0]!r} has no public domain" if len(columns) == 1
+            else f"{len(columns)} columns have no public domain: {named}")
+    first = columns[0]
+    return UndeclaredColumnsError(
+        f"{head}; declare {'it' if len(columns) == 1 else 'them'} in domain=, in code (domain={{{first!r}: [...]}}, "
+        f"a categorical dtype df[{first!r}].astype(pd.CategoricalDtype([...])), or for a numeric column "
+        f"pgmpy_dp.Domain(bins={{{first!r}: [...]}}) or Domain(bounds={{{first!r}: (low, high)}})) or once in a "
+        "schema file: fill in the nulls of this template with public facts (it holds names and dtypes only; never "
+        "take the values from the data) and pass the file's path as domain= "
+        "(pgmpy_dp.Domain.template(df, path='schema.json') writes the whole frame's template):\n" + template,
+        columns, template,
+    )
 
 
 class Domain:
     """Ordered public states for a set of attributes, and how raw values map to them.
+
+    A whole schema can be written and read as JSON ([`to_json`][pgmpy_dp.privacy.domain.Domain.to_json],
+    [`from_json`][pgmpy_dp.privacy.domain.Domain.from_json]) and passed as ``domain=`` by its path.
 
     Parameters
     ----------
@@ -204,7 +148,7 @@ class Domain:
         Another ``Domain`` is copied with its bins and missing states.
     bins : mapping of str to sequence of float, optional
         Public bin edges for numeric attributes, e.g. ``{"age": [17, 25, 35, 50, 65, 91]}``.
-        The states become the labels ``"[17, 25)"``, ... ([`bin_labels`][pgmpy_dp.privacy.domain.bin_labels]);
+        The states become the labels ``"[17, 25)"``, ... ([`bin_labels`][pgmpy_dp.privacy.states.bin_labels]);
         the edges are kept in [`bins`][pgmpy_dp.privacy.domain.Domain.bins]. Values are **clamped** to the
         outer bins (use ``-inf``/``inf`` for open-ended ones). The edges must be public (never computed
         from the data, as ``pd.cut(x, 5)`` or quantiles would).
@@ -212,6 +156,20 @@ class Domain:
         A declared state for missing values (NaN, None, ``pd.NA``): one for every attribute (also those
         [`from_dataframe`][pgmpy_dp.privacy.domain.Domain.from_dataframe] takes from dtypes), or a mapping per
         attribute. Appended to the states unless they list it already. Without it, missing values are an error.
+    bounds : mapping of str to (float, float), optional
+        Public bounds ``(low, high)`` of numeric columns, e.g. ``{"age": (17, 90)}``. With ``bins=`` they
+        bound the values [`decode`][pgmpy_dp.privacy.decode.decode] draws (the outer ``inf`` edges too).
+        Without bins the column has no states yet: take equal-width public bins with
+        [`with_public_bins`][pgmpy_dp.privacy.domain.Domain.with_public_bins] or let a charged mechanism
+        choose them; until then it cannot be encoded.
+    integer : list of str, optional
+        Numeric columns whose values are integers (decoded values are integers too).
+    discover : list of str, optional
+        Categorical columns whose states are not public: they cannot be encoded until their states are
+        declared ([`resolve`][pgmpy_dp.privacy.domain.Domain.resolve]) or found by a charged mechanism.
+    n_bins : int or mapping of str to int, optional
+        How many bins a column with ``bounds=`` and no ``bins=`` gets when they are chosen (one count for
+        every such column, or one per column).
 
     Examples
     --------
@@ -231,6 +189,14 @@ class Domain:
     >>> df = pd.DataFrame({"sex": ["F", None, "M"], "age": [16, 45.5, None]})
     >>> d.encode(df)["age"].tolist(), d.encode(df)["sex"].tolist()
     ([0, 1, 3], [0, 2, 1])
+
+    A numeric column with public bounds only, binned in public equal-width bins:
+
+    >>> d = Domain({"sex": ["F", "M"]}, bounds={"age": (17, 90)}, integer=["age"], n_bins=4)
+    >>> d.unresolved
+    ('age',)
+    >>> d.with_public_bins()["age"]
+    ('[17, 36)', '[36, 54)', '[54, 72)', '[72, 91)')
     """
 
     def __init__(
@@ -239,25 +205,45 @@ class Domain:
         *,
         bins: Mapping[str, Sequence[float]] | None = None,
         missing=None,
+        bounds: Mapping[str, Sequence[float]] | None = None,
+        integer: Iterable[str] | None = None,
+        discover: Iterable[str] | None = None,
+        n_bins: int | Mapping[str, int] | None = None,
     ) -> None:
         states = _check_mapping(states, "states")
         bins = _check_mapping(bins, "bins")
+        bounds = _check_mapping(bounds, "bounds")
         base_missing: dict[str, object] = {}
         self._missing_all = None
+        order: list[str] = []
         if isinstance(states, Domain):
             self._copy(states)
-            if bins is None and missing is None:
+            if all(v is None for v in (bins, missing, bounds, integer, discover, n_bins)):
                 return
-            base_missing = self._missing
-            states, bins = _redeclared(states, bins)
+            base_missing, order = self._missing, list(self._order)
+            old = states
+            states, bins = _redeclared(old, bins)
+            bounds = {**old._bounds, **(bounds or {})}
+            integer = _extend(old._integer, integer)
+            discover = _extend(tuple(a for a in old._discover if a not in bins), discover)
+            n_bins = n_bins if n_bins is not None else {a: n for a, n in old._n_bins.items() if a not in bins} or None
         parsed: dict[str, tuple] = {}
         for attr, values in (states or {}).items():
-            _check_name(attr, "states")
-            parsed[attr] = _parse_states(attr, values)
-        self._bins = _parse_bins(bins, parsed)
+            check_name(attr, "states")
+            parsed[attr] = parse_states(attr, values)
+        self._bins = parse_bins(bins, parsed)
+        for attr in bounds or {}:
+            check_name(attr, "bounds")
+        self._bounds, self._integer, self._discover, self._n_bins, problems = parse_declarations(
+            bounds, integer, discover, n_bins, {a: v for a, v in parsed.items() if a not in self._bins}, self._bins)
+        if problems:
+            raise DomainError("; ".join(problems))
+        self._order = tuple(dict.fromkeys([*order, *parsed, *self._bounds, *self._discover]))
+        self._integer = tuple(a for a in self._order if a in self._integer)  # in declaration order
+        self._discover = tuple(a for a in self._order if a in self._discover)
         self._missing = {}
-        per_attr = self._missing_per_attr(missing, parsed)
-        for attr, label in {**{a: m for a, m in base_missing.items() if a in parsed}, **per_attr}.items():
+        per_attr = self._missing_per_attr(missing, self._order)
+        for attr, label in {**{a: m for a, m in base_missing.items() if a in self._order}, **per_attr}.items():
             self._add_missing(parsed, attr, label)
         self._states = parsed
         self._from_dtype: set[str] = set()
@@ -266,25 +252,27 @@ class Domain:
         # the states already carry the labels and missing states of ``other``
         self._missing_all = other._missing_all
         self._states, self._bins, self._missing = dict(other._states), dict(other._bins), dict(other._missing)
+        self._order, self._bounds, self._integer = other._order, dict(other._bounds), other._integer
+        self._discover, self._n_bins = other._discover, dict(other._n_bins)
         self._from_dtype = set()
 
     def _add_missing(self, parsed: dict, attr: str, label) -> None:
-        label = _as_python(label)
-        _check_state(label, f"the missing state of {attr!r}")
+        label = as_python(label)
+        check_state(label, f"the missing state of {attr!r}")
         self._missing[attr] = label
-        if label not in parsed[attr]:
+        if attr in parsed and label not in parsed[attr]:  # an unresolved column gets it when resolved
             parsed[attr] = (*parsed[attr], label)
 
-    def _missing_per_attr(self, missing, parsed: dict) -> dict:
+    def _missing_per_attr(self, missing, attrs: Sequence[str]) -> dict:
         """``missing=`` as ``{attr: state}``; a single state is also kept for columns added later."""
         if isinstance(missing, Mapping):
-            unknown = [a for a in missing if a not in parsed]
+            unknown = [a for a in missing if a not in attrs]
             if unknown:
-                raise DomainError(f"missing= names attribute(s) {unknown} that are not in the domain {list(parsed)}")
+                raise DomainError(f"missing= names attribute(s) {unknown} that are not in the domain {list(attrs)}")
             return dict(missing)
         if missing is not None:
             self._missing_all = missing
-            return dict.fromkeys(parsed, missing)
+            return dict.fromkeys(attrs, missing)
         return {}
 
     # -- construction -----------------------------------------------------------------
@@ -311,10 +299,10 @@ class Domain:
         >>> Domain.from_dataframe(df, domain=Domain(bins={"b": [0, 2, 4]}, missing="?"))["a"]
         ('x', 'y', 'z', '?')
         """
-        domain = _check_mapping(domain, "domain")
-        _check_columns_exist(df, [])
+        domain = _check_mapping(read_domain(domain), "domain")
+        check_columns_exist(df, [])
         columns = list(df.columns) if columns is None else list(columns)
-        _check_columns_exist(df, columns)
+        check_columns_exist(df, columns)
         declared = _declared(df, domain)
         states, from_dtype = _dtype_states(df, [c for c in columns if c not in declared])
         missing = declared._missing_all
@@ -327,8 +315,8 @@ class Domain:
     # -- queries ----------------------------------------------------------------------
     @property
     def attrs(self) -> tuple[str, ...]:
-        """Attribute names, in declaration order."""
-        return tuple(self._states)
+        """Attribute names, in declaration order (the unresolved ones too)."""
+        return self._order
 
     @property
     def bins(self) -> dict[str, tuple[float, ...]]:
@@ -340,46 +328,92 @@ class Domain:
         """The declared missing state of each attribute that has one (``{attr: state}``)."""
         return dict(self._missing)
 
+    @property
+    def bounds(self) -> dict[str, tuple[float, float]]:
+        """Public bounds ``(low, high)`` of the numeric columns that declare them (``{attr: bounds}``)."""
+        return dict(self._bounds)
+
+    @property
+    def integer(self) -> tuple[str, ...]:
+        """The numeric columns whose values are integers."""
+        return self._integer
+
+    @property
+    def discover(self) -> tuple[str, ...]:
+        """The categorical columns whose states are still to be discovered (unresolved)."""
+        return self._discover
+
+    @property
+    def n_bins(self) -> dict[str, int]:
+        """The declared bin count of each column with bounds and no bins yet (``{attr: n}``)."""
+        return dict(self._n_bins)
+
+    @property
+    def unresolved(self) -> tuple[str, ...]:
+        """Columns without states yet (bounds and no bins, or discover), in declaration order."""
+        return tuple(a for a in self._order if a not in self._states)
+
+    def check_resolved(self, attrs: Iterable[str] | None = None) -> None:
+        """Raise a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming every unresolved column of ``attrs``, and how to resolve it.
+
+        Examples
+        --------
+        >>> Domain(bounds={"age": (17, 90)}).check_resolved()
+        Traceback (most recent call last):
+        ...
+        pgmpy_dp.privacy.errors.DomainError: column(s) ['age'] have no states yet, ...
+        """
+        attrs = self._order if attrs is None else tuple(attrs)
+        pending = [a for a in attrs if a in self and a not in self._states]
+        if pending:
+            raise DomainError(unresolved_message(pending, self._bounds, self._discover))
+
     def __getitem__(self, attr: str) -> tuple:
         try:
             return self._states[attr]
         except (KeyError, TypeError):
+            if self.__contains__(attr):  # name every unresolved column at once, not one per try
+                self.check_resolved()
             raise DomainError(
-                f"attribute {attr!r} is not in the domain {list(self._states)}"
+                f"attribute {attr!r} is not in the domain {list(self._order)}"
             ) from None
 
     def __contains__(self, attr: object) -> bool:
         try:
-            return attr in self._states
+            return attr in self._states or attr in self._order
         except TypeError:  # unhashable
             return False
 
     def __len__(self) -> int:
-        return len(self._states)
+        return len(self._order)
 
     def __iter__(self):
-        return iter(self._states)
+        return iter(self._order)
 
     def keys(self):
         """Attribute names (a ``Domain`` reads like a ``{attr: states}`` mapping)."""
-        return self._states.keys()
+        return dict.fromkeys(self._order).keys()
 
     def items(self):
-        """``(attr, states)`` pairs, as for a mapping."""
-        return self._states.items()
+        """``(attr, states)`` pairs, as for a mapping (an unresolved column raises)."""
+        return [(a, self[a]) for a in self._order]
 
     def values(self):
-        """The states of each attribute, as for a mapping."""
-        return self._states.values()
+        """The states of each attribute, as for a mapping (an unresolved column raises)."""
+        return [self[a] for a in self._order]
+
+    def _pending(self) -> tuple:
+        return tuple((a, self._bounds.get(a), a in self._discover) for a in self.unresolved)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Domain) and self._states == other._states
+        return isinstance(other, Domain) and self._states == other._states and self._pending() == other._pending()
 
     def __hash__(self) -> int:
         return hash(tuple(self._states.items()))
 
     def __repr__(self) -> str:
-        return "Domain(" + ", ".join(f"{a}: {len(s)}" for a, s in self._states.items()) + ")"
+        sizes = (f"{a}: {len(self._states[a])}" if a in self._states else f"{a}: unresolved" for a in self._order)
+        return "Domain(" + ", ".join(sizes) + ")"
 
     def size(self, attr: str) -> int:
         """Number of states of ``attr``."""
@@ -393,46 +427,198 @@ class Domain:
         """Number of cells of a dense table over ``attrs`` (exact Python integer)."""
         return math.prod(self.shape(attrs))
 
-    def _with(self, states: dict[str, tuple], bins: dict, missing: dict) -> Domain:
+    def _with(self, order, sources: Sequence[Domain]) -> Domain:
+        """A domain over ``order`` whose declarations come from ``sources`` (the later ones win)."""
         out = Domain.__new__(Domain)
-        out._states, out._bins, out._missing = states, bins, missing
+        keep = set(order)
+
+        def pick(name):
+            return {a: v for d in sources for a, v in getattr(d, name).items() if a in keep}
+
+        out._order = tuple(order)
+        states = pick("_states")
+        out._states = {a: states[a] for a in order if a in states}
+        out._bins, out._missing, out._bounds, out._n_bins = pick("_bins"), pick("_missing"), pick("_bounds"), pick("_n_bins")
+        out._integer = tuple(a for a in order if any(a in d._integer for d in sources))
+        out._discover = tuple(a for a in order if a not in out._states and any(a in d._discover for d in sources))
         out._missing_all, out._from_dtype = self._missing_all, set()
         return out
 
     def project(self, attrs: Iterable[str]) -> Domain:
         """The sub-domain over ``attrs``, in the given order (bins and missing states kept)."""
         attrs = list(attrs)
-        states = {a: self[a] for a in attrs}
-        out = self._with(
-            states,
-            {a: e for a, e in self._bins.items() if a in states},
-            {a: m for a, m in self._missing.items() if a in states},
-        )
+        unknown = [a for a in attrs if a not in self]
+        if unknown:
+            raise DomainError(f"attribute {unknown[0]!r} is not in the domain {list(self._order)}")
+        out = self._with(attrs, [self])
         out._from_dtype = self._from_dtype & set(attrs)
         return out
 
     def merge(self, other: Domain) -> Domain:
         """Union of two domains; shared attributes must declare identical states."""
-        for a in set(self.attrs) & set(other.attrs):
-            if self[a] != other[a]:
+        for a in [a for a in self.attrs if a in other]:
+            if self.project([a]) != other.project([a]):
                 raise DomainError(
                     f"attribute {a!r} has different states in the two domains: "
-                    f"{list(self[a])} vs {list(other[a])}"
+                    f"{list(self._states.get(a, ['(unresolved)']))} vs {list(other._states.get(a, ['(unresolved)']))}"
                 )
-        out = self._with(
-            {**self._states, **other._states},
-            {**self._bins, **other._bins},
-            {**self._missing, **other._missing},
-        )
+        out = self._with(dict.fromkeys([*self._order, *other._order]), [self, other])
         out._from_dtype = (self._from_dtype | other._from_dtype)
         return out
 
     def to_dict(self) -> dict[str, list]:
         """Plain ``{attr: [states]}`` mapping (JSON-serialisable for JSON-native states)."""
-        return {a: list(s) for a, s in self._states.items()}
+        return {a: list(self[a]) for a in self._order}
+
+    # -- unresolved columns -------------------------------------------------------------
+    def resolve(self, states: Mapping[str, Sequence] | None = None, bins: Mapping[str, Sequence[float]] | None = None) -> Domain:
+        """This domain with the states of ``discover`` columns and the edges of bounds-only columns declared.
+
+        The order, bounds, integer columns and missing states are kept. A charged mechanism that found
+        states or edges privately resolves the domain with them; so can the custodian, with public ones.
+
+        Examples
+        --------
+        >>> d = Domain(bounds={"age": (17, 90)}, discover=["job"], missing="?")
+        >>> r = d.resolve(states={"job": ["clerk", "nurse"]}, bins={"age": [17, 40, 91]})
+        >>> r["job"], r["age"], r.unresolved
+        (('clerk', 'nurse', '?'), ('[17, 40)', '[40, 91)', '?'), ())
+        """
+        states, bins = dict(_check_mapping(states, "states") or {}), dict(_check_mapping(bins, "bins") or {})
+        wrong = [a for a in states if a not in self._discover] + [a for a in bins if a in self._states or a not in self]
+        if wrong:
+            raise DomainError(
+                f"resolve names {wrong}, which are not unresolved columns of this domain (unresolved: "
+                f"{list(self.unresolved)}); states= is for discover columns, bins= for columns with bounds only"
+            )
+        plain, old_bins = _redeclared(self, None)
+        out = Domain(
+            {**plain, **states}, bins={**old_bins, **bins}, missing=self._missing, bounds=self._bounds,
+            integer=self._integer, discover=[a for a in self._discover if a not in states],
+            n_bins={a: n for a, n in self._n_bins.items() if a not in bins} or None,
+        ).project(self._order)
+        out._missing_all, out._from_dtype = self._missing_all, set(self._from_dtype)
+        return out
+
+    def with_public_bins(self, n_bins: int | Mapping[str, int] | None = None) -> Domain:
+        """Equal-width public bins for the columns with bounds and no bins (free: nothing is read from data).
+
+        ``n_bins`` is one count for every such column or ``{column: count}`` (only those columns are
+        binned); by default each column's declared ``n_bins``. Integer columns get integer edges
+        ([`equal_width_edges`][pgmpy_dp.privacy.declarations.equal_width_edges]).
+
+        Examples
+        --------
+        >>> d = Domain(bounds={"hours": (0, 100)}, n_bins=4)
+        >>> d.with_public_bins().bins
+        {'hours': (0.0, 25.0, 50.0, 75.0, 100.0)}
+        """
+        pending = [a for a in self._bounds if a not in self._states]
+        if isinstance(n_bins, Mapping):
+            counts = dict(n_bins)
+        else:
+            counts = {a: self._n_bins.get(a) if n_bins is None else n_bins for a in pending}
+        unknown = [a for a in counts if a not in pending]
+        if unknown:
+            raise DomainError(f"with_public_bins names {unknown}, which are not columns with bounds and no bins ({pending})")
+        bad = {a: n for a, n in counts.items()
+               if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1}
+        if bad:
+            raise DomainError(
+                f"with_public_bins needs a positive integer number of bins for {list(bad)}, got {list(bad.values())}; "
+                "pass n_bins=, e.g. with_public_bins(10), or declare n_bins= in the domain"
+            )
+        return self.resolve(bins={a: equal_width_edges(self._bounds[a], int(n), a in self._integer)
+                                  for a, n in counts.items()})
+
+    # -- schema file --------------------------------------------------------------------
+    def to_json(self, path: str | os.PathLike | None = None) -> str | None:
+        """Write the schema as JSON (``"format": "pgmpy-dp/schema"``); returns the text when ``path`` is None.
+
+        The format is described in [`pgmpy_dp.privacy.schema_file`][pgmpy_dp.privacy.schema_file];
+        [`from_json`][pgmpy_dp.privacy.domain.Domain.from_json] reads it back.
+
+        Examples
+        --------
+        >>> d = Domain({"sex": ["F", "M"]}, bounds={"age": (17, 90)}, integer=["age"], n_bins=8)
+        >>> print(d.to_json(), end="")
+        {"format": "pgmpy-dp/schema", "format_version": 1, "missing": null, "columns": {
+          "sex": {"type": "categorical", "states": ["F", "M"]},
+          "age": {"type": "numeric", "bounds": [17, 90], "integer": true, "n_bins": 8}
+        }}
+        >>> Domain.from_json(d.to_json()) == d
+        True
+        """
+        self.check_json([a for a in self._order if a in self._states and a not in self._bins])
+        flags = [a for a, m in self._missing.items() if isinstance(m, bool)]
+        if flags:
+            raise DomainError(f"the missing state of {flags} is a bool, which a schema file cannot hold (true there "
+                              "means the schema's missing label); name it with a str, e.g. missing='Missing'")
+        text = schema_text_of(self)
+        if path is None:
+            return text
+        Path(path).write_text(text, encoding="utf-8")
+        return None
+
+    @classmethod
+    def from_json(cls, source: str | bytes | os.PathLike) -> Domain:
+        """Read a schema written by [`to_json`][pgmpy_dp.privacy.domain.Domain.to_json] (a path, or JSON text).
+
+        Every problem is named by its field path, all at once, in a
+        [`SchemaError`][pgmpy_dp.privacy.errors.SchemaError].
+
+        Examples
+        --------
+        >>> Domain.from_json('{"format": "pgmpy-dp/schema", "format_version": 1, "missing": null, '
+        ...                  '"columns": {"age": {"type": "numeric", "bounds": [17]}, "sex": {"type": "categorical"}}}')
+        Traceback (most recent call last):
+        ...
+        pgmpy_dp.privacy.errors.SchemaError: the schema is not valid: columns.age.bounds: must be two finite numbers [low, high], got [17]; columns.sex.states: is missing; ...
+        """
+        kw, problems = read_schema(source)
+        if problems:
+            raise SchemaError(problems, source)
+        try:
+            out = cls(kw["states"], bins=kw["bins"], missing=kw["missing"], bounds=kw["bounds"],
+                      integer=kw["integer"], discover=kw["discover"], n_bins=kw["n_bins"] or None)
+        except (DomainError, TypeError) as exc:
+            raise SchemaError([f"columns: {exc}"], source) from None
+        out = out.project(kw["order"])
+        out._missing_all = kw["missing_all"]
+        return out
+
+    @classmethod
+    def template(cls, df: pd.DataFrame, domain=None, path: str | os.PathLike | None = None) -> str | None:
+        """A schema of ``df``'s columns to fill in: declared ones as in ``domain``, the others from their dtype.
+
+        Only names and dtypes are read, never values (nor categories, which may come from the data):
+        a numeric column gets ``"bounds": [null, null]`` (and ``"integer": true`` for an integer dtype), any
+        other ``"states": null``. Replace every ``null`` with public facts (or set ``"discover": true``), then
+        pass the file as ``domain=``. Returns the text when ``path`` is None, else writes it.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"age": [39, 50], "job": ["clerk", "nurse"]})
+        >>> print(Domain.template(df), end="")
+        {"format": "pgmpy-dp/schema", "format_version": 1, "missing": null, "columns": {
+          "age": {"type": "numeric", "bounds": [null, null], "integer": true},
+          "job": {"type": "categorical", "states": null}
+        }}
+        """
+        check_columns_exist(df, [])
+        declared = read_domain(domain)
+        declared = declared if isinstance(declared, Domain) else Domain(_check_mapping(declared, "domain") or {})
+        known = [c for c in df.columns if c in declared]
+        filled = json.loads(declared.project(known).to_json()) if known else {"columns": {}, "missing": None}
+        columns = {c: filled["columns"].get(c) or placeholder(df.dtypes[c]) for c in df.columns}
+        text = schema_text(columns, filled["missing"])
+        if path is None:
+            return text
+        Path(path).write_text(text, encoding="utf-8")
+        return None
 
     def check_json(self, attrs: Iterable[str] | None = None) -> None:
-        """Raise a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the first state that JSON cannot hold losslessly.
+        """Raise a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming the first state that JSON cannot hold losslessly.
 
         Called before a release charges the budget. States must be ``str``, ``int``, finite ``float``,
         ``bool`` or tuples of them (not ``pd.cut``'s intervals: declare ``bins=`` instead).
@@ -443,11 +629,13 @@ class Domain:
         >>> Domain({"age": [pd.Interval(0, 10)]}).check_json()
         Traceback (most recent call last):
         ...
-        pgmpy_dp.privacy.domain.DomainError: state Interval(0, 10, closed='right') of attribute 'age' ...
+        pgmpy_dp.privacy.errors.DomainError: state Interval(0, 10, closed='right') of attribute 'age' ...
         """
-        for a in self.attrs if attrs is None else attrs:
+        attrs = self.attrs if attrs is None else tuple(attrs)
+        self.check_resolved(attrs)  # before any charge: a column without states cannot be released
+        for a in attrs:
             for v in self[a]:
-                if not _json_state(v):
+                if not json_state(v):
                     hint = (
                         "declare public bin edges with Domain(bins={...}) instead of pd.cut categories"
                         if isinstance(v, pd.Interval)
@@ -460,8 +648,8 @@ class Domain:
     def check_table(self, attrs: Sequence[str], max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, ...]:
         """Validate one requested table and return it as a tuple of attribute names.
 
-        Raises a [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the problem for unknown or repeated
-        attributes and a [`CellLimitError`][pgmpy_dp.privacy.domain.CellLimitError] when the dense table would
+        Raises a [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming the problem for unknown or repeated
+        attributes and a [`CellLimitError`][pgmpy_dp.privacy.errors.CellLimitError] when the dense table would
         exceed ``max_cells``.
         """
         attrs = (attrs,) if isinstance(attrs, str) else tuple(attrs)
@@ -492,7 +680,7 @@ class Domain:
 
         Binned attributes are cut at their public edges (clamped to the outer bins); missing values
         take the declared missing state. Otherwise NaN and values outside the declared states raise a
-        [`DomainError`][pgmpy_dp.privacy.domain.DomainError] naming the column, never the values
+        [`DomainError`][pgmpy_dp.privacy.errors.DomainError] naming the column, never the values
         (``PGMPY_DP_SHOW_VALUES=1`` shows them while debugging). ``show_progress`` draws a bar over the
         columns when encoding takes more than a couple of seconds.
 
@@ -508,168 +696,9 @@ class Domain:
         array([2, 0])
         """
         attrs = self.attrs if attrs is None else tuple(attrs)
-        _check_columns_exist(df, attrs)
+        check_columns_exist(df, attrs)
+        self.check_resolved(attrs)
         # before encoding, so that whether it warns never depends on whether encoding succeeds
-        self._warn_data_derived(df, attrs)
-        return {a: self._encode_column(df[a], a) for a in progress(attrs, show_progress, "encoding columns")}
-
-    def _warn_data_derived(self, df: pd.DataFrame, attrs: Iterable[str]) -> None:
-        """Warn about columns whose states come from a dtype that ``astype("category")`` could have made.
-
-        The rule is [`DataDerivedDomainWarning`][pgmpy_dp.privacy.domain.DataDerivedDomainWarning]'s; the values are
-        never read.
-        """
-        suspects = [a for a in sorted(self._from_dtype & set(attrs)) if _sorted_unordered(df.dtypes[a])]
-        if suspects:
-            warnings.warn(
-                f"column(s) {suspects} take their states from an unordered categorical dtype with sorted "
-                "categories, which is what astype('category') makes from the private data; a private release "
-                "must use a public domain. Declare the public states with domain={column: [...]}, or, if the "
-                "dtype's categories already are the public states, list the columns in "
-                f"df.attrs[{PUBLIC_COLUMNS_ATTR!r}]; either silences this warning",
-                DataDerivedDomainWarning,
-                stacklevel=_caller_stacklevel(),
-            )
-
-    def _encode_column(self, col: pd.Series, attr: str) -> np.ndarray:
-        states = self[attr]
-        if attr in self._bins:
-            return self._encode_binned(col, attr)
-        dtype = col.dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            cat_codes = col.array.codes  # the ndarray itself, without building a Series
-            if tuple(_as_python(c) for c in dtype.categories) == states:
-                codes = cat_codes
-            else:
-                # recode the (few) categories once, then gather: no per-row hashing
-                mapping = np.append(pd.Index(states, dtype=object).get_indexer(dtype.categories), -1)
-                codes = mapping[cat_codes]
-        else:
-            try:
-                codes = pd.Index(states, dtype=object).get_indexer(col)
-            except TypeError as exc:  # e.g. lists or dicts stored in an object column
-                raise TypeError(
-                    f"column {attr!r} holds values that are not scalar states ({exc}); "
-                    "each cell must be one hashable state such as a str or int"
-                ) from None
-        bad = codes < 0
-        if bad.any():
-            na = col.isna().to_numpy()
-            if na.any():
-                codes = self._fill_missing(codes, na, attr)
-                bad = codes < 0
-            if bad.any():
-                raise DomainError(_outside_message(attr, states, col.to_numpy()[bad]))
-        return codes.astype(np.intp, copy=False)
-
-    def _fill_missing(self, codes: np.ndarray, na: np.ndarray, attr: str) -> np.ndarray:
-        if attr not in self._missing:
-            # no count here: the number of missing values is a private statistic
-            raise DomainError(
-                f"column {attr!r} has missing values (NaN or None); declare a missing state, e.g. "
-                f"domain=pgmpy_dp.Domain({{...}}, missing='Missing'), or drop or impute them "
-                "before a private release"
-            )
-        codes = np.array(codes, dtype=np.intp)
-        codes[na] = self[attr].index(self._missing[attr])
-        return codes
-
-    def _encode_binned(self, col: pd.Series, attr: str) -> np.ndarray:
-        edges = np.asarray(self._bins[attr])
-        try:
-            x = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"column {attr!r} is binned by bins={{{attr!r}: [...]}} but holds non-numeric values; "
-                "bin only numeric columns"
-            ) from None
-        # clamp: below the first edge -> first bin, at or above the last -> last bin (documented)
-        codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2).astype(np.intp)
-        na = np.isnan(x)
-        if na.any():
-            codes = self._fill_missing(codes, na, attr)
-        return codes
-
-
-def _sorted_unordered(dtype) -> bool:
-    """Whether ``dtype`` is an unordered categorical with at least two sorted categories (dtype only)."""
-    if not isinstance(dtype, pd.CategoricalDtype) or dtype.ordered or len(dtype.categories) < 2:
-        return False
-    cats = list(dtype.categories)
-    try:
-        return cats == sorted(cats)
-    except TypeError:  # mixed types: astype('category') would have sorted them, so not its work
-        return False
-
-
-def _outside_message(attr: str, states: Sequence, offending: np.ndarray) -> str:
-    """The error for values outside the declared states: the values (and how many) are private, so withheld."""
-    shown = list(states)[:20]
-    text = (
-        f"column {attr!r} has values outside its declared domain {shown}"
-        f"{' ...' if len(states) > 20 else ''}; add them to the declared states, map them to a declared "
-        "state (e.g. with missing= or bins=), or remove those rows. "
-    )
-    if os.environ.get(SHOW_VALUES_ENV) == "1":
-        values = [_as_python(v) for v in pd.unique(offending)[:5]]
-        return text + f"Offending values (shown because {SHOW_VALUES_ENV}=1): {values}"
-    return text + (
-        f"The values are private and withheld; to see them while debugging, set {SHOW_VALUES_ENV}=1"
-    )
-
-
-def _caller_stacklevel() -> int:
-    """``stacklevel`` that points a warning at the user's line, past pgmpy_dp's and pgmpy's frames."""
-    import sys
-
-    import importlib.util
-
-    inside = [str(Path(__file__).resolve().parents[1])]
-    spec = importlib.util.find_spec("pgmpy")  # locates pgmpy's estimator frames without importing it
-    inside += list(spec.submodule_search_locations or []) if spec else []
-    frame, level = sys._getframe(2), 2  # level 1 is the function that calls warnings.warn
-    while frame is not None and any(frame.f_code.co_filename.startswith(d) for d in inside):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _check_name(attr, where: str) -> None:
-    if not isinstance(attr, str):
-        raise TypeError(
-            f"{where} names attribute {attr!r} of type {type(attr).__name__}; attribute names must be "
-            "str (pgmpy node names): rename the columns, e.g. df.columns = df.columns.map(str)"
-        )
-
-
-def _check_columns_exist(df: pd.DataFrame, columns: Iterable[str]) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
-    if isinstance(df.columns, pd.MultiIndex):
-        raise TypeError(
-            "the DataFrame has MultiIndex columns; flatten them to str names first, "
-            "e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
-        )
-    columns = list(columns)
-    bad = [c for c in columns if not isinstance(c, str)]
-    if bad:
-        raise TypeError(
-            f"column name(s) {bad[:5]} are not str; pgmpy node names must be str: "
-            "rename them, e.g. df.columns = df.columns.map(str)"
-        )
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise DomainError(
-            f"column(s) {missing} are not in the DataFrame (columns: {list(df.columns)})"
-        )
-    if df.columns.duplicated().any():
-        dup = df.columns[df.columns.duplicated()].unique().tolist()
-        raise DomainError(f"the DataFrame has duplicated column names {dup}; rename them first")
-
-
-def _json_state(v) -> bool:
-    """Whether JSON holds the state losslessly (a tuple is written as a list and read back as a tuple)."""
-    if type(v) is tuple:
-        return all(_json_state(x) for x in v)
-    if type(v) is str:
-        return json.loads(json.dumps(v)) == v
-    return type(v) in (int, bool) or (type(v) is float and math.isfinite(v))
+        warn_data_derived(df, sorted(self._from_dtype & set(attrs)))
+        return {a: encode_column(df[a], a, self[a], self._bins, self._missing)
+                for a in progress(attrs, show_progress, "encoding columns")}

@@ -38,6 +38,9 @@ class LedgerEntry:
         The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an epsilon charge), else ``None``.
     unit : str
         The budget's unit, ``"epsilon"`` or ``"rho"``; [`amount`][pgmpy_dp.privacy.ledger.LedgerEntry.amount] is in it.
+    delta : float or None
+        For a ``delta``-approximately zCDP charge (a thresholded release such as private key discovery),
+        its ``delta``; ``None`` for a plain charge.
     """
 
     epsilon: float | None
@@ -45,6 +48,7 @@ class LedgerEntry:
     time: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     rho: float | None = None
     unit: str = "epsilon"
+    delta: float | None = None
 
     @property
     def amount(self) -> float:
@@ -60,12 +64,13 @@ class LedgerEntry:
             "exact": f"{exact.numerator}/{exact.denominator}",
             "epsilon": self.epsilon,
             "rho": self.rho,
+            **({} if self.delta is None else {"delta": self.delta}),
         }
 
     @staticmethod
     def _from_dict(d: dict) -> tuple[LedgerEntry, Fraction]:
         entry = LedgerEntry(
-            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"]
+            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"], d.get("delta")
         )
         return entry, Fraction(d["exact"])
 

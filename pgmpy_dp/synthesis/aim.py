@@ -134,7 +134,7 @@ def check_aim(domain: Domain, *, rho: float, workload=None, max_model_size: floa
     >>> check_aim(d, rho=1.0, workload=[("a", "c")])
     Traceback (most recent call last):
     ...
-    pgmpy_dp.privacy.domain.DomainError: workload names column(s) ['c'] that are not in the data (columns: ['a', 'b']); fix the names or drop the entry
+    pgmpy_dp.privacy.errors.DomainError: workload names column(s) ['c'] that are not in the data (columns: ['a', 'b']); fix the names or drop the entry
     """
     parsed = _parse_workload(domain, workload)
     check_noise_scale(_opening_sigma(domain, rho), "AIM's opening measurements")

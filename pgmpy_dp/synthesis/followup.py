@@ -74,6 +74,12 @@ def measure_marginals(synth, df, marginals, *, epsilon=None, rho=None, delta=Non
     """
     if not hasattr(synth, "model_"):
         raise ValueError("the synthesizer is not fitted; call fit(df, domain=...) before a follow-up measurement")
+    if getattr(synth, "schema_release_", None) is not None:
+        raise NotImplementedError(
+            "this synthesizer resolved its schema from the data (private bins or keys), which a follow-up "
+            "release would have to recode the same way; declare the domain in full (the resolved one is "
+            "synth.domain_) and fit again to measure more"
+        )
     domain = synth.domain_
     marginals = _check_marginals(marginals, domain)
     loss = privacy_loss(epsilon, rho, delta, who="PrivateSynthesizer.measure",

@@ -40,7 +40,7 @@ def check_mst(domain: Domain, rho: float) -> None:
     >>> check_mst(Domain({"a": range(4000), "b": range(3000), "c": [0, 1]}), rho=1.0)
     Traceback (most recent call last):
     ...
-    pgmpy_dp.privacy.domain.CellLimitError: MST releases the 2-way table of every pair its spanning tree picks, and it may pick any pair: columns 'a' (4,000 states) and 'b' (3,000 states) make 12,000,000 cells, more than the 10,000,000 of one release (1 such pair in all); declare coarser domains for these columns (bins, or fewer states), or use method='aim', whose default workload leaves such sets out
+    pgmpy_dp.privacy.errors.CellLimitError: MST releases the 2-way table of every pair its spanning tree picks, and it may pick any pair: columns 'a' (4,000 states) and 'b' (3,000 states) make 12,000,000 cells, more than the 10,000,000 of one release (1 such pair in all); declare coarser domains for these columns (bins, or fewer states), or use method='aim', whose default workload leaves such sets out
     """
     d = len(domain.attrs)
     if d < 2:

@@ -12,19 +12,23 @@ import numbers
 import pandas as pd
 from skbase.base import BaseObject
 
-from ..privacy.budget import PrivacyBudget
-from ..privacy.domain import Domain
+from ..privacy.budget import BudgetExceededError, PrivacyBudget
+from ..privacy.decode import public_dtypes
+from ..privacy.domain import Domain, read_domain
 from ..privacy.loss import PureDP, privacy_loss
 from ..privacy.random_state import check_random_state
 from ..sampling import sample as sample_model
+from ..tables.resolve import SchemaRelease, amount, plan_schema, run_schema
 from .aim import AIM
+from .artifact import load_synthesizer, save_synthesizer
 from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
 
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
 METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
-_FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_")
+_FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_", "schema_release_",
+           "dtypes_")
 
 
 class PrivateSynthesizer(BaseObject):
@@ -59,7 +63,12 @@ class PrivateSynthesizer(BaseObject):
     max_model_size : float
         ``"aim"`` only: the largest model, in megabytes of junction-tree cells (float64).
     budget : PrivacyBudget, optional
-        Accountant charged once with the whole amount before any noise is drawn.
+        Accountant charged once with the whole amount before any noise is drawn (twice when the schema
+        is resolved from the data: first the schema's share, then the rest).
+    schema_share : float
+        The share of the loss spent on the schema's open parts, when the domain asks for private key
+        discovery (``discover``) or private bins (``bounds``); unused otherwise, and then nothing is read
+        from the data to make the domain. How the loss splits: ``pgmpy_dp.tables.resolve``.
     random_state : int or numpy.random.Generator, optional
         Seed for reproducible *experiments only*; ``None`` uses OpenDP's exact samplers.
     show_progress : bool
@@ -83,6 +92,12 @@ class PrivateSynthesizer(BaseObject):
         The pure-DP budget spent (``"privbayes"`` with ``epsilon`` alone), else None.
     domain_ : Domain
         The public domain of the columns.
+    schema_release_ : SchemaRelease or None
+        The released keys and bin edges with what they cost (``.to_dict()`` is publishable); None when the
+        domain was fully declared. Kept, like ``releases_``, when the fit fails after the schema's noise.
+    dtypes_ : dict
+        The categorical and string dtypes of the fitted frame (``pgmpy_dp.privacy.decode.public_dtypes``:
+        dtypes only, never values), restored by ``sample``.
     n_rounds_ : int
         Number of marginals selected (AIM's rounds, MST's tree edges, PrivBayes's families).
 
@@ -111,6 +126,7 @@ class PrivateSynthesizer(BaseObject):
         budget: PrivacyBudget | None = None,
         random_state=None,
         show_progress: bool = True,
+        schema_share: float = 0.1,
     ) -> None:
         self.epsilon = epsilon
         self.rho = rho
@@ -121,6 +137,7 @@ class PrivateSynthesizer(BaseObject):
         self.budget = budget
         self.random_state = random_state
         self.show_progress = show_progress
+        self.schema_share = schema_share
         super().__init__()
 
     def _method(self) -> Method:
@@ -143,12 +160,12 @@ class PrivateSynthesizer(BaseObject):
         if not isinstance(self.show_progress, bool):
             raise TypeError(f"show_progress must be True or False, got {self.show_progress!r}")
 
-    def _check_data(self, df, domain) -> Domain:
+    def _check_data(self, df, domain, columns=None) -> Domain:
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if len(df) == 0 or df.shape[1] == 0:
             raise ValueError("df is empty; the synthesizer needs at least one record and one column")
-        dom = Domain.from_dataframe(df, None, domain)
+        dom = Domain.from_dataframe(df, columns, domain)
         dom.check_json()  # every release is published as JSON
         return dom
 
@@ -162,8 +179,10 @@ class PrivateSynthesizer(BaseObject):
         ----------
         df : pandas.DataFrame
             The private table, one record per row; every column is modelled.
-        domain : mapping or Domain, optional
-            The public states of columns that are not categorical (see ``pgmpy_dp.Domain``).
+        domain : mapping, Domain or path, optional
+            The public states of columns that are not categorical (see ``pgmpy_dp.Domain``), or the path
+            of a schema file (``Domain.to_json``). Columns still unresolved (bounds only, discover) are
+            refused before the charge.
 
         Returns
         -------
@@ -177,10 +196,20 @@ class PrivateSynthesizer(BaseObject):
         loss = privacy_loss(self.epsilon, self.rho, self.delta, who="PrivateSynthesizer",
                             example="PrivateSynthesizer(epsilon=1.0, delta=1e-9) or PrivateSynthesizer(rho=0.015)")
         rng = check_random_state(self.random_state)
-        dom = self._check_data(df, domain)
-        plan = method.check(dom, loss, **settings)
+        self._check_data(df, {}, columns=[])  # the frame itself, before its names and dtypes are read
+        raw, domain = df, read_domain(domain)  # a schema file's path; the frame as given, for its dtypes
+        schema = plan_schema(df, domain, loss, self.schema_share)  # public facts only; None: nothing to resolve
+        if schema is None:
+            dom = self._check_data(df, domain)
+        else:
+            loss = schema.method_loss
+            dom = self._check_data(df, schema.declared, [c for c in df.columns if c not in schema.columns])
+        plan = method.check(dom if schema is None else dom.merge(schema.placeholder()), loss, **settings)
         if self.budget is not None:
             self.budget.require(plan.loss)
+        if schema is not None:  # the schema's noise: from here on a failure keeps its charge and record
+            df, dom = self._resolve(df, dom, schema, plan, rng)
+            plan = method.check(dom, loss, **settings)
         codes = dom.encode(df, show_progress=self.show_progress)
         recorder = Measurements()
         try:
@@ -195,7 +224,13 @@ class PrivateSynthesizer(BaseObject):
         self.loss_ = plan.loss
         self.rho_ = None if isinstance(plan.loss, PureDP) else plan.loss.rho
         self.epsilon_ = plan.loss.epsilon if isinstance(plan.loss, PureDP) else None
-        self.domain_ = dom
+        if schema is not None:  # the whole spend: the schema's part and the method's
+            self.loss_ = privacy_loss(self.epsilon, self.rho, self.delta)
+            self.rho_ = None if self.rho_ is None else schema.loss.rho + self.rho_
+            self.epsilon_ = None if self.epsilon_ is None else schema.loss.epsilon + self.epsilon_
+        else:
+            self.schema_release_ = None
+        self.domain_, self.dtypes_ = dom, public_dtypes(raw, dom)  # dtypes of the frame as given
         self.n_rounds_ = len(self.selected_)
         return self
 
@@ -211,14 +246,76 @@ class PrivateSynthesizer(BaseObject):
         return measure_marginals(self, df, marginals, epsilon=epsilon, rho=rho, delta=delta, budget=budget,
                                  random_state=random_state)
 
-    def sample(self, n: int, random_state=None) -> pd.DataFrame:
+    def _resolve(self, df, dom, schema, plan, rng):
+        """Charge and release the schema's open parts; the recoded frame and the whole domain."""
+        if self.budget is not None:
+            self.budget.require(schema.loss)
+            need = amount(schema.loss, self.budget.accounting) + amount(plan.loss, self.budget.accounting)
+            if need > self.budget.remaining:  # both charges are refused before either is made
+                raise BudgetExceededError(
+                    f"PrivateSynthesizer needs {need:g} ({self.budget.unit}) for its schema and its fit, but "
+                    f"{self.budget.remaining:g} remains; lower the loss or use a new budget"
+                )
+        record = SchemaRelease.empty(schema)
+        try:
+            df, found, _ = run_schema(
+                df, schema, self.budget, rng, record=record, label=f"PrivateSynthesizer(method={self.method!r}) "
+                f"schema: keys of {list(schema.discover)}, bins of {list(schema.bounds)}, delta={schema.delta:g}")
+        finally:  # what was released stays with its charge, whether the schema's step ended or failed
+            if record.keys or record.edges:
+                self.schema_release_ = record
+        dom = dom.merge(found).project(df.columns)
+        dom.check_json()
+        return df, dom
+
+    def sample(self, n: int, random_state=None, decode: bool = True) -> pd.DataFrame:
         """Draw ``n`` synthetic records from ``model_`` (post-processing: spends nothing).
+
+        With ``decode`` (the default) the records are raw values (``pgmpy_dp.privacy.decode.decode``):
+        binned columns as numbers drawn within their bins (integers for integer columns, within the
+        declared bounds), the missing state as NaN, categorical columns in their fitted dtype.
+        ``decode=False`` keeps the states (bin labels) as categorical columns.
 
         Returns
         -------
         pandas.DataFrame
-            One categorical column per attribute, with the public states.
+            One column per attribute.
         """
         if not hasattr(self, "model_"):
             raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) first")
-        return sample_model(self.model_, n, random_state=random_state)
+        if not isinstance(decode, bool):
+            raise TypeError(f"decode must be True or False, got {decode!r}")
+        return sample_model(self.model_, n, random_state=random_state,
+                            domain=self.domain_ if decode else None, dtypes=self.dtypes_)
+
+    def save(self, path) -> None:
+        """Write the fitted synthesizer to ``path`` as one public JSON artifact (spends nothing).
+
+        It holds the schema, the settings, the loss spent, the noisy selections and releases and the model
+        fitted to them: no record and no exact count (format: ``pgmpy_dp.synthesis.artifact``). The budget
+        and the ``random_state`` seed are not saved (with the seed, the noise could be redrawn and
+        subtracted from the releases). ``PrivateSynthesizer.load(path)`` restores it; ``sample(n, random_state=s)`` then
+        draws the same records as before saving.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> df = pd.DataFrame({"a": [0, 1] * 500, "b": [0, 0, 1, 1] * 250})
+        >>> synth = PrivateSynthesizer(rho=1.0, method="mst", random_state=0, show_progress=False)
+        >>> synth = synth.fit(df, domain={"a": [0, 1], "b": [0, 1]})
+        >>> path = os.path.join(tempfile.mkdtemp(), "synth.json")
+        >>> synth.save(path)
+        >>> PrivateSynthesizer.load(path).sample(5, random_state=1).equals(synth.sample(5, random_state=1))
+        True
+        """
+        save_synthesizer(self, path)
+
+    @classmethod
+    def load(cls, path) -> PrivateSynthesizer:
+        """A fitted synthesizer from a file written by ``save``; every field is checked first.
+
+        Raises ``FileNotFoundError`` for a missing file and
+        ``pgmpy_dp.synthesis.artifact.SynthesizerFormatError`` (a ``ValueError``) naming the first field
+        of a truncated, edited or foreign file. The loaded synthesizer has no budget and no seed.
+        """
+        return load_synthesizer(cls, path)

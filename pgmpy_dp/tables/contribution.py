@@ -282,7 +282,7 @@ def check_skip_state(domain: Domain, tables: Sequence[Sequence[Sequence[str]]], 
     >>> check_skip_state(dom, [[("a", "b")]], "Null")
     Traceback (most recent call last):
     ...
-    pgmpy_dp.privacy.domain.DomainError: skip_state 'Null' is not a declared state of all attributes of any requested table, so it would skip nothing; give a state declared in the domain (e.g. the null location)
+    pgmpy_dp.privacy.errors.DomainError: skip_state 'Null' is not a declared state of all attributes of any requested table, so it would skip nothing; give a state declared in the domain (e.g. the null location)
     """
     if skip_state is None:
         return

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from dask.dataframe.utils import has_known_categories
 
-from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError, read_domain
 from .artifact import MarginalRelease
 from .counting import contingency_table
 from .plan import is_gaussian, plan_tables, release_loss, requested_tables
@@ -50,7 +50,8 @@ def dask_domain(
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(f"expected a dask DataFrame, got {type(ddf).__name__}")
     meta = ddf._meta  # the empty pandas frame that carries the dtypes: no data is read
-    explicit = dict(domain.items()) if domain is not None else {}
+    domain = read_domain(domain)  # a schema file's path
+    explicit = set(domain) if isinstance(domain, (Mapping, Domain)) else set()
     cols = list(meta.columns) if columns is None else list(columns)
     dtypes = meta.dtypes
     for col in cols:

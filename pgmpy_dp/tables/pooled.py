@@ -106,7 +106,7 @@ class Pooled:
         >>> Pooled([("h0",), ("h2",)]).check(dom)
         Traceback (most recent call last):
         ...
-        pgmpy_dp.privacy.domain.DomainError: Pooled members must declare identical states axis by axis: axis 0 of ('h0',) is 'h0' with states ['a', 'b'], but of ('h2',) it is 'h2' with states ['a', 'c']; declare the same public states for both
+        pgmpy_dp.privacy.errors.DomainError: Pooled members must declare identical states axis by axis: axis 0 of ('h0',) is 'h0' with states ['a', 'b'], but of ('h2',) it is 'h2' with states ['a', 'c']; declare the same public states for both
         """
         members = tuple(domain.check_table(m, max_cells) for m in self.members)
         first = members[0]

@@ -17,7 +17,7 @@ import pandas as pd
 from .._progress import progress
 from ..privacy.budget import PrivacyBudget
 from ..privacy.loss import PureDP, ZCDP
-from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError, read_domain
 from ..privacy.mechanisms import (
     GAUSSIAN_MECHANISM,
     MECHANISM,
@@ -522,6 +522,7 @@ def release_marginals(
             f"tables name column(s) {missing} that are not in the DataFrame "
             f"(columns: {list(df.columns)})"
         )
+    domain = read_domain(domain)  # a schema file's path
     if bound is not None:
         _check_unit_column(df, privacy_unit, columns, domain)
     dom = Domain.from_dataframe(df, columns, domain)

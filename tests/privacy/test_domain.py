@@ -186,7 +186,7 @@ def test_domain_reads_like_a_mapping_and_is_accepted_as_domain():
     assert Domain(d) == d and Domain(d, missing="M")["a"] == ("x", "y", "M")
 
 
-@pytest.mark.parametrize("domain", [["x", "y"], ("a", ["x"]), "a"])
+@pytest.mark.parametrize("domain", [["x", "y"], ("a", ["x"])])
 def test_domain_given_as_a_list_names_the_parameter(domain):
     df = pd.DataFrame({"a": ["x", "y"]})
     budget = PrivacyBudget(1.0)

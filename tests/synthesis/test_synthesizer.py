@@ -98,7 +98,9 @@ def test_sample_reproduces_the_data_marginals():
     m = 50_000
     out = s.sample(m, random_state=0)
     assert list(out.columns) == list(df.columns) and len(out) == m
-    assert list(out["d"].cat.categories) == ["x", "y"]
+    # raw values in the fitted dtypes; decode=False keeps the states
+    assert (out.dtypes == df.dtypes).all() and set(out["d"]) <= {"x", "y"}
+    assert list(s.sample(5, random_state=0, decode=False)["d"].cat.categories) == ["x", "y"]
     sigma = max(t.scale for r in s.releases_ for t in r.tables)
     for a, b in [("a", "b"), ("b", "c"), ("a", "d")]:
         p = pd.crosstab(df[a], df[b], normalize=True)
