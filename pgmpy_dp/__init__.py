@@ -27,7 +27,7 @@ from .tables import MarginalRelease, Pooled, release_marginals
 from .estimators import DiscretePrivateMLE, PrivateMarkovEstimator
 from .structure import PrivateIsingEstimator, PrivatePairwiseEstimator
 from . import datasets  # noqa: F401
-from .uncertainty import query_interval
+from .uncertainty import UnsupportedAnswerWarning, query_interval
 from .querying import query
 from .sampling import sample
 from .synthesis import PrivateSynthesizer
@@ -58,6 +58,7 @@ __all__ = [
     "PrivateMarkovEstimator",
     "PrivatePairwiseEstimator",
     "PrivateSynthesizer",
+    "UnsupportedAnswerWarning",
     "UserLevel",
     "query",
     "query_interval",

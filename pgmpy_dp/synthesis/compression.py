@@ -20,6 +20,27 @@ from ..tables.artifact import MarginalRelease
 #: MST's threshold: a state is kept when its noisy count reaches this many noise scales.
 THRESHOLD = 3.0
 
+_NOTE = "_pgmpy_dp_expanded"  # on an expanded model: (the merged-state model, the compression, its factors)
+
+
+def expanded_from(model):
+    """``(merged-state model, compression)`` if ``model`` is a `Compression.expand` output with its factors unchanged, else None.
+
+    Examples
+    --------
+    >>> from pgmpy.models import DiscreteMarkovNetwork
+    >>> expanded_from(DiscreteMarkovNetwork()) is None
+    True
+    """
+    note = getattr(model, _NOTE, None)
+    if note is None:
+        return None
+    merged, compression, factors = note
+    current = list(model.get_factors())
+    if len(current) != len(factors) or not all(any(f is c for c in current) for f in factors):
+        return None
+    return merged, compression
+
 
 class Compression:
     """Which states of each attribute merge, and the maps between the declared and merged states.
@@ -172,6 +193,7 @@ class Compression:
         out.add_edges_from(model.edges())
         out.add_factors(*factors)
         out.check_model()
+        setattr(out, _NOTE, (model, self, tuple(factors)))  # the expanded model stands for the merged fit
         return out
 
     def _factor(self, factor_class, scope, values):

@@ -36,8 +36,8 @@ class PrivateSynthesizer(BaseObject):
 
     ``fit`` spends the whole budget once: it measures noisy marginals chosen from noisy answers only and
     fits a pgmpy model to them. The model answers queries (``pgmpy_dp.query``; ``pgmpy_dp.query_interval``
-    too, except for an MST model whose rare states were merged) and ``sample`` draws synthetic records;
-    both spend nothing. Accuracy: docs/synthesis.md and docs/benchmarks.md.
+    on the synthesizer or its model, which says whether a release measured the answer's variables
+    together) and ``sample`` draws synthetic records; both spend nothing. Accuracy: docs/synthesis.md and docs/benchmarks.md.
 
     The privacy loss is a hyper-parameter (``epsilon=`` with ``delta=``, or ``rho=``, given here,
     not to ``fit``): one configured fit of one table spends it all (the rule of docs/privacy.md,
@@ -233,6 +233,18 @@ class PrivateSynthesizer(BaseObject):
         self.domain_, self.dtypes_ = dom, public_dtypes(raw, dom)  # dtypes of the frame as given
         self.n_rounds_ = len(self.selected_)
         return self
+
+    def measure(self, df, marginals, *, epsilon=None, rho=None, delta=None, budget=None, random_state=None):
+        """Release ``marginals`` at a further loss and refit from all releases; returns self.
+
+        For an answer ``query_interval`` found unsupported (its ``attrs["needs"]``); charged, ledgered
+        and kept on failure like every release. See
+        [`measure_marginals`][pgmpy_dp.synthesis.followup.measure_marginals].
+        """
+        from .followup import measure_marginals
+
+        return measure_marginals(self, df, marginals, epsilon=epsilon, rho=rho, delta=delta, budget=budget,
+                                 random_state=random_state)
 
     def _resolve(self, df, dom, schema, plan, rng):
         """Charge and release the schema's open parts; the recoded frame and the whole domain."""

@@ -5,5 +5,6 @@ and refits its estimator; ``bands`` turns the refits' answers into bands. Post-p
 """
 
 from .interval import query_interval
+from .support import UnsupportedAnswerWarning
 
-__all__ = ["query_interval"]
+__all__ = ["UnsupportedAnswerWarning", "query_interval"]

@@ -15,6 +15,9 @@ from ..privacy.random_state import check_random_state
 from ..tables.intervals import check_level
 from .bands import normal_band, response_factor
 from .simulate import FitView, check_n_jobs, fit_view, refits, response_refits
+from .source import source_of
+from .measured import measured_answer, measured_band
+from .support import support, warn_unsupported
 
 INTERVALS = ("response", "normal")
 
@@ -38,8 +41,9 @@ def query_interval(
 
     Parameters
     ----------
-    estimator : PrivateMarkovEstimator, DiscretePrivateMLE or pgmpy model
-        A fitted estimator, or the model it fitted (``est.model_``, or what ``model.fit(df, estimator=est)`` returned).
+    estimator : PrivateMarkovEstimator, DiscretePrivateMLE, PrivateSynthesizer or pgmpy model
+        A fitted estimator or synthesizer, or the model it fitted (``est.model_``, ``synth.model_``, or what
+        ``model.fit(df, estimator=est)`` returned); an MST model with merged states answers in the declared ones.
     variables : str or list of str
         Query variables. With loopy inference they must lie together in one clique of the model.
     evidence : dict, optional
@@ -62,8 +66,12 @@ def query_interval(
     -------
     pandas.DataFrame
         One row per joint state of ``variables`` (a MultiIndex for several), columns ``estimate``,
-        ``lower``, ``upper``. ``frame.attrs`` holds ``level``, ``n_samples``, ``interval``, ``method``,
-        ``bootstrap`` (the refits' answers) and, for ``"response"``, ``response`` (``factor``, ``slope``).
+        ``lower``, ``upper`` and ``supported`` (whether one released table measured the query and evidence
+        variables together; if not, one ``UnsupportedAnswerWarning``). A supported answer's band also covers
+        the answer its supporting tables measured directly. ``frame.attrs`` holds ``level``, ``n_samples``,
+        ``interval``, ``method``, ``bootstrap`` (the refits' answers), ``model_band`` (the bootstrap band
+        alone), ``supported_by`` (the supporting table's attributes, or None), ``needs`` (the marginal that
+        would support the answer) and, for ``"response"``, ``response`` (``factor``, ``slope``).
         A fit's refits are kept for later queries with the same ``n_samples`` and integer (or no) seed.
 
     Examples
@@ -84,19 +92,26 @@ def query_interval(
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2 (bootstrap refits), got {n_samples!r}")
     n_jobs = check_n_jobs(n_jobs)
+    source = source_of(estimator)
+    estimator = source.estimator
     view = fit_view(estimator)
     variables = [variables] if isinstance(variables, str) else list(variables)
     evidence = dict(evidence or {})
-    _check_query(view.domain, variables, evidence)
+    domain = source.domain(view.domain)
+    _check_query(domain, variables, evidence)
     if n_jobs != 1 and view.inference != "junction-tree":
         raise ValueError(
             "n_jobs > 1 needs junction-tree inference: with inference='loopy' the refits run one after the "
             "other on one engine, whose messages carry over from call to call; leave n_jobs=1"
         )
-    answer = _answerer(view, variables, evidence)
+    # a pooled table sums several attribute tuples' counts: it measures none of them on its own
+    measured = [t.attrs for _, tables, _, _ in view.releases for t in tables if t.members is None]
+    held = support(measured, variables, evidence)
+    answer = _answerer(view, variables, source.evidence(evidence))
     estimate = answer(view.theta)
     if not np.all(np.isfinite(estimate)):
         raise ValueError(f"the fitted model gives the evidence {evidence} probability zero; no answer to bound")
+    warn_unsupported(held, measured)
     first = _kept(estimator, view, ("refits", n_samples), random_state,
                   lambda: refits(view, n_samples, random_state, n_jobs=n_jobs, show=show_progress))
     answers = np.array([answer(theta) for theta in first])
@@ -107,14 +122,23 @@ def query_interval(
         factor, slope = response_factor(answers, [answer(theta) for theta in second])
         widen, report = max(factor, 1.0), {"factor": factor, "slope": slope}
     lower, upper = normal_band(estimate, answers, level, widen)
-    states = [list(view.domain[v]) for v in variables]
+    model_band = (source.answers(variables, lower), source.answers(variables, upper))
+    if held.supported:  # the band also covers the answer the supporting tables measured directly
+        tables = [t for _, ts, _, _ in view.releases for t in ts]
+        direct, sd = measured_answer(tables, view.domain, variables, source.evidence(evidence))
+        low, high = measured_band(direct, sd, level)
+        lower, upper = np.minimum(lower, low), np.maximum(upper, high)
+    estimate, lower, upper, answers = (source.answers(variables, a) for a in (estimate, lower, upper, answers))
+    states = [list(domain[v]) for v in variables]
     if len(variables) == 1:
         index = pd.Index(states[0], name=variables[0])
     else:
         index = pd.MultiIndex.from_product(states, names=variables)
-    frame = pd.DataFrame({"estimate": estimate, "lower": lower, "upper": upper}, index=index)
+    frame = pd.DataFrame({"estimate": estimate, "lower": lower, "upper": upper, "supported": held.supported},
+                         index=index)
     frame.attrs.update(level=level, n_samples=len(answers), interval=interval, method="parametric bootstrap",
-                       bootstrap=answers)
+                       bootstrap=answers, supported_by=held.marginal, needs=held.needed,
+                       model_band=model_band)
     if report is not None:
         frame.attrs["response"] = report
     return frame

@@ -40,7 +40,7 @@ def test_estimate_is_the_fitted_models_answer(est):
     np.testing.assert_allclose(iv.estimate.to_numpy(), ref.values, atol=1e-6)
     assert (iv.lower <= iv.estimate + 1e-12).all() and (iv.estimate <= iv.upper + 1e-12).all()
     assert iv.attrs["bootstrap"].shape == (5, 2) and iv.attrs["interval"] == "response"
-    assert set(iv.attrs) == {"level", "n_samples", "interval", "method", "bootstrap", "response"}
+    assert set(iv.attrs) == {"level", "n_samples", "interval", "method", "bootstrap", "response", "supported_by", "needs", "model_band"}
 
 
 def test_joint_queries_inside_and_across_cliques(est):

@@ -9,7 +9,7 @@ from pgmpy.models import DiscreteMarkovNetwork
 from uncertainty_models import CHAIN, DOMAIN, bn_fitted, fitted, truth_theta
 
 import pgmpy_dp
-from pgmpy_dp.engine import ConvergenceWarning, JunctionTree, max_disagreement
+from pgmpy_dp.engine import ConvergenceWarning, JunctionTree
 from pgmpy_dp.estimators import markov_fit
 from pgmpy_dp.tables import release_from_codes
 from pgmpy_dp.uncertainty import simulate
@@ -34,7 +34,7 @@ def test_views_of_both_kinds_of_fit():
     assert bn.cliques == [("a",), ("b", "a")] and bn.n_draw > 0
     # a Bayesian network's log-CPDs are log-potentials with Z = 1
     assert np.allclose(np.exp(bn.theta[0]).sum(), 1) and np.allclose(np.exp(bn.theta[1]).sum(axis=0), 1)
-    with pytest.raises(TypeError, match="PrivateMarkovEstimator or DiscretePrivateMLE"):
+    with pytest.raises(TypeError, match="PrivateMarkovEstimator, DiscretePrivateMLE or PrivateSynthesizer"):
         fit_view(object())
     with pytest.raises(ValueError, match="not fitted"):
         fit_view(pgmpy_dp.PrivateMarkovEstimator())
@@ -74,40 +74,38 @@ def test_response_refits_draw_every_second_level_with_one_seed(mn_est):
     assert same(response_refits(view, [view.theta], 123), refits(view, 1, np.random.default_rng(123)))
 
 
-def test_markov_refits_use_the_fits_own_stages_and_weights(monkeypatch):
-    """Each refit runs the fit's first stage (its warm-start targets, weight and tolerance) and then EM with its
-    weight, all read from the settings the fit recorded (``fit_settings_``), not derived again."""
+def test_markov_refits_use_the_fits_own_weights_from_the_fitted_potentials(monkeypatch):
+    """A CGM-EM refit runs EM with the weight the fit recorded (``fit_settings_``), starting at the fitted
+    potentials (the simulation's truth) for at most WARM_MAPS maps; it skips the naive stage."""
     rng = np.random.default_rng(11)
     codes = JunctionTree(DOMAIN, CHAIN).sample(truth_theta(), 1500, random_state=rng)
     release = release_from_codes(codes, DOMAIN, CHAIN, 0.3, random_state=rng)
-    est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False, max_iter=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(DiscreteMarkovNetwork(CHAIN), release)
-    seen = {"naive": [], "em": []}
-    naive, em = markov_fit.fit_log_potentials, markov_fit.cgm_em
+    for max_iter in (3, simulate.WARM_MAPS + 5):
+        est = pgmpy_dp.PrivateMarkovEstimator(show_progress=False, max_iter=max_iter)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(DiscreteMarkovNetwork(CHAIN), release)
+        seen = {"naive": [], "em": []}
+        naive, em = markov_fit.fit_log_potentials, markov_fit.cgm_em
 
-    def naive_spy(engine, targets, regularization, *a, **k):
-        seen["naive"].append(([np.array(t) for t in targets], regularization, k["tol"]))
-        return naive(engine, targets, regularization, *a, **k)
+        def naive_spy(*a, **k):
+            seen["naive"].append(1)
+            return naive(*a, **k)
 
-    def em_spy(engine, measurements, n, regularization, *a, **k):
-        seen["em"].append((regularization, k["max_iter"]))
-        return em(engine, measurements, n, regularization, *a, **k)
+        def em_spy(engine, measurements, n, regularization, *a, **k):
+            seen["em"].append((regularization, k["max_iter"], [np.array(t) for t in k["init"]]))
+            return em(engine, measurements, n, regularization, *a, **k)
 
-    monkeypatch.setattr(markov_fit, "fit_log_potentials", naive_spy)
-    monkeypatch.setattr(markov_fit, "cgm_em", em_spy)
-    refits(fit_view(est), 3, 0)
-    reg, n = est.regularization_, est.n_records_
-    assert len(seen["naive"]) == len(seen["em"]) == 3
-    # the warm start's own tolerance: the most precise table's noise scale per record, not tol * 1e-2
-    scale = min(t.scale for t in release.tables)
-    assert est.fit_settings_.naive_tol == pytest.approx(scale / n) and scale / n > est.tol * 1e-2
-    for targets, lam, tol in seen["naive"]:
-        assert lam == pytest.approx(reg.get("warm-start", reg["naive-mle"]) / n, rel=1e-12)
-        assert tol == est.fit_settings_.naive_tol
-        assert max_disagreement(est.cliques_, targets) < 1e-10  # the fit's reconciled warm start
-    assert all(e == (pytest.approx(reg["cgm-em"] / n, rel=1e-12), est.max_iter_) for e in seen["em"])
+        monkeypatch.setattr(markov_fit, "fit_log_potentials", naive_spy)
+        monkeypatch.setattr(markov_fit, "cgm_em", em_spy)
+        refits(fit_view(est), 3, 0)
+        monkeypatch.undo()
+        reg, n = est.regularization_, est.n_records_
+        assert seen["naive"] == [] and len(seen["em"]) == 3
+        for lam, maps, init in seen["em"]:
+            assert lam == pytest.approx(reg["cgm-em"] / n, rel=1e-12)
+            assert maps == min(est.max_iter_, simulate.WARM_MAPS)
+            assert all(np.array_equal(i, t) for i, t in zip(init, est.log_potentials_))
 
 
 def test_markov_refits_read_the_settings_the_fit_recorded(monkeypatch):
