@@ -58,6 +58,12 @@ class PrivateSynthesizer(BaseObject):
         marginal of at most 10,000 cells.
     max_model_size : float
         ``"aim"`` only: the largest model, in megabytes of junction-tree cells (float64).
+    max_seconds : float, optional
+        ``"aim"`` only: wall-clock seconds for the rounds. When they run out, the next round is the
+        last and spends the rest of the budget, so the whole budget is still spent (then the
+        published model is fitted). ``"mst"`` and ``"privbayes"`` take a number of steps set by
+        the columns and no cap (leave it None). The number of rounds then depends on
+        the machine's speed: docs/decisions.md ("Private synthesis") for why that keeps the guarantee.
     budget : PrivacyBudget, optional
         Accountant charged once with the whole amount before any noise is drawn.
     random_state : int or numpy.random.Generator, optional
@@ -108,6 +114,7 @@ class PrivateSynthesizer(BaseObject):
         method: str = "aim",
         workload=None,
         max_model_size: float = 80.0,
+        max_seconds: float | None = None,
         budget: PrivacyBudget | None = None,
         random_state=None,
         show_progress: bool = True,
@@ -118,6 +125,7 @@ class PrivateSynthesizer(BaseObject):
         self.method = method
         self.workload = workload
         self.max_model_size = max_model_size
+        self.max_seconds = max_seconds
         self.budget = budget
         self.random_state = random_state
         self.show_progress = show_progress
@@ -130,8 +138,9 @@ class PrivateSynthesizer(BaseObject):
 
     def _settings(self, method: Method) -> dict:
         """The method's own settings; a setting another method reads is refused unless left at None."""
-        if "workload" not in method.settings and self.workload is not None:
-            raise ValueError(f"workload only applies to method='aim', not {self.method!r}; leave workload=None")
+        for name in ("workload", "max_seconds"):
+            if name not in method.settings and getattr(self, name) is not None:
+                raise ValueError(f"{name} only applies to method='aim', not {self.method!r}; leave {name}=None")
         size = self.max_model_size
         if isinstance(size, bool) or not isinstance(size, numbers.Real) or not (math.isfinite(size) and size > 0):
             raise ValueError(f"max_model_size must be a positive number of megabytes, got {size!r}; e.g. 80")

@@ -128,6 +128,8 @@ def test_sample_is_reproducible_and_needs_a_fit():
         (dict(method="mst", rho=1.0, delta=1e-9), None, "delta only goes with epsilon", ValueError),
         (dict(method="mst", rho=1.0, workload=[("a",)]), None, "workload only applies", ValueError),
         (dict(method="aim", rho=1.0, max_model_size=1e-9), None, "max_model_size", ValueError),
+        (dict(method="mst", rho=1.0, max_seconds=60), None, "max_seconds only applies", ValueError),
+        (dict(method="aim", rho=1.0, max_seconds=0), None, "max_seconds must be None or a positive", ValueError),
     ],
 )
 def test_clear_errors_spend_nothing(kwargs, data, match, error):
@@ -233,3 +235,15 @@ def test_privbayes_refunds_before_its_first_noise_and_keeps_after(monkeypatch):
         with pytest.raises(RuntimeError, match="boom"):
             synth(epsilon=1.0, method="privbayes", budget=budget).fit(chain_frame(300), domain=DOMAIN)
     assert budget.spent == 1.0 and "failed after noise" in budget.ledger[0].label
+
+
+def test_a_time_capped_fit_charges_the_claim_and_spends_it_all(monkeypatch):
+    eps = []
+    real = aim.exponential_mechanism
+    monkeypatch.setattr(aim, "exponential_mechanism", lambda s, e, sens=1.0, rng=None: eps.append(e) or real(s, e, sens, rng))
+    budget = PrivacyBudget(rho=10.0)
+    s = synth(rho=1.0, method="aim", budget=budget, max_seconds=1e-9).fit(chain_frame(1000), domain=DOMAIN)
+    assert s.n_rounds_ == 1  # out of time at once: the first round is the last
+    assert [e.amount for e in budget.ledger] == [1.0] and budget.spent == 1.0
+    spent = math.fsum(r.rho for r in s.releases_) + math.fsum(selection.exponential_mechanism_rho(e) for e in eps)
+    assert math.isclose(spent, budget.spent, rel_tol=1e-12)
