@@ -21,6 +21,7 @@ from .aim import AIM
 from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
+from .thin import warn_if_thin
 
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
 METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
@@ -70,6 +71,10 @@ class PrivateSynthesizer(BaseObject):
         Seed for reproducible *experiments only*; ``None`` uses OpenDP's exact samplers.
     show_progress : bool
         Show progress bars.
+
+    Warns (``ThinDataWarning``, once per fit) when the noisy outputs show that the noise swamps the
+    table: in at least half of the columns a typical cell of the noisy 1-way marginal holds fewer
+    records than one noise standard deviation (``pgmpy_dp.synthesis.thin``).
 
     Attributes
     ----------
@@ -201,6 +206,7 @@ class PrivateSynthesizer(BaseObject):
                     self.model_, _, _ = method.run(codes, plan, recorder, rng, self.show_progress)
         finally:  # what the budget paid for stays, whether the run ended or failed
             self.releases_, self.selected_ = list(recorder.releases), list(recorder.selected)
+        warn_if_thin(self.releases_)  # reads the noisy outputs only
         self.loss_ = plan.loss
         self.rho_ = None if isinstance(plan.loss, PureDP) else plan.loss.rho
         self.epsilon_ = plan.loss.epsilon if isinstance(plan.loss, PureDP) else None
