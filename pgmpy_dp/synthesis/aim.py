@@ -23,7 +23,7 @@ from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainEr
 from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
-from .marginals import MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
+from .marginals import _BYTES_PER_CELL, MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
 from .method import Measurements, Method, Plan
 
 #: The default workload: every 3-way marginal with at most this many cells.
@@ -245,6 +245,7 @@ def run_aim(
     used = oneway_rho
     fit = MarkovFit(domain, max_iter=ROUND_EM_MAPS).fit(releases)
     exact: dict[tuple[str, ...], np.ndarray] = {}
+    sizes: dict[tuple[str, ...], float] = {}
     bar = BudgetBar(show_progress, rho, "AIM: budget spent")
     bar.spent(used, round=0)
     round_seconds = 0.0
@@ -253,7 +254,7 @@ def run_aim(
         out_of_time = max_seconds is not None and began - start + round_seconds >= max_seconds
         last, sigma, epsilon, measure_rho = _round_budget(rho, used, sigma, epsilon, out_of_time)
         used += exponential_mechanism_rho(epsilon) + measure_rho
-        pool = _pool(domain, plan, fit, max_model_size * min(1.0, used / rho))
+        pool = _pool(domain, plan, fit, max_model_size * min(1.0, used / rho), sizes)
         chosen = recorder.select(_choose(codes, domain, plan, fit, pool, exact, sigma, epsilon, rng))
         before = fit.n_records * fit.marginal(chosen)
         recorder.release(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {k}"))
@@ -319,13 +320,76 @@ def _choose(codes, domain: Domain, plan: AimPlan, fit: MarkovFit, pool, exact, s
     return worst_approximated({c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng)
 
 
-def _pool(domain: Domain, plan: AimPlan, fit: MarkovFit, limit: float) -> list[tuple[str, ...]]:
-    """The candidates a round may select: inside a clique of the model, or keeping it within ``limit`` MB."""
-    held = [frozenset(n) for n in fit.jt.nodes]
-    return [
-        c for c in plan.candidates
-        if any(frozenset(c) <= h for h in held) or model_megabytes(domain, fit.cliques + [c]) <= limit
-    ]
+def _pool(domain: Domain, plan: AimPlan, fit: MarkovFit, limit: float, sizes: dict | None = None) -> list[tuple[str, ...]]:
+    """The candidates a round may select: inside a clique of the model, or keeping it within ``limit`` MB.
+
+    Triangulating the model with each candidate costs a graph elimination per candidate and round, so
+    two cheap tests come first: an upper bound (`_merged_megabytes`) admits most candidates at once, and
+    ``sizes`` keeps the size last triangulated for each candidate, which rejects it while it is still
+    above the limit (the model only grows, so its triangulated size does too, up to the elimination
+    heuristic). Only the rest are triangulated.
+    """
+    sizes = {} if sizes is None else sizes
+    merged = _MergeBound(domain, fit.jt)
+    pool = []
+    for c in plan.candidates:
+        if merged.inside(c) or merged.megabytes(c) <= limit:
+            pool.append(c)
+        elif sizes.get(c, 0.0) <= limit:
+            sizes[c] = model_megabytes(domain, fit.cliques + [c])
+            if sizes[c] <= limit:
+                pool.append(c)
+    return pool
+
+
+class _MergeBound:
+    """An upper bound on the model size with one more clique, from the current junction tree alone.
+
+    Merging the cliques of the subtree that joins a candidate's attributes into one clique with the
+    candidate keeps a junction tree (the running intersection holds), so the cells of that tree bound
+    those of the best triangulation. Edges with an empty separator are cut first: attributes in
+    unconnected parts join through the new clique, not through unrelated cliques.
+    """
+
+    def __init__(self, domain: Domain, jt) -> None:
+        self.domain = domain
+        self.nodes = [frozenset(n) for n in jt.nodes]
+        self.cells = [math.prod(s) for s in jt.shapes]
+        self.total = sum(self.cells)
+        self.up = {v: p if p is not None and self.nodes[v] & self.nodes[p] else None for v, p in jt.parent.items()}
+        self.depth: dict[int, int] = {}
+        self.root: dict[int, int] = {}
+        for v in jt.order:  # breadth-first: a parent before its children
+            p = self.up[v]
+            self.depth[v] = 0 if p is None else self.depth[p] + 1
+            self.root[v] = v if p is None else self.root[p]
+        self.host: dict[str, int] = {}
+        for i, n in enumerate(self.nodes):
+            for a in n:
+                if a not in self.host or self.cells[i] < self.cells[self.host[a]]:
+                    self.host[a] = i
+
+    def inside(self, c) -> bool:
+        key = frozenset(c)
+        return any(key <= n for n in self.nodes)
+
+    def megabytes(self, c) -> float:
+        """The model's megabytes with ``c`` merged in with the subtree joining its attributes (an upper bound)."""
+        parts: dict[int, set[int]] = {}
+        for a in c:
+            v = self.host[a]
+            parts.setdefault(self.root[v], set()).add(v)
+        joined: set[int] = set()
+        for frontier in parts.values():
+            joined |= frontier
+            while len(frontier) > 1:  # climb from the deepest node until the part's nodes meet
+                v = max(frontier, key=self.depth.__getitem__)
+                frontier.discard(v)
+                frontier.add(self.up[v])
+                joined.add(self.up[v])
+        attrs = set(c).union(*(self.nodes[v] for v in joined))
+        cells = self.total - sum(self.cells[v] for v in joined) + math.prod(self.domain.size(a) for a in attrs)
+        return cells * _BYTES_PER_CELL / 2**20
 
 
 def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, rng=None) -> tuple[str, ...]:

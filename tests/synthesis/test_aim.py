@@ -270,3 +270,35 @@ def test_the_time_cap_reads_the_clock_not_the_data(monkeypatch):
         for seed in (0, 1):
             releases, selected, _ = capped_run(monkeypatch, frame, max_seconds=8.0, seed=seed)
             assert len(selected) == k == 4
+
+
+def test_the_pool_bounds_admit_exactly_what_triangulating_each_candidate_admits():
+    # The merge bound and the cached sizes only skip work: the pool is the one a triangulation of the
+    # model with each candidate gives, at every limit, as the model grows and the cache is reused.
+    rng = np.random.default_rng(0)
+    dom = Domain({f"v{i}": range(int(k)) for i, k in enumerate(rng.integers(2, 5, 9))})
+    plan = aim.check_aim(dom, rho=1.0)
+    sizes, counts = {}, set()
+    cliques = [(a,) for a in dom.attrs]
+    for extra in [[], [("v0", "v1", "v2")], [("v2", "v3"), ("v4", "v5", "v6")], [("v6", "v7", "v0"), ("v8", "v3")]]:
+        cliques = cliques + extra
+        fit = marginals.MarkovFit(dom)
+        fit.cliques, fit.jt = cliques, JunctionTree(dom, cliques)
+        base = marginals.model_megabytes(dom, cliques)
+        for limit in [base * 1.01, base * 1.5, base * 4, base * 50]:
+            brute = [c for c in plan.candidates
+                     if any(set(c) <= set(n) for n in fit.jt.nodes) or marginals.model_megabytes(dom, cliques + [c]) <= limit]
+            assert aim._pool(dom, plan, fit, limit, sizes) == brute
+            assert aim._pool(dom, plan, fit, limit) == brute
+            counts.add(len(brute))
+    assert len(counts) > 3 and 0 < min(counts) and max(counts) == len(plan.candidates)  # the limits bite
+
+
+def test_the_merge_bound_is_above_the_triangulated_size():
+    rng = np.random.default_rng(1)
+    dom = Domain({f"v{i}": range(int(k)) for i, k in enumerate(rng.integers(2, 6, 10))})
+    cliques = [(a,) for a in dom.attrs] + [("v0", "v1"), ("v1", "v2", "v3"), ("v5", "v6"), ("v3", "v7")]
+    bound = aim._MergeBound(dom, JunctionTree(dom, cliques))
+    for c in itertools.combinations(dom.attrs, 3):
+        exact = marginals.model_megabytes(dom, cliques + [c])
+        assert exact <= bound.megabytes(c) * (1 + 1e-12)
