@@ -23,7 +23,7 @@ from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainEr
 from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
-from .marginals import _BYTES_PER_CELL, MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
+from .marginals import BYTES_PER_CELL, MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
 from .method import Measurements, Method, Plan
 
 #: The default workload: every 3-way marginal with at most this many cells.
@@ -389,7 +389,7 @@ class _MergeBound:
                 joined.add(self.up[v])
         attrs = set(c).union(*(self.nodes[v] for v in joined))
         cells = self.total - sum(self.cells[v] for v in joined) + math.prod(self.domain.size(a) for a in attrs)
-        return cells * _BYTES_PER_CELL / 2**20
+        return cells * BYTES_PER_CELL / 2**20
 
 
 def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, rng=None) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
 from ..tables.release import release_from_codes
 
-_BYTES_PER_CELL = 8  # one float64 per junction-tree cell
+#: Bytes of one junction-tree cell (a float64).
+BYTES_PER_CELL = 8
 
 
 def measure(codes, domain: Domain, tables: Sequence[tuple[str, ...]], rho: float, rng, label: str):
@@ -72,7 +73,7 @@ def model_megabytes(domain: Domain, cliques: Sequence[Sequence[str]]) -> float:
     >>> model_megabytes(d, [("a", "b"), ("b", "c")])
     16.0
     """
-    return sum(math.prod(domain.shape(c)) for c in triangulate(domain, cliques)) * _BYTES_PER_CELL / 2**20
+    return sum(math.prod(domain.shape(c)) for c in triangulate(domain, cliques)) * BYTES_PER_CELL / 2**20
 
 
 class MarkovFit:
