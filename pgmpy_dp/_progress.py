@@ -70,3 +70,37 @@ class ProgressCallback:
         """Remove the bar."""
         if self._bar is not None:
             self._bar.close()
+
+
+class BudgetBar:
+    """A delayed tqdm bar counting the share of a privacy budget spent, in percent, with a time-left estimate.
+
+    A budget is a known total even when the number of rounds is not (AIM anneals and stops when it is
+    spent), so the bar's end is the whole budget and tqdm's rate of percent per second gives the time left.
+
+    Examples
+    --------
+    >>> bar = BudgetBar(False, total=2.0, desc="AIM: budget spent")
+    >>> bar.spent(0.5)
+    25.0
+    >>> bar.close()
+    """
+
+    def __init__(self, show: bool, total: float, desc: str) -> None:
+        self._total = float(total)
+        self._bar = _bar(total=100.0, desc=desc, unit="%",
+                         bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]") if show else None
+
+    def spent(self, amount: float, **postfix) -> float:
+        """Move the bar to ``amount`` of the total (clipped to 100 %); returns the percentage."""
+        percent = min(100.0, 100.0 * amount / self._total)
+        if self._bar is not None:
+            if postfix:
+                self._bar.set_postfix(postfix, refresh=False)
+            self._bar.update(percent - self._bar.n)
+        return percent
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self._bar is not None:
+            self._bar.close()

@@ -2,6 +2,7 @@
 ``show_progress=False`` (issue 6)."""
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -100,3 +101,15 @@ def test_bars_made_and_closed_in_many_threads_at_once():
     for bar in held:
         list(bar)
     assert errors == []
+
+
+def test_aim_bar_counts_the_budget_spent_with_the_time_left(capsys, no_delay):
+    from pgmpy_dp.synthesis import aim
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 2000)
+    codes = {"a": a, "b": a ^ (rng.random(2000) < 0.1)}
+    aim.run_aim(codes, pgmpy_dp.Domain({"a": [0, 1], "b": [0, 1]}), rho=0.5, rng=rng, show_progress=True)
+    err = capsys.readouterr().err
+    # a percentage of the budget, then [elapsed<remaining] (tqdm redraws at most every 0.1 s, so not every step shows)
+    assert re.search(r"AIM: budget spent: +[1-9]\d*%\|.*\[\d\d:\d\d<\d\d:\d\d", err), err

@@ -12,17 +12,18 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._progress import progress
+from .._progress import BudgetBar
 from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
 from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
 from ..tables.counting import contingency_table
-from .marginals import MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
+from .marginals import BYTES_PER_CELL, MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
 from .method import Measurements, Method, Plan
 
 #: The default workload: every 3-way marginal with at most this many cells.
@@ -44,6 +45,9 @@ FINAL_EM_MAPS = 60
 ROUND_M_STEPS = 5
 #: Belief-propagation sweeps per E-step of a shortened refit (a partial E-step keeps EM monotone).
 ROUND_E_STEPS = 3
+
+#: The wall clock of ``max_seconds`` (a seam for tests).
+_clock = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,7 @@ def run_aim(
     rng=None,
     show_progress: bool = False,
     recorder: Measurements | None = None,
+    max_seconds: float | None = None,
 ):
     """Run AIM on encoded data; return ``(model, releases, selected)``.
 
@@ -197,9 +202,13 @@ def run_aim(
     rng : numpy.random.Generator, optional
         A seeded generator for experiments; ``None`` uses OpenDP's exact samplers.
     show_progress : bool
-        Progress bar over the rounds.
+        Progress bar of the budget spent, in percent of ``rho``, with the time left.
     recorder : Measurements, optional
         Handed each release and selection as soon as it is drawn; the first commits the caller's charge.
+    max_seconds : float, optional
+        Wall-clock seconds for the rounds: once the time used plus the last round's time reaches it,
+        the next round is the last and spends everything left, so ``rho`` is still spent exactly
+        (the published model's fit comes after). See docs/decisions.md on its privacy.
 
     Returns
     -------
@@ -223,6 +232,8 @@ def run_aim(
     plan = workload if isinstance(workload, AimPlan) else check_aim(
         domain, rho=rho, workload=workload, max_model_size=max_model_size
     )
+    check_max_seconds(max_seconds)
+    start = _clock()
     recorder = Measurements() if recorder is None else recorder
     releases = recorder.releases
     attrs = list(domain.attrs)
@@ -234,11 +245,16 @@ def run_aim(
     used = oneway_rho
     fit = MarkovFit(domain, max_iter=ROUND_EM_MAPS).fit(releases)
     exact: dict[tuple[str, ...], np.ndarray] = {}
-    bar = progress(itertools.count(1), show_progress, "AIM rounds")
-    for k in bar:
-        last, sigma, epsilon, measure_rho = _round_budget(rho, used, sigma, epsilon)
+    sizes: dict[tuple[str, ...], float] = {}
+    bar = BudgetBar(show_progress, rho, "AIM: budget spent")
+    bar.spent(used, round=0)
+    round_seconds = 0.0
+    for k in itertools.count(1):
+        began = _clock()
+        out_of_time = max_seconds is not None and began - start + round_seconds >= max_seconds
+        last, sigma, epsilon, measure_rho = _round_budget(rho, used, sigma, epsilon, out_of_time)
         used += exponential_mechanism_rho(epsilon) + measure_rho
-        pool = _pool(domain, plan, fit, max_model_size * min(1.0, used / rho))
+        pool = _pool(domain, plan, fit, max_model_size * min(1.0, used / rho), sizes)
         chosen = recorder.select(_choose(codes, domain, plan, fit, pool, exact, sigma, epsilon, rng))
         before = fit.n_records * fit.marginal(chosen)
         recorder.release(measure(codes, domain, [chosen], measure_rho, rng, f"AIM: round {k}"))
@@ -246,22 +262,48 @@ def run_aim(
             fit.m_step_iter, fit.e_step_iter = ROUND_M_STEPS, ROUND_E_STEPS
         fit = fit.fit(releases)
         after = fit.n_records * fit.marginal(chosen)
+        bar.spent(used, round=k)
+        round_seconds = _clock() - began
         if last:
             break
         if np.abs(after - before).sum() <= math.sqrt(2.0 / math.pi) * sigma * before.size:
             sigma /= 2.0
             epsilon *= 2.0
-    if hasattr(bar, "close"):
-        bar.close()
+    bar.close()
     estimator = fit_final_model(
         releases, domain, show_progress, start=fit, regularization=fit.scaled_regularization, max_iter=FINAL_EM_MAPS
     )
     return estimator.model_, list(releases), list(recorder.selected)
 
 
-def _round_budget(rho: float, used: float, sigma: float, epsilon: float) -> tuple[bool, float, float, float]:
-    """A round's ``(last, sigma, epsilon, measure_rho)``; the last round spends exactly what is left."""
-    if rho - used < 2.0 * (0.5 / sigma**2 + exponential_mechanism_rho(epsilon)):
+def check_max_seconds(max_seconds) -> None:
+    """Refuse a ``max_seconds`` that is not ``None`` or a positive finite number of seconds.
+
+    Examples
+    --------
+    >>> check_max_seconds(None), check_max_seconds(30)
+    (None, None)
+    >>> check_max_seconds(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_seconds must be None or a positive number of seconds, got -1; e.g. max_seconds=300
+    """
+    if max_seconds is None:
+        return
+    if isinstance(max_seconds, bool) or not isinstance(max_seconds, numbers.Real) or not (
+        math.isfinite(max_seconds) and max_seconds > 0
+    ):
+        raise ValueError(
+            f"max_seconds must be None or a positive number of seconds, got {max_seconds!r}; e.g. max_seconds=300"
+        )
+
+
+def _round_budget(
+    rho: float, used: float, sigma: float, epsilon: float, stop: bool = False
+) -> tuple[bool, float, float, float]:
+    """A round's ``(last, sigma, epsilon, measure_rho)``; the last round (too little left for two, or
+    ``stop``) spends exactly what is left."""
+    if stop or rho - used < 2.0 * (0.5 / sigma**2 + exponential_mechanism_rho(epsilon)):
         remaining = rho - used
         epsilon = math.sqrt(8.0 * SELECTION_SHARE * remaining)
         measure_rho = remaining - exponential_mechanism_rho(epsilon)
@@ -278,13 +320,76 @@ def _choose(codes, domain: Domain, plan: AimPlan, fit: MarkovFit, pool, exact, s
     return worst_approximated({c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng)
 
 
-def _pool(domain: Domain, plan: AimPlan, fit: MarkovFit, limit: float) -> list[tuple[str, ...]]:
-    """The candidates a round may select: inside a clique of the model, or keeping it within ``limit`` MB."""
-    held = [frozenset(n) for n in fit.jt.nodes]
-    return [
-        c for c in plan.candidates
-        if any(frozenset(c) <= h for h in held) or model_megabytes(domain, fit.cliques + [c]) <= limit
-    ]
+def _pool(domain: Domain, plan: AimPlan, fit: MarkovFit, limit: float, sizes: dict | None = None) -> list[tuple[str, ...]]:
+    """The candidates a round may select: inside a clique of the model, or keeping it within ``limit`` MB.
+
+    Triangulating the model with each candidate costs a graph elimination per candidate and round, so
+    two cheap tests come first: an upper bound (`_merged_megabytes`) admits most candidates at once, and
+    ``sizes`` keeps the size last triangulated for each candidate, which rejects it while it is still
+    above the limit (the model only grows, so its triangulated size does too, up to the elimination
+    heuristic). Only the rest are triangulated.
+    """
+    sizes = {} if sizes is None else sizes
+    merged = _MergeBound(domain, fit.jt)
+    pool = []
+    for c in plan.candidates:
+        if merged.inside(c) or merged.megabytes(c) <= limit:
+            pool.append(c)
+        elif sizes.get(c, 0.0) <= limit:
+            sizes[c] = model_megabytes(domain, fit.cliques + [c])
+            if sizes[c] <= limit:
+                pool.append(c)
+    return pool
+
+
+class _MergeBound:
+    """An upper bound on the model size with one more clique, from the current junction tree alone.
+
+    Merging the cliques of the subtree that joins a candidate's attributes into one clique with the
+    candidate keeps a junction tree (the running intersection holds), so the cells of that tree bound
+    those of the best triangulation. Edges with an empty separator are cut first: attributes in
+    unconnected parts join through the new clique, not through unrelated cliques.
+    """
+
+    def __init__(self, domain: Domain, jt) -> None:
+        self.domain = domain
+        self.nodes = [frozenset(n) for n in jt.nodes]
+        self.cells = [math.prod(s) for s in jt.shapes]
+        self.total = sum(self.cells)
+        self.up = {v: p if p is not None and self.nodes[v] & self.nodes[p] else None for v, p in jt.parent.items()}
+        self.depth: dict[int, int] = {}
+        self.root: dict[int, int] = {}
+        for v in jt.order:  # breadth-first: a parent before its children
+            p = self.up[v]
+            self.depth[v] = 0 if p is None else self.depth[p] + 1
+            self.root[v] = v if p is None else self.root[p]
+        self.host: dict[str, int] = {}
+        for i, n in enumerate(self.nodes):
+            for a in n:
+                if a not in self.host or self.cells[i] < self.cells[self.host[a]]:
+                    self.host[a] = i
+
+    def inside(self, c) -> bool:
+        key = frozenset(c)
+        return any(key <= n for n in self.nodes)
+
+    def megabytes(self, c) -> float:
+        """The model's megabytes with ``c`` merged in with the subtree joining its attributes (an upper bound)."""
+        parts: dict[int, set[int]] = {}
+        for a in c:
+            v = self.host[a]
+            parts.setdefault(self.root[v], set()).add(v)
+        joined: set[int] = set()
+        for frontier in parts.values():
+            joined |= frontier
+            while len(frontier) > 1:  # climb from the deepest node until the part's nodes meet
+                v = max(frontier, key=self.depth.__getitem__)
+                frontier.discard(v)
+                frontier.add(self.up[v])
+                joined.add(self.up[v])
+        attrs = set(c).union(*(self.nodes[v] for v in joined))
+        cells = self.total - sum(self.cells[v] for v in joined) + math.prod(self.domain.size(a) for a in attrs)
+        return cells * BYTES_PER_CELL / 2**20
 
 
 def worst_approximated(exact, estimates, weights, sigma: float, epsilon: float, rng=None) -> tuple[str, ...]:
@@ -320,11 +425,14 @@ class Aim(Method):
     """
 
     name = "aim"
-    settings = ("workload", "max_model_size")
+    settings = ("workload", "max_model_size", "max_seconds")
 
-    def check(self, domain: Domain, loss: PrivacyLoss, workload=None, max_model_size: float = 80.0) -> Plan:
+    def check(self, domain: Domain, loss: PrivacyLoss, workload=None, max_model_size: float = 80.0,
+              max_seconds: float | None = None) -> Plan:
+        check_max_seconds(max_seconds)
         plan = check_aim(domain, rho=self.zcdp_rho(loss), workload=workload, max_model_size=float(max_model_size))
-        return Plan(domain, loss, {"workload": plan, "max_model_size": float(max_model_size)})
+        return Plan(domain, loss, {"workload": plan, "max_model_size": float(max_model_size),
+                                   "max_seconds": max_seconds})
 
     def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
         return run_aim(codes, plan.domain, rho=plan.loss.rho, rng=rng, show_progress=show_progress,

@@ -25,7 +25,8 @@ from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
 from ..tables.release import release_from_codes
 
-_BYTES_PER_CELL = 8  # one float64 per junction-tree cell
+#: Bytes of one junction-tree cell (a float64).
+BYTES_PER_CELL = 8
 
 
 def measure(codes, domain: Domain, tables: Sequence[tuple[str, ...]], rho: float, rng, label: str):
@@ -72,7 +73,7 @@ def model_megabytes(domain: Domain, cliques: Sequence[Sequence[str]]) -> float:
     >>> model_megabytes(d, [("a", "b"), ("b", "c")])
     16.0
     """
-    return sum(math.prod(domain.shape(c)) for c in triangulate(domain, cliques)) * _BYTES_PER_CELL / 2**20
+    return sum(math.prod(domain.shape(c)) for c in triangulate(domain, cliques)) * BYTES_PER_CELL / 2**20
 
 
 class MarkovFit:
@@ -110,6 +111,7 @@ class MarkovFit:
         self.theta: list[np.ndarray] = []
         self.jt: JunctionTree | None = None
         self._calibration = None
+        self._marginal_cache: dict = {}
         self.n_records = 0.0
         self.scaled_regularization = 0.0
 
@@ -138,20 +140,23 @@ class MarkovFit:
             settings.naive_regularization, [m.scale for m in evidence.measurements]
         )
         self._calibration = jt.calibrate(self.theta)
+        self._marginal_cache = {}
         return self
 
     def marginal(self, attrs: Sequence[str]) -> np.ndarray:
         """The fitted model's probability table over ``attrs`` (axes in ``attrs`` order)."""
-        return tree_marginal(self.jt, self._calibration, attrs)
+        return tree_marginal(self.jt, self._calibration, attrs, self._marginal_cache)
 
 
-def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.ndarray:
+def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str], cache: dict | None = None) -> np.ndarray:
     """Marginal probabilities over ``attrs`` from a calibrated junction tree, in a clique or not.
 
     Outside every tree clique, the smallest subtree covering ``attrs`` (the root's belief times each
     other clique's belief given its separator with its parent) is eliminated leaf to root: each clique
     is summed down to its separator and the asked attributes, then multiplied into its parent. Every
     contraction names only the few attributes it touches, so the table may have any number of columns.
+    ``cache``, a dict kept with one calibration, holds what many calls share (the tree's orders from each
+    root, each clique's belief given its separator).
 
     Examples
     --------
@@ -165,15 +170,25 @@ def tree_marginal(jt: JunctionTree, calibration, attrs: Sequence[str]) -> np.nda
     """
     attrs = tuple(attrs)
     nodes = jt.nodes
-    if any(set(attrs) <= set(n) for n in nodes):
+    cache = {} if cache is None else cache
+    if "sets" not in cache:
+        cache["sets"] = [frozenset(n) for n in nodes]
+    key = frozenset(attrs)
+    if any(key <= n for n in cache["sets"]):
         return jt.marginal(calibration, attrs)
     root = min((i for i, n in enumerate(nodes) if attrs[0] in n), key=lambda i: math.prod(jt.shapes[i]))
-    order, previous = _breadth_first(jt, root)
-    keep = sorted(_covering_subtree(nodes, attrs, order, previous), key=order.index)
+    if ("order", root) not in cache:
+        order, previous = _breadth_first(jt, root)
+        cache["order", root] = order, previous, {v: i for i, v in enumerate(order)}
+    order, previous, position = cache["order", root]
+    keep = sorted(_covering_subtree(nodes, attrs, order, previous), key=position.__getitem__)
     factors = {}
     for v in keep:
-        p = np.exp(calibration.log_beliefs[v])
-        factors[v] = (p if v == root else _given_separator(p, nodes[v], nodes[previous[v]]), tuple(nodes[v]))
+        parent = None if v == root else previous[v]
+        if ("factor", v, parent) not in cache:
+            p = np.exp(calibration.log_beliefs[v])
+            cache["factor", v, parent] = p if parent is None else _given_separator(p, nodes[v], nodes[parent])
+        factors[v] = (cache["factor", v, parent], tuple(nodes[v]))
     wanted = set(attrs)
     for v in reversed(keep[1:]):  # children before parents: absorb each clique into its parent
         parent = previous[v]

@@ -24,6 +24,7 @@ from .artifact import load_synthesizer, save_synthesizer
 from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
+from .thin import warn_if_thin
 
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
 METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
@@ -62,6 +63,12 @@ class PrivateSynthesizer(BaseObject):
         marginal of at most 10,000 cells.
     max_model_size : float
         ``"aim"`` only: the largest model, in megabytes of junction-tree cells (float64).
+    max_seconds : float, optional
+        ``"aim"`` only: wall-clock seconds for the rounds. When they run out, the next round is the
+        last and spends the rest of the budget, so the whole budget is still spent (then the
+        published model is fitted). ``"mst"`` and ``"privbayes"`` take a number of steps set by
+        the columns and no cap (leave it None). The number of rounds then depends on
+        the machine's speed: docs/decisions.md ("Private synthesis") for why that keeps the guarantee.
     budget : PrivacyBudget, optional
         Accountant charged once with the whole amount before any noise is drawn (twice when the schema
         is resolved from the data: first the schema's share, then the rest).
@@ -73,6 +80,10 @@ class PrivateSynthesizer(BaseObject):
         Seed for reproducible *experiments only*; ``None`` uses OpenDP's exact samplers.
     show_progress : bool
         Show progress bars.
+
+    Warns (``ThinDataWarning``, once per fit) when the noisy outputs show that the noise swamps the
+    table: in at least half of the columns a typical cell of the noisy 1-way marginal holds fewer
+    records than one noise standard deviation (``pgmpy_dp.synthesis.thin``).
 
     Attributes
     ----------
@@ -123,6 +134,7 @@ class PrivateSynthesizer(BaseObject):
         method: str = "aim",
         workload=None,
         max_model_size: float = 80.0,
+        max_seconds: float | None = None,
         budget: PrivacyBudget | None = None,
         random_state=None,
         show_progress: bool = True,
@@ -134,6 +146,7 @@ class PrivateSynthesizer(BaseObject):
         self.method = method
         self.workload = workload
         self.max_model_size = max_model_size
+        self.max_seconds = max_seconds
         self.budget = budget
         self.random_state = random_state
         self.show_progress = show_progress
@@ -147,8 +160,9 @@ class PrivateSynthesizer(BaseObject):
 
     def _settings(self, method: Method) -> dict:
         """The method's own settings; a setting another method reads is refused unless left at None."""
-        if "workload" not in method.settings and self.workload is not None:
-            raise ValueError(f"workload only applies to method='aim', not {self.method!r}; leave workload=None")
+        for name in ("workload", "max_seconds"):
+            if name not in method.settings and getattr(self, name) is not None:
+                raise ValueError(f"{name} only applies to method='aim', not {self.method!r}; leave {name}=None")
         size = self.max_model_size
         if isinstance(size, bool) or not isinstance(size, numbers.Real) or not (math.isfinite(size) and size > 0):
             raise ValueError(f"max_model_size must be a positive number of megabytes, got {size!r}; e.g. 80")
@@ -221,6 +235,7 @@ class PrivateSynthesizer(BaseObject):
                     self.model_, _, _ = method.run(codes, plan, recorder, rng, self.show_progress)
         finally:  # what the budget paid for stays, whether the run ended or failed
             self.releases_, self.selected_ = list(recorder.releases), list(recorder.selected)
+        warn_if_thin(self.releases_)  # reads the noisy outputs only
         self.loss_ = plan.loss
         self.rho_ = None if isinstance(plan.loss, PureDP) else plan.loss.rho
         self.epsilon_ = plan.loss.epsilon if isinstance(plan.loss, PureDP) else None

@@ -205,3 +205,100 @@ def test_candidates_of_a_wide_workload_are_built_once_each():
     # each attribute lies in C(59, 2) of the workload's triples, so a k-set weighs k * C(59, 2)
     assert plan.candidates[("c0",)] == 59 * 58 // 2
     assert plan.candidates[("c0", "c1", "c2")] == 3 * 59 * 58 // 2
+
+
+class StepClock:
+    """A wall clock that moves one second per reading: a run's timing without the machine."""
+
+    def __init__(self):
+        self.now = -1.0
+
+    def __call__(self):
+        self.now += 1.0
+        return self.now
+
+
+def chain_codes(n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, n)
+    return {"a": a, "b": np.where(rng.random(n) < 0.9, a, 1 - a), "c": rng.integers(0, 3, n)}
+
+
+CHAIN = Domain({"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+
+
+def capped_run(monkeypatch, codes, max_seconds, seed=0):
+    """``run_aim`` under a step clock; returns its releases, selections and the epsilons of its selections."""
+    eps = []
+    real = selection.exponential_mechanism
+    monkeypatch.setattr(aim, "exponential_mechanism", lambda s, e, sens=1.0, rng=None: eps.append(e) or real(s, e, sens, rng))
+    monkeypatch.setattr(aim, "_clock", StepClock())
+    _, releases, selected = aim.run_aim(codes, CHAIN, rho=0.5, workload=[("a", "b"), ("b", "c")],
+                                        rng=np.random.default_rng(seed), max_seconds=max_seconds)
+    return releases, selected, eps
+
+
+def test_the_time_cap_ends_the_rounds_and_spends_exactly_rho(monkeypatch):
+    # the step clock reads 0 at the start, 2k - 1 when round k begins and 2k when it ends, so round k
+    # begins out of time (time used plus the last round's second) once 2k >= max_seconds: round 3 for 6 s
+    releases, selected, eps = capped_run(monkeypatch, chain_codes(3000, 0), max_seconds=6.0)
+    assert len(selected) == len(eps) == len(releases) - 1 == 3
+    spent = math.fsum(r.rho for r in releases) + math.fsum(selection.exponential_mechanism_rho(e) for e in eps)
+    assert math.isclose(spent, 0.5, rel_tol=1e-12)
+    # the last round spends what the uncapped rounds would have spread: its noise is the smallest
+    scales = [r.tables[0].scale for r in releases[1:]]
+    assert scales[-1] < min(scales[:-1])
+    uncapped, _, _ = capped_run(monkeypatch, chain_codes(3000, 0), max_seconds=None)
+    assert len(uncapped) > len(releases)
+
+
+def test_the_time_cap_reads_the_clock_not_the_data(monkeypatch):
+    # Neighbouring frames (one record removed) under the same clock stop at the same round: the cap's
+    # decision is a function of the clock alone, and the round it picks is the one computed from the
+    # clock's readings with no data at all (the rounds before it follow AIM's own noisy annealing).
+    codes = chain_codes(3000, 1)
+    neighbour = {v: c[1:] for v, c in codes.items()}
+    clock, k = StepClock(), 0
+    start, last_round = clock(), 0.0
+    while True:  # the cap's rule, replayed on the clock alone
+        k += 1
+        began = clock()
+        if began - start + last_round >= 8.0:
+            break
+        last_round = clock() - began
+    for frame in (codes, neighbour):
+        for seed in (0, 1):
+            releases, selected, _ = capped_run(monkeypatch, frame, max_seconds=8.0, seed=seed)
+            assert len(selected) == k == 4
+
+
+def test_the_pool_bounds_admit_exactly_what_triangulating_each_candidate_admits():
+    # The merge bound and the cached sizes only skip work: the pool is the one a triangulation of the
+    # model with each candidate gives, at every limit, as the model grows and the cache is reused.
+    rng = np.random.default_rng(0)
+    dom = Domain({f"v{i}": range(int(k)) for i, k in enumerate(rng.integers(2, 5, 9))})
+    plan = aim.check_aim(dom, rho=1.0)
+    sizes, counts = {}, set()
+    cliques = [(a,) for a in dom.attrs]
+    for extra in [[], [("v0", "v1", "v2")], [("v2", "v3"), ("v4", "v5", "v6")], [("v6", "v7", "v0"), ("v8", "v3")]]:
+        cliques = cliques + extra
+        fit = marginals.MarkovFit(dom)
+        fit.cliques, fit.jt = cliques, JunctionTree(dom, cliques)
+        base = marginals.model_megabytes(dom, cliques)
+        for limit in [base * 1.01, base * 1.5, base * 4, base * 50]:
+            brute = [c for c in plan.candidates
+                     if any(set(c) <= set(n) for n in fit.jt.nodes) or marginals.model_megabytes(dom, cliques + [c]) <= limit]
+            assert aim._pool(dom, plan, fit, limit, sizes) == brute
+            assert aim._pool(dom, plan, fit, limit) == brute
+            counts.add(len(brute))
+    assert len(counts) > 3 and 0 < min(counts) and max(counts) == len(plan.candidates)  # the limits bite
+
+
+def test_the_merge_bound_is_above_the_triangulated_size():
+    rng = np.random.default_rng(1)
+    dom = Domain({f"v{i}": range(int(k)) for i, k in enumerate(rng.integers(2, 6, 10))})
+    cliques = [(a,) for a in dom.attrs] + [("v0", "v1"), ("v1", "v2", "v3"), ("v5", "v6"), ("v3", "v7")]
+    bound = aim._MergeBound(dom, JunctionTree(dom, cliques))
+    for c in itertools.combinations(dom.attrs, 3):
+        exact = marginals.model_megabytes(dom, cliques + [c])
+        assert exact <= bound.megabytes(c) * (1 + 1e-12)

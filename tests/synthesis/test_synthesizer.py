@@ -130,6 +130,8 @@ def test_sample_is_reproducible_and_needs_a_fit():
         (dict(method="mst", rho=1.0, delta=1e-9), None, "delta only goes with epsilon", ValueError),
         (dict(method="mst", rho=1.0, workload=[("a",)]), None, "workload only applies", ValueError),
         (dict(method="aim", rho=1.0, max_model_size=1e-9), None, "max_model_size", ValueError),
+        (dict(method="mst", rho=1.0, max_seconds=60), None, "max_seconds only applies", ValueError),
+        (dict(method="aim", rho=1.0, max_seconds=0), None, "max_seconds must be None or a positive", ValueError),
     ],
 )
 def test_clear_errors_spend_nothing(kwargs, data, match, error):
@@ -235,3 +237,55 @@ def test_privbayes_refunds_before_its_first_noise_and_keeps_after(monkeypatch):
         with pytest.raises(RuntimeError, match="boom"):
             synth(epsilon=1.0, method="privbayes", budget=budget).fit(chain_frame(300), domain=DOMAIN)
     assert budget.spent == 1.0 and "failed after noise" in budget.ledger[0].label
+
+
+def test_a_time_capped_fit_charges_the_claim_and_spends_it_all(monkeypatch):
+    eps = []
+    real = aim.exponential_mechanism
+    monkeypatch.setattr(aim, "exponential_mechanism", lambda s, e, sens=1.0, rng=None: eps.append(e) or real(s, e, sens, rng))
+    budget = PrivacyBudget(rho=10.0)
+    s = synth(rho=1.0, method="aim", budget=budget, max_seconds=1e-9).fit(chain_frame(1000), domain=DOMAIN)
+    assert s.n_rounds_ == 1  # out of time at once: the first round is the last
+    assert [e.amount for e in budget.ledger] == [1.0] and budget.spent == 1.0
+    spent = math.fsum(r.rho for r in s.releases_) + math.fsum(selection.exponential_mechanism_rho(e) for e in eps)
+    assert math.isclose(spent, budget.spent, rel_tol=1e-12)
+
+
+def wide_frame(columns, rows, seed=0):
+    """``columns`` binary columns, each a noisy copy of the one before (a chain through the whole table)."""
+    rng = np.random.default_rng(seed)
+    data = np.empty((rows, columns), dtype=np.int64)
+    data[:, 0] = rng.integers(0, 2, rows)
+    for j in range(1, columns):
+        data[:, j] = np.where(rng.random(rows) < 0.9, data[:, j - 1], 1 - data[:, j - 1])
+    names = [f"c{j}" for j in range(columns)]
+    return pd.DataFrame(data, columns=names), {v: [0, 1] for v in names}
+
+
+def wide_fit(method, columns, rows, **kw):
+    df, dom = wide_frame(columns, rows)
+    s = synth(rho=1.0, method=method, **kw).fit(df, domain=dom)
+    out = s.sample(50, random_state=0)
+    assert list(out.columns) == list(df.columns) and s.n_rounds_ >= 1
+    assert set(s.model_.nodes()) == set(df.columns)
+    return s
+
+
+def chain_workload(columns, max_seconds):
+    """AIM's settings for a wide test: a chain's triples (not the default's C(d, 3)) and a time cap."""
+    names = [f"c{j}" for j in range(columns)]
+    return {"workload": list(zip(names, names[1:], names[2:])), "max_seconds": max_seconds}
+
+
+@pytest.mark.parametrize("method", ["aim", "mst", "privbayes"])
+def test_every_method_fits_more_columns_than_einsum_has_letters(method):
+    # 60 columns: numpy's einsum has 52 letters, which once bounded the model's marginals; AIM makes
+    # one round (the size of the table is under test, not the length of the run)
+    wide_fit(method, 60, 300, **(chain_workload(60, 1e-9) if method == "aim" else {}))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["aim", "mst", "privbayes"])
+def test_every_method_fits_250_columns(method):
+    # PrivBayes scores every (column, parent set) on counts: 500 rows keep its fit within minutes
+    wide_fit(method, 250, 500 if method == "privbayes" else 2000, **(chain_workload(250, 20.0) if method == "aim" else {}))
