@@ -18,8 +18,13 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
+from .loss import ApproxDP
+from .parameters import check_delta, rho_to_epsilon_delta
+
 _BUDGET_FORMAT = "pgmpy-dp/privacy-budget"
-_BUDGET_FORMAT_VERSION = 1
+_BUDGET_FORMAT_VERSION = 2
+#: Versions this module reads: 1 had no ``declared`` field (the user's (epsilon, delta)).
+_READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,14 @@ class LedgerEntry:
         The charge's zCDP cost in a zCDP budget (``epsilon**2 / 2`` for an epsilon charge), else ``None``.
     unit : str
         The budget's unit, ``"epsilon"`` or ``"rho"``; [`amount`][pgmpy_dp.privacy.ledger.LedgerEntry.amount] is in it.
+    delta : float or None
+        The budget's delta when it was given as (epsilon, delta), else ``None``: ``str(entry)`` then shows
+        the charge as the epsilon its rho converts to at that delta.
+
+    Examples
+    --------
+    >>> print(LedgerEntry(None, "AIM", datetime(2026, 1, 1, tzinfo=timezone.utc), 0.005, "rho", 1e-9))
+    2026-01-01T00:00:00+00:00  epsilon=0.5649 at delta=1e-09 [rho=0.005]  AIM
     """
 
     epsilon: float | None
@@ -45,6 +58,16 @@ class LedgerEntry:
     time: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     rho: float | None = None
     unit: str = "epsilon"
+    delta: float | None = None
+
+    def __str__(self) -> str:
+        if self.epsilon is not None:  # charged as pure epsilon-DP: that is its tightest statement
+            what = f"epsilon={self.epsilon:.4g}" + ("" if self.rho is None else f" [rho={self.rho:.4g}]")
+        elif self.delta is not None:
+            what = f"epsilon={rho_to_epsilon_delta(self.rho, self.delta):.4g} at delta={self.delta:g} [rho={self.rho:.4g}]"
+        else:
+            what = f"rho={self.rho:.4g}"
+        return f"{self.time.isoformat()}  {what}  {self.label}"
 
     @property
     def amount(self) -> float:
@@ -60,12 +83,15 @@ class LedgerEntry:
             "exact": f"{exact.numerator}/{exact.denominator}",
             "epsilon": self.epsilon,
             "rho": self.rho,
+            "delta": self.delta,
         }
 
     @staticmethod
     def _from_dict(d: dict) -> tuple[LedgerEntry, Fraction]:
+        delta = d.get("delta")  # absent in version 1
         entry = LedgerEntry(
-            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"]
+            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"],
+            None if delta is None else check_delta(delta),
         )
         return entry, Fraction(d["exact"])
 
@@ -85,6 +111,8 @@ class Account:
         self.entries: list[LedgerEntry] = []
         self.exact: list[Fraction] = []
         self.spent = Fraction(0)
+        # the user's (epsilon, delta) of a zCDP budget given in those units (display and file only)
+        self.declared: ApproxDP | None = None
         # id -> (exact amount, label, time, pid): in the file too, so other processes see them
         self.pending: dict[str, tuple[Fraction, str, str, int]] = {}
 
@@ -99,6 +127,9 @@ class Account:
             "version": _BUDGET_FORMAT_VERSION,
             "accounting": self.accounting,
             "total": f"{self.total.numerator}/{self.total.denominator}",
+            "declared": None if self.declared is None else {
+                "epsilon": self.declared.epsilon, "delta": self.declared.delta, "rho": float(self.total),
+            },
             "ledger": [e._to_dict(x) for e, x in zip(self.entries, self.exact)],
             "pending": [
                 {"id": k, "exact": f"{v[0].numerator}/{v[0].denominator}", "label": v[1], "time": v[2], "pid": v[3]}
@@ -116,7 +147,7 @@ class Account:
 
         if not isinstance(data, dict) or data.get("format") != _BUDGET_FORMAT:
             raise corrupt("missing or wrong 'format' field")
-        if data.get("version") != _BUDGET_FORMAT_VERSION:
+        if data.get("version") not in _READABLE_VERSIONS:
             raise corrupt(f"unsupported format version {data.get('version')!r}")
         try:
             accounting = data["accounting"]
@@ -125,8 +156,12 @@ class Account:
             pending = {
                 p["id"]: (Fraction(p["exact"]), p["label"], p["time"], int(p["pid"])) for p in data["pending"]
             }
+            d = data.get("declared")  # absent in version 1
+            declared = None if d is None else ApproxDP(d["epsilon"], d["delta"])
         except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
             raise corrupt(f"unreadable field ({exc!r})") from None
+        if declared is not None and accounting != "zcdp":
+            raise corrupt(f"an (epsilon, delta) total in a {accounting} budget")
         if accounting not in ("pure-dp", "zcdp") or total <= 0:
             raise corrupt(f"accounting={accounting!r}, total={total}")
         unit = "epsilon" if accounting == "pure-dp" else "rho"
@@ -143,7 +178,7 @@ class Account:
         spent = sum((x for _, x in parsed), Fraction(0))
         if spent + sum((p[0] for p in pending.values()), Fraction(0)) > total:
             raise corrupt(f"its charges add up to more than its total {format_amount(total)}")
-        self.accounting, self.total = accounting, total
+        self.accounting, self.total, self.declared = accounting, total, declared
         self.entries = [e for e, _ in parsed]
         self.exact = [x for _, x in parsed]
         self.spent = spent
@@ -166,6 +201,7 @@ class Account:
                 amount if unit == "epsilon" else None,
                 f"{label} (reservation of process {pid}, which {why}; counted as spent)",
                 _parse_time(time), amount if unit == "rho" else None, unit,
+                None if self.declared is None else self.declared.delta,
             )
             self.entries.append(entry)
             self.exact.append(exact)
