@@ -18,6 +18,7 @@ from ..privacy.loss import PureDP, privacy_loss
 from ..privacy.random_state import check_random_state
 from ..sampling import sample as sample_model
 from .aim import AIM
+from .frames import frame_counter, frame_domain
 from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
@@ -144,11 +145,7 @@ class PrivateSynthesizer(BaseObject):
             raise TypeError(f"show_progress must be True or False, got {self.show_progress!r}")
 
     def _check_data(self, df, domain) -> Domain:
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-        if len(df) == 0 or df.shape[1] == 0:
-            raise ValueError("df is empty; the synthesizer needs at least one record and one column")
-        dom = Domain.from_dataframe(df, None, domain)
+        dom = frame_domain(df, domain)  # pandas or Dask; another type is refused with its fix
         dom.check_json()  # every release is published as JSON
         return dom
 
@@ -160,8 +157,10 @@ class PrivateSynthesizer(BaseObject):
 
         Parameters
         ----------
-        df : pandas.DataFrame
-            The private table, one record per row; every column is modelled.
+        df : pandas.DataFrame or dask.dataframe.DataFrame
+            The private table, one record per row; every column is modelled. A Dask DataFrame is
+            counted in its partitions: only noisy marginals and public facts reach the driver, and
+            the fit equals the pandas fit of the same rows with the same ``random_state``.
         domain : mapping or Domain, optional
             The public states of columns that are not categorical (see ``pgmpy_dp.Domain``).
 
@@ -181,7 +180,7 @@ class PrivateSynthesizer(BaseObject):
         plan = method.check(dom, loss, **settings)
         if self.budget is not None:
             self.budget.require(plan.loss)
-        codes = dom.encode(df, show_progress=self.show_progress)
+        codes = frame_counter(df, dom, self.show_progress)  # a Dask frame is counted on its cluster
         recorder = Measurements()
         try:
             if self.budget is None:
