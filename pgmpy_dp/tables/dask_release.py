@@ -32,6 +32,9 @@ from .release import check_budget, check_n_records, release_counts
 #: How many partial count vectors one reduction task adds up.
 SPLIT_EVERY = 8
 
+#: Cells of counted tables a DaskCounter keeps for methods that ask again (32 MB of float64); older ones go first.
+CACHE_CELLS = 2**22
+
 
 def dask_domain(
     ddf: dd.DataFrame,
@@ -183,7 +186,8 @@ class DaskCounter(Counter):
 
     The Dask twin of [`CodesCounter`][pgmpy_dp.tables.counter.CodesCounter]: the same rows give the same tables.
     Each call of [`tables`][pgmpy_dp.tables.dask_release.DaskCounter.tables] is one pass over the partitions
-    for the tables not counted before (the counts are kept: a method asking again costs nothing). On a
+    for the tables not counted before (the newest counts, up to ``CACHE_CELLS`` cells, are kept: a method
+    asking again for them costs nothing). On a
     ``distributed`` cluster the partitions are encoded once and their codes kept on the workers
     (``persist``, one byte per value for up to 256 states); on a local scheduler every pass encodes its
     partitions again, so that nothing of the rows stays in the driver's memory. Bad data (a value outside
@@ -244,14 +248,20 @@ class DaskCounter(Counter):
     def tables(self, tables: Sequence[Sequence[str]]) -> list[np.ndarray]:
         wanted = [tuple(t) for t in tables]
         todo = [t for t in dict.fromkeys(wanted) if t not in self._cache]
+        fresh: dict[tuple[str, ...], np.ndarray] = {}
         if todo:
             exact, n_rows = dask_contingency_tables(
                 self._frame, self._encoding, todo, self._split_every, max_cells=np.iinfo(np.int64).max,
                 merge=self._merge, encoded=self._encoded,
             )
-            self._cache.update(zip(todo, exact))
+            fresh = dict(zip(todo, exact))
             self._n_rows = n_rows
-        return [self._cache[t].copy() for t in wanted]
+        out = [(fresh[t] if t in fresh else self._cache[t]).copy() for t in wanted]
+        for t, x in fresh.items():  # keep the newest tables within CACHE_CELLS: the driver's memory stays bounded
+            self._cache[t] = x
+        while self._cache and sum(x.size for x in self._cache.values()) > CACHE_CELLS:
+            del self._cache[next(iter(self._cache))]
+        return out
 
     def merged(self, maps: Mapping[str, np.ndarray], domain: Domain) -> DaskCounter:
         other = object.__new__(DaskCounter)

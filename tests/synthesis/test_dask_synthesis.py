@@ -103,3 +103,16 @@ def _foreign(module, name):
 def test_another_input_type_is_named_with_its_fix(df, message):
     with pytest.raises(TypeError, match=r"^df must be a pandas\.DataFrame or a dask\.dataframe\.DataFrame, " + message):
         PrivateSynthesizer(epsilon=1.0, method="privbayes", show_progress=False).fit(df, domain=DOMAIN)
+
+
+def test_the_dask_counter_keeps_few_cells_and_recounts_the_rest(monkeypatch):
+    import pgmpy_dp.tables.dask_release as dask_release
+
+    monkeypatch.setattr(dask_release, "CACHE_CELLS", 12)  # one 2 x 5 table fits, two do not
+    df, domain = frame(200, seed=2), Domain(DOMAIN)
+    memory = CodesCounter(domain.encode(df), domain)
+    with dask.config.set(scheduler="sync"):
+        counter = DaskCounter(dd.from_pandas(df, npartitions=2), domain)
+        for t in [("a", "c"), ("b", "c"), ("a", "c"), ("c",)]:
+            assert np.array_equal(counter.table(t), memory.table(t))
+            assert sum(x.size for x in counter._cache.values()) <= 12
