@@ -110,51 +110,6 @@ def dask_frame(n: int, partition_rows: int, plan, seed: int = 0):
 # -- measurements ----------------------------------------------------------------------------
 
 
-def _start_sampler(dask_worker, interval=0.02):
-    """Sample this worker's resident memory every ``interval`` s, keeping the maximum (ru_maxrss
-    cannot be reset, and a worker's start-up imports already set it high); note its CPU time."""
-    import threading
-
-    import psutil
-
-    proc = psutil.Process()
-    dask_worker.rss_peak = proc.memory_info().rss
-    dask_worker.rss_sampling = True
-    dask_worker.cpu_start = sum(proc.cpu_times()[:2])
-
-    def loop():
-        while dask_worker.rss_sampling:
-            dask_worker.rss_peak = max(dask_worker.rss_peak, proc.memory_info().rss)
-            time.sleep(interval)
-
-    threading.Thread(target=loop, daemon=True).start()
-    return dask_worker.rss_peak / 2**20
-
-
-def _stop_sampler(dask_worker):
-    import psutil
-
-    dask_worker.rss_sampling = False
-    return dask_worker.rss_peak / 2**20, sum(psutil.Process().cpu_times()[:2]) - dask_worker.cpu_start
-
-
-def measure(client, fn) -> dict:
-    """Run ``fn()`` on the cluster: wall seconds, the workers' CPU seconds, their largest RSS before/during (MB).
-
-    CPU seconds make the per-core throughput independent of how busy the machine is: on a
-    shared machine two worker processes do not get two cores' worth of wall time.
-    """
-    before = max(client.run(_start_sampler).values())
-    t0 = time.perf_counter()
-    try:
-        fn()
-    finally:
-        wall = time.perf_counter() - t0
-        stopped = list(client.run(_stop_sampler).values())
-    return {"wall": wall, "cpu": sum(c for _, c in stopped), "rss_before": before,
-            "rss_peak": max(r for r, _ in stopped)}
-
-
 def run_dask(n: int, args, plan, families) -> dict:
     """Streaming and generate-only passes, then (small sizes) persisted releases interleaved with pandas."""
     import distributed
@@ -171,13 +126,13 @@ def run_dask(n: int, args, plan, families) -> dict:
         dask_frame(4 * args.workers, 2, plan).dp.release(families, epsilon=EPSILON, show_progress=False)
         ddf = dask_frame(n, args.partition_rows, plan, args.seed)
 
-        m = measure(client, lambda: ddf.dp.release(families, epsilon=EPSILON, show_progress=False))
+        m = harness.cluster_measure(client, lambda: ddf.dp.release(families, epsilon=EPSILON, show_progress=False))
         out.update(dask_streaming_s=m["wall"], dask_streaming_cpu_s=m["cpu"],
                    worker_base_rss_mb=m["rss_before"], worker_peak_rss_mb=m["rss_peak"])
         print(f"  streaming release {m['wall']:.1f} s ({m['cpu']:.1f} CPU s), worker RSS "
               f"{m['rss_before']:.0f} -> {m['rss_peak']:.0f} MB", flush=True)
 
-        m = measure(client, lambda: ddf.map_partitions(len).sum().compute())
+        m = harness.cluster_measure(client, lambda: ddf.map_partitions(len).sum().compute())
         out.update(dask_generate_s=m["wall"], dask_generate_cpu_s=m["cpu"])
         print(f"  generate only {m['wall']:.1f} s ({m['cpu']:.1f} CPU s)", flush=True)
 
@@ -188,7 +143,7 @@ def run_dask(n: int, args, plan, families) -> dict:
             for _ in range(args.repeat):  # interleaved, so both see the same load
                 if n <= args.pandas_max:
                     pandas.append(run_pandas(n, args.partition_rows, args.seed))
-                persisted.append(measure(client, lambda: held.dp.release(families, epsilon=EPSILON,
+                persisted.append(harness.cluster_measure(client, lambda: held.dp.release(families, epsilon=EPSILON,
                                                                          show_progress=False)))
                 print(f"  persisted release {persisted[-1]['wall']:.2f} s ({persisted[-1]['cpu']:.2f} CPU s)"
                       + (f", pandas {pandas[-1]['pandas_s']:.2f} s ({pandas[-1]['pandas_cpu_s']:.2f} CPU s), "

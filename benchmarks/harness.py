@@ -268,3 +268,78 @@ def have_mbi() -> bool:
     except ImportError:
         return False
     return True
+
+
+# -- Dask clusters: the workers' CPU time and peak memory ----------------------------------------------
+
+
+def start_rss_sampler(dask_worker, interval=0.02):
+    """Sample this worker's resident memory every ``interval`` s, keeping the maximum (ru_maxrss
+    cannot be reset, and a worker's start-up imports already set it high); note its CPU time."""
+    import threading
+
+    import psutil
+
+    proc = psutil.Process()
+    dask_worker.rss_peak = proc.memory_info().rss
+    dask_worker.rss_sampling = True
+    dask_worker.cpu_start = sum(proc.cpu_times()[:2])
+
+    def loop():
+        while dask_worker.rss_sampling:
+            dask_worker.rss_peak = max(dask_worker.rss_peak, proc.memory_info().rss)
+            time.sleep(interval)
+
+    threading.Thread(target=loop, daemon=True).start()
+    return dask_worker.rss_peak / 2**20
+
+
+def stop_rss_sampler(dask_worker):
+    import psutil
+
+    dask_worker.rss_sampling = False
+    return dask_worker.rss_peak / 2**20, sum(psutil.Process().cpu_times()[:2]) - dask_worker.cpu_start
+
+
+def cluster_measure(client, fn) -> dict:
+    """Run ``fn()`` on the cluster: wall seconds, the workers' CPU seconds, their largest RSS before/during (MB).
+
+    CPU seconds make the per-core throughput independent of how busy the machine is: on a
+    shared machine two worker processes do not get two cores' worth of wall time.
+    """
+    before = max(client.run(start_rss_sampler).values())
+    t0 = time.perf_counter()
+    try:
+        fn()
+    finally:
+        wall = time.perf_counter() - t0
+        stopped = list(client.run(stop_rss_sampler).values())
+    return {"wall": wall, "cpu": sum(c for _, c in stopped), "rss_before": before,
+            "rss_peak": max(r for r, _ in stopped)}
+
+
+@contextlib.contextmanager
+def driver_rss():
+    """Sample this process's resident memory every 20 ms inside the block; yields a dict that gets
+    ``before`` and ``peak`` (MB) when the block ends (ru_maxrss cannot be reset between runs)."""
+    import threading
+
+    import psutil
+
+    proc = psutil.Process()
+    out = {"before": proc.memory_info().rss / 2**20}
+    peak, running = [proc.memory_info().rss], [True]
+
+    def loop():
+        while running[0]:
+            peak[0] = max(peak[0], proc.memory_info().rss)
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield out
+    finally:
+        running[0] = False
+        thread.join()
+        out["peak"] = max(peak[0], proc.memory_info().rss) / 2**20

@@ -1,4 +1,4 @@
-"""Privacy accounting: pure epsilon-DP or rho-zCDP under sequential composition.
+"""Privacy accounting: pure epsilon-DP or rho-zCDP under sequential composition, shown in the user's units.
 
 A [`PrivacyBudget`][pgmpy_dp.privacy.budget.PrivacyBudget] is charged *before* any noise is drawn and refunded
 if the guarded work fails before its noisy output exists; once noise is drawn the charge is committed
@@ -19,8 +19,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from .ledger import LedgerEntry, Account, check_path, format_amount, read_record
-from .loss import LOSS_TYPES, ZCDP, PureDP, check_keywords, privacy_loss
-from .parameters import check_delta, check_epsilon, check_rho, epsilon_delta_to_rho, rho_to_epsilon_delta
+from .loss import LOSS_TYPES, ZCDP, ApproxDP, PureDP, check_keywords, privacy_loss
+from .parameters import check_delta, check_epsilon, check_rho, rho_to_epsilon_delta
 
 
 class BudgetExceededError(RuntimeError):
@@ -63,21 +63,34 @@ class Charge:
 class PrivacyBudget:
     """A total privacy budget, spent by sequential composition, with an auditable ledger.
 
-    Give exactly one of ``epsilon`` (pure epsilon-DP accounting) or ``rho`` (rho-zCDP accounting). A zCDP
-    budget also accepts epsilon charges, at ``epsilon**2 / 2``; a pure-DP budget refuses rho charges.
+    Give exactly one of ``epsilon`` (pure epsilon-DP accounting; with ``delta``, an (epsilon, delta)
+    budget) or ``rho`` (rho-zCDP accounting). A zCDP budget also accepts epsilon charges, at
+    ``epsilon**2 / 2``; a pure-DP budget refuses rho charges (a zCDP fit such as AIM or MST needs
+    ``delta``).
+
+    An ``(epsilon, delta)`` budget accounts in rho: its total is the largest rho whose tight
+    conversion (Canonne, Kamath and Steinke 2020) gives ``(epsilon, delta)``-DP, so AIM, MST,
+    PrivBayes and zCDP releases charge it. It shows the user's units: what was spent is reported as
+    the epsilon at the budget's delta *converted from the rho spent* (epsilons of several charges do not
+    add; their rhos do), with the rho beside it.
 
     Parameters
     ----------
     epsilon : float or PrivacyLoss, optional
-        The total pure-DP budget; or a loss value (``PureDP``, ``ZCDP``, or ``ApproxDP``, which
-        gives the zCDP budget of the rho it allows).
+        The total pure-DP budget, or the epsilon of an (epsilon, delta) budget; or a loss value
+        (``PureDP``, ``ZCDP``, or ``ApproxDP``).
     rho : float, optional
         The total zCDP budget (keyword only).
+    delta : float, optional
+        With ``epsilon``: an (epsilon, delta)-DP budget (keyword only); e.g. ``delta=1e-9``, well below
+        one over the number of records.
 
     Attributes
     ----------
     accounting : str
-        ``"pure-dp"`` or ``"zcdp"``.
+        ``"pure-dp"`` or ``"zcdp"`` (an (epsilon, delta) budget accounts in zCDP).
+    delta : float or None
+        The delta of an (epsilon, delta) budget, else ``None``.
     unit : str
         ``"epsilon"`` or ``"rho"``: the unit of [`total`][pgmpy_dp.privacy.budget.PrivacyBudget.total], [`spent`][pgmpy_dp.privacy.budget.PrivacyBudget.spent] and [`remaining`][pgmpy_dp.privacy.budget.PrivacyBudget.remaining].
 
@@ -111,21 +124,32 @@ class PrivacyBudget:
     ...     pass
     >>> zb.spent, zb.remaining, round(zb.epsilon_delta(1e-6)[0], 3)
     (0.25, 0.25, 3.542)
+
+    An (epsilon, delta) budget, in the user's units:
+
+    >>> ab = PrivacyBudget(1.0, delta=1e-9)
+    >>> with ab.charge(rho=0.005, label="a zCDP release"):
+    ...     pass
+    >>> ab
+    PrivacyBudget(epsilon=1, delta=1e-09 [rho=0.01497]; spent epsilon=0.5649 at delta=1e-09 [rho=0.005]; left epsilon=0.809 at delta=1e-09 [rho=0.009973])
     """
 
-    def __init__(self, epsilon: float | None = None, *, rho: float | None = None) -> None:
-        loss = privacy_loss(epsilon, rho, who="PrivacyBudget", example="PrivacyBudget(1.0) or PrivacyBudget(rho=0.5)", with_delta=False)
+    def __init__(self, epsilon: float | None = None, *, rho: float | None = None, delta: float | None = None) -> None:
+        loss = privacy_loss(epsilon, rho, delta, who="PrivacyBudget",
+                            example="PrivacyBudget(1.0), PrivacyBudget(1.0, delta=1e-9) or PrivacyBudget(rho=0.5)")
         if isinstance(loss, PureDP):
             self._account = Account("pure-dp", _exact(loss.epsilon))
-        else:  # a zCDP budget; an (epsilon, delta) value gives the rho it allows
+        else:  # a zCDP budget; an (epsilon, delta) value gives the rho it allows, and is remembered
             self._account = Account("zcdp", _exact(loss.rho))
+            if isinstance(loss, ApproxDP):
+                self._account.declared = loss
 
     # -- construction --------------------------------------------------------------------
     @classmethod
     def from_epsilon_delta(cls, epsilon: float, delta: float) -> PrivacyBudget:
         """A zCDP budget with the largest rho whose tight conversion gives ``(epsilon, delta)``-DP.
 
-        See [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta] for the conversion (Canonne, Kamath
+        The same as ``PrivacyBudget(epsilon, delta=delta)``. See [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta] for the conversion (Canonne, Kamath
         and Steinke 2020).
 
         Examples
@@ -134,14 +158,18 @@ class PrivacyBudget:
         >>> b.accounting, round(b.total, 5)
         ('zcdp', 0.02436)
         """
-        return cls(rho=epsilon_delta_to_rho(epsilon, delta))
+        return cls(epsilon, delta=delta)
 
     @classmethod
-    def open(cls, path: str | Path, epsilon: float | None = None, *, rho: float | None = None) -> PrivacyBudget:
+    def open(
+        cls, path: str | Path, epsilon: float | None = None, *, rho: float | None = None, delta: float | None = None
+    ) -> PrivacyBudget:
         """A budget stored in a JSON file and shared by every session and process that opens it.
 
-        Creates the file with the given total if it does not exist (then ``epsilon`` or ``rho`` is
-        required); otherwise loads it, and a given total must equal the stored one. Every charge is
+        Creates the file with the given total if it does not exist (then ``epsilon``, ``epsilon`` with
+        ``delta``, or ``rho`` is required); otherwise loads it, and a given total must equal the stored
+        one. The file records the total in the user's units (``epsilon`` and ``delta`` of an (epsilon,
+        delta) budget) beside the rho it accounts in; files written by earlier versions stay readable. Every charge is
         checked and recorded under an exclusive file lock (``fcntl``, POSIX) and written atomically, so
         concurrent processes can never overspend it. A process killed mid-release leaves its reservation
         in the file's ``pending`` list; the next operation moves it to the ledger, as spent. A file that
@@ -156,9 +184,11 @@ class PrivacyBudget:
         ...     pass
         >>> PrivacyBudget.open(path).spent  # a later session
         0.25
+        >>> PrivacyBudget.open(os.path.join(os.path.dirname(path), "approx.json"), epsilon=1.0, delta=1e-9)
+        PrivacyBudget(epsilon=1, delta=1e-09 [rho=0.01497]; spent nothing, path=...)
         """
         path = check_path(path)
-        given = None if epsilon is None and rho is None else cls(epsilon, rho=rho)
+        given = None if epsilon is None and rho is None and delta is None else cls(epsilon, rho=rho, delta=delta)
         budget = cls.__new__(cls)
         lock_path = path.with_name(path.name + ".lock")
         import fcntl
@@ -177,15 +207,18 @@ class PrivacyBudget:
                         given.accounting != account.accounting or given._account.total != account.total
                     ):
                         raise ValueError(
-                            f"{path} holds a {account.accounting} budget of total {format_amount(account.total)}, "
-                            f"not {given.accounting} {format_amount(given._account.total)}; open it without "
-                            "epsilon/rho to continue it, or choose another path"
+                            f"{path} holds a {account.accounting} budget of total {_given_as(account)}, "
+                            f"not {given.accounting} {_given_as(given._account)}; "
+                            "open it without epsilon/delta/rho to continue it, or choose another path"
                         )
+                    if given is not None and account.declared is None and given._account.declared is not None:
+                        account.declared = given._account.declared  # an older file: the same rho, now in the user's units
+                        account.save()
                 else:
                     if given is None:
                         raise FileNotFoundError(
-                            f"no budget file at {path}; create one with PrivacyBudget.open(path, epsilon) "
-                            "or PrivacyBudget.open(path, rho=...)"
+                            f"no budget file at {path}; create one with PrivacyBudget.open(path, epsilon), "
+                            "PrivacyBudget.open(path, epsilon, delta=...) or PrivacyBudget.open(path, rho=...)"
                         )
                     account = given._account
                     account.path = path
@@ -206,7 +239,7 @@ class PrivacyBudget:
             text = json.dumps(self._account.to_dict(), indent=1)
         if path is None:
             return text
-        snapshot = Account(self.accounting, self._account.total, check_path(path))
+        snapshot = Account(self.accounting, self._account.total, check_path(path))  # load_dict sets the rest
         snapshot.load_dict(json.loads(text), str(path))
         snapshot.save()
         return None
@@ -270,6 +303,26 @@ class PrivacyBudget:
         return self._account.accounting
 
     @property
+    def delta(self) -> float | None:
+        """The delta of an (epsilon, delta) budget, else ``None``."""
+        declared = self._account.declared
+        return None if declared is None else declared.delta
+
+    @property
+    def loss(self):
+        """The total as a loss value, in the units it was given: ``PureDP``, ``ZCDP`` or ``ApproxDP``.
+
+        Examples
+        --------
+        >>> PrivacyBudget(1.0, delta=1e-9).loss
+        ApproxDP(epsilon=1.0, delta=1e-09)
+        """
+        a = self._account
+        if a.declared is not None:
+            return a.declared
+        return PureDP(float(a.total)) if a.accounting == "pure-dp" else ZCDP(float(a.total))
+
+    @property
     def unit(self) -> str:
         """``"epsilon"`` for a pure-DP budget, ``"rho"`` for a zCDP budget."""
         return "epsilon" if self._account.accounting == "pure-dp" else "rho"
@@ -310,7 +363,7 @@ class PrivacyBudget:
         """What is still available (committed and in-flight charges subtracted), in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit]."""
         with self._account.transaction():
             a = self._account
-            return float(max(Fraction(0), a.total - a.spent - a.reserved))
+            return float(max(Fraction(0), a.capacity() - a.spent - a.reserved))
 
     @property
     def delta_spent(self) -> float:
@@ -319,13 +372,16 @@ class PrivacyBudget:
         Everything spent is then ``delta_spent``-approximately ``spent``-zCDP (Bun and Steinke 2016, section 8).
         """
         with self._account.transaction():
-            return float(sum((_exact(e.delta) for e in self._account.entries if e.delta is not None), Fraction(0)))
+            return float(self._account.deltas())
 
-    def epsilon_delta(self, delta: float) -> tuple[float, float]:
+    def epsilon_delta(self, delta: float | None = None) -> tuple[float, float]:
         """The (epsilon, delta)-DP guarantee of everything spent so far.
 
-        A zCDP budget converts by [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta]; a
-        pure-DP budget's epsilon is what was spent, valid for any ``delta``. Approximately-zCDP charges add their
+        A zCDP budget converts the rho spent by
+        [`rho_to_epsilon_delta`][pgmpy_dp.privacy.parameters.rho_to_epsilon_delta] (the conversion of the
+        sum of the rhos, not a sum of epsilons); a pure-DP budget's epsilon is what was spent, valid for
+        any ``delta``. ``delta`` defaults to the budget's own for an (epsilon, delta) budget.
+        Approximately-zCDP charges add their
         [`delta_spent`][pgmpy_dp.privacy.budget.PrivacyBudget.delta_spent] to the returned delta.
 
         Examples
@@ -336,6 +392,13 @@ class PrivacyBudget:
         >>> b.epsilon_delta(1e-6)
         (0.5, 1e-06)
         """
+        if delta is None:
+            if self.delta is None:
+                raise TypeError("epsilon_delta() needs a delta for a budget not given as (epsilon, delta); e.g. epsilon_delta(1e-9)")
+            own = self.delta_spent  # the charges' own deltas come out of the budget's
+            if own:
+                return rho_to_epsilon_delta(self.spent, self.delta - own), self.delta
+            delta = self.delta
         delta = check_delta(delta)
         spent = self.spent
         if self.accounting == "pure-dp" or spent == 0:
@@ -369,14 +432,17 @@ class PrivacyBudget:
         >>> PrivacyBudget(1.0).require(ZCDP(0.5))
         Traceback (most recent call last):
         ...
-        ValueError: the fit spends rho (zCDP), here rho=0.5, but this budget accounts in pure epsilon; create the budget as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)
+        ValueError: the fit spends rho (zCDP), here rho=0.5, but this budget accounts in pure epsilon; pass delta for an (epsilon, delta) budget that zCDP fits can charge, e.g. PrivacyBudget(1, delta=1e-9) or PrivacyBudget.open(path, epsilon=1, delta=1e-9) (a new file: a pure-epsilon file stays pure), or create the budget as PrivacyBudget(rho=...)
         """
         if not isinstance(loss, LOSS_TYPES):
             raise TypeError(f"loss must be a PureDP, ZCDP or ApproxDP value, got {type(loss).__name__}")
         if self.accounting == "pure-dp" and not isinstance(loss, PureDP):
+            eps = format_amount(self._account.total)
             raise ValueError(
-                f"{who} spends rho (zCDP), here {loss}, but this budget accounts in pure epsilon; create the budget "
-                "as PrivacyBudget(rho=...) or PrivacyBudget.from_epsilon_delta(epsilon, delta)"
+                f"{who} spends rho (zCDP), here {loss}, but this budget accounts in pure epsilon; pass delta for an "
+                f"(epsilon, delta) budget that zCDP fits can charge, e.g. PrivacyBudget({eps}, delta=1e-9) or "
+                f"PrivacyBudget.open(path, epsilon={eps}, delta=1e-9) (a new file: a pure-epsilon file stays pure), "
+                "or create the budget as PrivacyBudget(rho=...)"
             )
 
     @contextmanager
@@ -413,14 +479,21 @@ class PrivacyBudget:
         key = uuid.uuid4().hex
         account = self._account
         with account.transaction(write=True):
-            available = account.total - account.spent - account.reserved
+            if handle.delta is not None and account.declared is None:
+                raise ValueError(
+                    f"a charge with its own delta ({label or 'a thresholded release'}, delta={handle.delta:g}) is "
+                    "approximate DP, but this budget was given as rho alone and promises pure zCDP; open it as an "
+                    "(epsilon, delta) budget, e.g. PrivacyBudget(1, delta=1e-9)"
+                )
+            capacity = account.capacity(handle.delta)  # the deltas taken shrink what the rho may reach
+            available = capacity - account.spent - account.reserved
             if exact > available:  # strict: exact sums, no tolerance
                 raise BudgetExceededError(
                     f"charge of {what} for {label or 'a release'} exceeds the remaining budget "
-                    f"{format_amount(max(available, Fraction(0)))} of {format_amount(account.total)} ({self.unit}); "
+                    f"{format_amount(max(available, Fraction(0)))} of {format_amount(capacity)} ({self.unit}); "
                     "lower it or use a new budget"
                 )
-            account.pending[key] = (exact, label, datetime.now(timezone.utc).isoformat(), os.getpid())
+            account.pending[key] = (exact, label, datetime.now(timezone.utc).isoformat(), os.getpid(), handle.delta)
         # a reservation that is no longer pending was already counted as spent (another process took
         # this one for dead): recording it again would count it twice, refunding it would be unsafe
         try:
@@ -435,12 +508,50 @@ class PrivacyBudget:
                 self._record(exact, handle, label)
 
     def _record(self, exact: Fraction, handle: Charge, label: str) -> None:
-        entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit, delta=handle.delta)
+        entry = LedgerEntry(handle.epsilon, label, rho=handle.rho, unit=self.unit, delta=handle.delta,
+                            shown_at=self.delta)
         self._account.entries.append(entry)
         self._account.exact.append(exact)
         self._account.spent += exact
 
     def __repr__(self) -> str:
-        kind = "epsilon" if self.accounting == "pure-dp" else "rho"
         where = f", path={str(self.path)!r}" if self.path is not None else ""
+        if self.delta is not None:
+            with self._account.transaction():
+                a = self._account
+                spent, left = a.spent, max(Fraction(0), a.capacity() - a.spent - a.reserved)
+                own = float(a.deltas())
+            delta = self.delta - own  # the charges' own deltas come out of the budget's
+            head = f"PrivacyBudget({_describe_total(a)}"
+            spent_text = "spent nothing" if spent == 0 else f"spent {at_delta(float(spent), delta)}"
+            left_text = "" if left == 0 or spent == 0 else f"; left {at_delta(float(left), delta)}"
+            own_text = f" (and delta={own:g} taken by thresholded releases)" if own else ""
+            return f"{head}; {spent_text}{own_text}{left_text}{where})"
+        kind = "epsilon" if self.accounting == "pure-dp" else "rho"
         return f"PrivacyBudget({kind}={format_amount(self.total)}, spent={format_amount(self.spent)}{where})"
+
+
+def at_delta(rho: float, delta: float) -> str:
+    """``rho`` shown in the user's units: the epsilon its conversion gives at ``delta``, rho beside it.
+
+    Examples
+    --------
+    >>> at_delta(0.005, 1e-9)
+    'epsilon=0.5649 at delta=1e-09 [rho=0.005]'
+    """
+    return f"epsilon={rho_to_epsilon_delta(rho, delta):.4g} at delta={delta:g} [rho={rho:.4g}]"
+
+
+def _given_as(account: Account) -> str:
+    """A budget's total in its unit, with the user's (epsilon, delta) beside it when given so."""
+    d = account.declared
+    return format_amount(account.total) + ("" if d is None else f" (epsilon={d.epsilon:g}, delta={d.delta:g})")
+
+
+def _describe_total(account: Account) -> str:
+    """A budget's total in the user's units: ``epsilon=1, delta=1e-09 [rho=0.01497]``, ``epsilon=1`` or ``rho=0.5``."""
+    declared = account.declared
+    if declared is not None:
+        return f"epsilon={declared.epsilon:g}, delta={declared.delta:g} [rho={float(account.total):.4g}]"
+    kind = "epsilon" if account.accounting == "pure-dp" else "rho"
+    return f"{kind}={format_amount(account.total)}"

@@ -13,13 +13,18 @@ import os
 import threading
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
+from .loss import ApproxDP
+from .parameters import check_delta, epsilon_delta_to_rho, rho_to_epsilon_delta
+
 _BUDGET_FORMAT = "pgmpy-dp/privacy-budget"
-_BUDGET_FORMAT_VERSION = 1
+_BUDGET_FORMAT_VERSION = 2
+#: Versions this module reads: 1 had no ``declared`` field (the user's (epsilon, delta)).
+_READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,14 @@ class LedgerEntry:
     delta : float or None
         For a ``delta``-approximately zCDP charge (a thresholded release such as private key discovery),
         its ``delta``; ``None`` for a plain charge.
+    shown_at : float or None
+        The budget's delta when it was given as (epsilon, delta), else ``None`` (display only, not stored per
+        entry): ``str(entry)`` then shows the charge as the epsilon its rho converts to at that delta.
+
+    Examples
+    --------
+    >>> print(LedgerEntry(None, "AIM", datetime(2026, 1, 1, tzinfo=timezone.utc), 0.005, "rho", shown_at=1e-9))
+    2026-01-01T00:00:00+00:00  epsilon=0.5649 at delta=1e-09 [rho=0.005]  AIM
     """
 
     epsilon: float | None
@@ -49,6 +62,19 @@ class LedgerEntry:
     rho: float | None = None
     unit: str = "epsilon"
     delta: float | None = None
+    shown_at: float | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        if self.epsilon is not None:  # charged as pure epsilon-DP: that is its tightest statement
+            what = f"epsilon={self.epsilon:.4g}" + ("" if self.rho is None else f" [rho={self.rho:.4g}]")
+        elif self.shown_at is not None:
+            what = (f"epsilon={rho_to_epsilon_delta(self.rho, self.shown_at):.4g} at delta={self.shown_at:g} "
+                    f"[rho={self.rho:.4g}]")
+        else:
+            what = f"rho={self.rho:.4g}"
+        if self.delta is not None:
+            what += f" (approximate: its own delta={self.delta:g})"
+        return f"{self.time.isoformat()}  {what}  {self.label}"
 
     @property
     def amount(self) -> float:
@@ -69,8 +95,10 @@ class LedgerEntry:
 
     @staticmethod
     def _from_dict(d: dict) -> tuple[LedgerEntry, Fraction]:
+        delta = d.get("delta")  # absent in version 1
         entry = LedgerEntry(
-            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"], d.get("delta")
+            d["epsilon"], d["label"], datetime.fromisoformat(d["time"]), d["rho"], d["unit"],
+            None if delta is None else check_delta(delta),
         )
         return entry, Fraction(d["exact"])
 
@@ -90,12 +118,34 @@ class Account:
         self.entries: list[LedgerEntry] = []
         self.exact: list[Fraction] = []
         self.spent = Fraction(0)
-        # id -> (exact amount, label, time, pid): in the file too, so other processes see them
-        self.pending: dict[str, tuple[Fraction, str, str, int]] = {}
+        # the user's (epsilon, delta) of a zCDP budget given in those units (display and file only)
+        self.declared: ApproxDP | None = None
+        # id -> (exact amount, label, time, pid, own delta or None): in the file too, so other processes see them
+        self.pending: dict[str, tuple] = {}
 
     @property
     def reserved(self) -> Fraction:
         return sum((p[0] for p in self.pending.values()), Fraction(0))
+
+    def deltas(self, extra: float | None = None) -> Fraction:
+        """Exact sum of the own deltas of committed and in-flight approximately-zCDP charges (and ``extra``)."""
+        parts = [e.delta for e in self.entries] + [p[4] for p in self.pending.values()] + [extra]
+        return sum((Fraction(repr(float(d))) for d in parts if d is not None), Fraction(0))
+
+    def capacity(self, extra_delta: float | None = None) -> Fraction:
+        """The rho (or epsilon) this account may spend in all, given the deltas its charges took.
+
+        An (epsilon, delta) budget whose charges take deltas of their own (a thresholded key release)
+        keeps its promise only if what they spend in rho converts to its epsilon at the delta left:
+        its capacity is ``epsilon_delta_to_rho(epsilon, delta - deltas)``, never more than its total.
+        """
+        deltas = self.deltas(extra_delta)
+        if deltas == 0:
+            return self.total
+        if self.declared is None or deltas >= Fraction(repr(float(self.declared.delta))):
+            return Fraction(0)
+        left = float(Fraction(repr(float(self.declared.delta))) - deltas)
+        return min(self.total, Fraction(repr(epsilon_delta_to_rho(self.declared.epsilon, left))))
 
     # -- persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -104,9 +154,13 @@ class Account:
             "version": _BUDGET_FORMAT_VERSION,
             "accounting": self.accounting,
             "total": f"{self.total.numerator}/{self.total.denominator}",
+            "declared": None if self.declared is None else {
+                "epsilon": self.declared.epsilon, "delta": self.declared.delta, "rho": float(self.total),
+            },
             "ledger": [e._to_dict(x) for e, x in zip(self.entries, self.exact)],
             "pending": [
-                {"id": k, "exact": f"{v[0].numerator}/{v[0].denominator}", "label": v[1], "time": v[2], "pid": v[3]}
+                {"id": k, "exact": f"{v[0].numerator}/{v[0].denominator}", "label": v[1], "time": v[2], "pid": v[3],
+                 **({} if v[4] is None else {"delta": v[4]})}
                 for k, v in self.pending.items()
             ],
         }
@@ -121,17 +175,23 @@ class Account:
 
         if not isinstance(data, dict) or data.get("format") != _BUDGET_FORMAT:
             raise corrupt("missing or wrong 'format' field")
-        if data.get("version") != _BUDGET_FORMAT_VERSION:
+        if data.get("version") not in _READABLE_VERSIONS:
             raise corrupt(f"unsupported format version {data.get('version')!r}")
         try:
             accounting = data["accounting"]
             total = Fraction(data["total"])
             parsed = [LedgerEntry._from_dict(d) for d in data["ledger"]]
             pending = {
-                p["id"]: (Fraction(p["exact"]), p["label"], p["time"], int(p["pid"])) for p in data["pending"]
+                p["id"]: (Fraction(p["exact"]), p["label"], p["time"], int(p["pid"]),
+                          None if p.get("delta") is None else check_delta(p["delta"]))
+                for p in data["pending"]
             }
+            d = data.get("declared")  # absent in version 1
+            declared = None if d is None else ApproxDP(d["epsilon"], d["delta"])
         except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
             raise corrupt(f"unreadable field ({exc!r})") from None
+        if declared is not None and accounting != "zcdp":
+            raise corrupt(f"an (epsilon, delta) total in a {accounting} budget")
         if accounting not in ("pure-dp", "zcdp") or total <= 0:
             raise corrupt(f"accounting={accounting!r}, total={total}")
         unit = "epsilon" if accounting == "pure-dp" else "rho"
@@ -148,8 +208,9 @@ class Account:
         spent = sum((x for _, x in parsed), Fraction(0))
         if spent + sum((p[0] for p in pending.values()), Fraction(0)) > total:
             raise corrupt(f"its charges add up to more than its total {format_amount(total)}")
-        self.accounting, self.total = accounting, total
-        self.entries = [e for e, _ in parsed]
+        self.accounting, self.total, self.declared = accounting, total, declared
+        shown = None if declared is None else declared.delta
+        self.entries = [replace(e, shown_at=shown) for e, _ in parsed]
         self.exact = [x for _, x in parsed]
         self.spent = spent
         self.pending = pending
@@ -162,7 +223,7 @@ class Account:
         """
         unit = "epsilon" if self.accounting == "pure-dp" else "rho"
         moved = False
-        for key, (exact, label, time, pid) in list(self.pending.items()):
+        for key, (exact, label, time, pid, delta) in list(self.pending.items()):
             if dead_only and (pid == os.getpid() or _process_alive(pid)):
                 continue
             amount = float(exact)
@@ -170,7 +231,8 @@ class Account:
             entry = LedgerEntry(
                 amount if unit == "epsilon" else None,
                 f"{label} (reservation of process {pid}, which {why}; counted as spent)",
-                _parse_time(time), amount if unit == "rho" else None, unit,
+                _parse_time(time), amount if unit == "rho" else None, unit, delta,
+                shown_at=None if self.declared is None else self.declared.delta,
             )
             self.entries.append(entry)
             self.exact.append(exact)

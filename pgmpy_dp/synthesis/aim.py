@@ -22,7 +22,7 @@ from .._progress import BudgetBar
 from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
 from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
-from ..tables.counting import contingency_table
+from ..tables.counter import as_counter
 from .marginals import BYTES_PER_CELL, MarkovFit, check_noise_scale, fit_final_model, measure, model_megabytes
 from .method import Measurements, Method, Plan
 
@@ -191,7 +191,8 @@ def run_aim(
     Parameters
     ----------
     codes, domain
-        One integer code array per attribute (``Domain.encode``) and the public domain.
+        One integer code array per attribute (``Domain.encode``), or a
+        [`Counter`][pgmpy_dp.tables.counter.Counter] of the rows, and the public domain.
     rho : float
         The zCDP budget, spent exactly.
     workload : AimPlan or list, optional
@@ -235,6 +236,7 @@ def run_aim(
     check_max_seconds(max_seconds)
     start = _clock()
     recorder = Measurements() if recorder is None else recorder
+    codes = as_counter(codes, domain)
     releases = recorder.releases
     attrs = list(domain.attrs)
     rounds = ROUNDS_PER_ATTRIBUTE * len(attrs)
@@ -313,9 +315,8 @@ def _round_budget(
 
 def _choose(codes, domain: Domain, plan: AimPlan, fit: MarkovFit, pool, exact, sigma: float, epsilon: float, rng):
     """A round's selection among ``pool``; ``exact`` caches the true tables across rounds."""
-    for c in pool:
-        if c not in exact:
-            exact[c] = contingency_table(codes, domain, c)
+    todo = [c for c in pool if c not in exact]
+    exact.update(zip(todo, codes.tables(todo)))  # one pass over the rows for the round's new candidates
     estimates = {c: fit.n_records * fit.marginal(c) for c in pool}
     return worst_approximated({c: exact[c] for c in pool}, estimates, plan.candidates, sigma, epsilon, rng)
 

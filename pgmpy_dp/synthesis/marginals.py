@@ -23,7 +23,8 @@ from ..estimators.measurements import clique_measurements
 from ..estimators.priors import cgm_regularization
 from ..privacy.domain import Domain
 from ..privacy.mechanisms import MAX_SCALE
-from ..tables.release import release_from_codes
+from ..tables.counter import as_counter
+from ..tables.release import release_counts
 
 #: Bytes of one junction-tree cell (a float64).
 BYTES_PER_CELL = 8
@@ -32,6 +33,8 @@ BYTES_PER_CELL = 8
 def measure(codes, domain: Domain, tables: Sequence[tuple[str, ...]], rho: float, rng, label: str):
     """One discrete Gaussian release of ``tables`` at a total ``rho`` (L2 sensitivity ``sqrt(len(tables))``).
 
+    ``codes`` is a [`Counter`][pgmpy_dp.tables.counter.Counter] of the private rows, or their encoded codes.
+
     Examples
     --------
     >>> d = Domain({"a": [0, 1]})
@@ -39,7 +42,8 @@ def measure(codes, domain: Domain, tables: Sequence[tuple[str, ...]], rho: float
     >>> rel[("a",)].scale
     1.0
     """
-    return release_from_codes(codes, domain, list(tables), rho=rho, random_state=rng, label=label)
+    tables = list(tables)
+    return release_counts(as_counter(codes, domain).tables(tables), domain, tables, rho=rho, random_state=rng, label=label)
 
 
 def measured_cliques(releases) -> list[tuple[str, ...]]:

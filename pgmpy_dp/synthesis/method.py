@@ -105,7 +105,9 @@ class Method:
         raise NotImplementedError
 
     def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
-        """Run on encoded data under ``plan``; return ``(model, releases, selected)``.
+        """Run under ``plan`` on the rows' [`Counter`][pgmpy_dp.tables.counter.Counter] (in memory or on Dask;
+        encoded codes are accepted too); return ``(model, releases, selected)``. A method only asks the
+        counter for exact tables, so it never sees a row.
 
         Every noisy output goes to ``recorder`` as soon as it exists (the first commits the charge).
         """

@@ -19,7 +19,7 @@ from ..estimators.evidence import pooled_n_records
 from ..privacy.domain import DEFAULT_MAX_CELLS, CellLimitError, Domain, DomainError
 from ..privacy.loss import PrivacyLoss
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
-from ..tables.counting import contingency_table
+from ..tables.counter import as_counter
 from .compression import THRESHOLD, Compression
 from .marginals import check_noise_scale, fit_final_model, measure
 from .method import Measurements, Method, Plan
@@ -74,7 +74,8 @@ def run_mst(
     Parameters
     ----------
     codes, domain
-        One integer code array per attribute (``Domain.encode``) and the public domain (two or more attributes).
+        One integer code array per attribute (``Domain.encode``), or a
+        [`Counter`][pgmpy_dp.tables.counter.Counter] of the rows, and the public domain (two or more attributes).
     rho : float
         The zCDP budget, spent exactly.
     rng, show_progress, recorder
@@ -106,11 +107,13 @@ def run_mst(
     attrs = list(domain.attrs)
     third = rho / 3.0
     recorder = Measurements() if recorder is None else recorder
+    codes = as_counter(codes, domain)
     oneway = recorder.release(measure(codes, domain, [(a,) for a in attrs], third, rng, "MST: 1-way marginals"))
     n = pooled_n_records([oneway])
     compression = None if threshold is None else Compression.from_release(oneway, threshold)
     if compression is not None and compression.merged:
-        codes, domain = compression.codes(codes), compression.merged_domain
+        domain = compression.merged_domain
+        codes = codes.merged(compression.codes_map, domain)
         fitted_oneway = compression.merge_release(oneway)
     else:
         compression, fitted_oneway = None, oneway
@@ -127,6 +130,8 @@ def pair_scores(codes, domain: Domain, probs, n: float) -> dict[tuple[str, str],
     """MST's score of every pair: the L1 distance between its true counts and ``n`` times the
     product of the (noisy, public) 1-way distributions ``probs``; one record moves it by at most 1.
 
+    ``codes``: the encoded rows or a [`Counter`][pgmpy_dp.tables.counter.Counter] of them (one pass for all pairs).
+
     Examples
     --------
     >>> import numpy as np
@@ -136,12 +141,12 @@ def pair_scores(codes, domain: Domain, probs, n: float) -> dict[tuple[str, str],
     {('a', 'b'): 4.0}
     """
     attrs = list(domain.attrs)
-    scores = {}
-    for i, a in enumerate(attrs):
-        for b in attrs[i + 1:]:
-            exact = contingency_table(codes, domain, (a, b))
-            scores[(a, b)] = float(np.abs(exact - n * np.multiply.outer(probs[a], probs[b])).sum())
-    return scores
+    pairs = [(a, b) for i, a in enumerate(attrs) for b in attrs[i + 1:]]
+    tables = as_counter(codes, domain).tables(pairs)
+    return {
+        (a, b): float(np.abs(exact - n * np.multiply.outer(probs[a], probs[b])).sum())
+        for (a, b), exact in zip(pairs, tables)
+    }
 
 
 def select_tree(

@@ -27,14 +27,14 @@ import numpy as np
 from .._progress import progress
 from ..estimators.allocation import error_optimal_allocation
 from ..estimators.bayesian import DiscretePrivateMLE
-from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError
+from ..privacy.domain import DEFAULT_MAX_CELLS, Domain
 from ..privacy.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
 from ..privacy.loss import PrivacyLoss, PureDP, privacy_loss
 from ..privacy.parameters import check_positive
 from ..privacy.random_state import check_random_state
 from ..privacy.selection import exponential_mechanism, exponential_mechanism_rho
-from ..tables.counting import contingency_table
-from ..tables.release import release_from_codes
+from ..tables.counter import Counter, as_counter
+from ..tables.release import release_counts
 from .method import Measurements, Method, Plan
 
 with warnings.catch_warnings():
@@ -232,33 +232,14 @@ def _check_settings(degree, structure_fraction, theta, n_records) -> None:
         check_positive(n_records, "n_records", "len(df) if the record count is public")
 
 
-def _check_codes(codes, domain: Domain) -> int:
-    """The number of rows of ``codes``, one valid code array per attribute of ``domain``."""
-    if not isinstance(codes, Mapping):
+def _check_codes(codes, domain: Domain) -> Counter:
+    """The counter of ``codes`` (a counter of the rows, or one valid code array per attribute of ``domain``)."""
+    if not isinstance(codes, (Mapping, Counter)):
         raise TypeError(f"codes must map each attribute of domain to its integer codes, got {type(codes).__name__}")
-    n_rows = None
-    for a in domain.attrs:
-        c = _attribute_codes(codes, domain, a)
-        if n_rows is not None and len(c) != n_rows:
-            raise ValueError(f"codes of {a!r} have another number of rows than the other attributes; give one per record")
-        n_rows = len(c)
-    if not n_rows:
+    counter = as_counter(codes, domain)
+    if not counter.n_rows:
         raise ValueError("the data has no rows; PrivBayes needs at least one record")
-    return n_rows
-
-
-def _attribute_codes(codes, domain: Domain, a: str) -> np.ndarray:
-    if a not in codes:
-        raise DomainError(f"no codes given for attribute {a!r}; encode the data with Domain.encode")
-    c = np.asarray(codes[a])
-    if c.ndim != 1 or not np.issubdtype(c.dtype, np.integer):
-        raise TypeError(f"codes of {a!r} must be a 1-D integer array, got dtype {c.dtype} with {c.ndim} dimension(s)")
-    if len(c) and (c.min() < 0 or c.max() >= domain.size(a)):
-        raise DomainError(
-            f"codes of {a!r} must be in [0, {domain.size(a)}) (positions in its declared states); some are "
-            "outside (values withheld: they come from the private data)"
-        )
-    return c
+    return counter
 
 
 def _check_domain(domain) -> None:
@@ -270,14 +251,14 @@ def _check_domain(domain) -> None:
         domain.check_table((a,))  # every node's table must be releasable, whatever parents it gets
 
 
-def _check_inputs(codes, domain, loss, degree, structure_fraction, theta, n_records) -> tuple[int, str, float]:
-    """The row count, the budget's unit and its total, once every input is checked (nothing is spent)."""
+def _check_inputs(codes, domain, loss, degree, structure_fraction, theta, n_records) -> tuple[Counter, str, float]:
+    """The rows' counter, the budget's unit and its total, once every input is checked (nothing is spent)."""
     _check_domain(domain)
     _check_settings(degree, structure_fraction, theta, n_records)
-    n_rows = _check_codes(codes, domain)
+    counter = _check_codes(codes, domain)
     if isinstance(loss, PureDP):
-        return n_rows, "epsilon", loss.epsilon
-    return n_rows, "rho", loss.rho
+        return counter, "epsilon", loss.epsilon
+    return counter, "rho", loss.rho
 
 
 def _noisy_count(n_rows: int, budget: float, unit: str, rng) -> float:
@@ -329,10 +310,10 @@ def _select(codes, domain, split, cap, degree, first, show_progress, rng,
     scores: dict[tuple[str, tuple[str, ...]], float] = {}  # a pair's score never changes: score it once
     for step in progress(range(len(remaining)), show_progress, "PrivBayes selection"):
         pairs = _candidates(remaining, placed, sizes, cap, degree)
-        for pair in pairs:
-            if pair not in scores:
-                x, parents = pair
-                scores[pair] = 0.0 if not parents else independence_score(contingency_table(codes, domain, (x, *parents)))
+        todo = [p for p in dict.fromkeys(pairs) if p not in scores]
+        counted = [p for p in todo if p[1]]  # one pass over the rows for the step's new families
+        scores.update((p, 0.0) for p in todo if not p[1])
+        scores.update(zip(counted, map(independence_score, codes.tables([(x, *ps) for x, ps in counted]))))
         pick = exponential_mechanism(
             [scores[p] for p in pairs], _selection_epsilon(split, step), sensitivity=SCORE_SENSITIVITY, rng=rng
         )
@@ -355,7 +336,7 @@ def _table_budgets(domain: Domain, families, split: PrivBayesSplit) -> list[floa
 
 
 def run_privbayes(
-    codes: Mapping[str, np.ndarray],
+    codes: Mapping[str, np.ndarray] | Counter,
     domain: Domain,
     *,
     epsilon: float | None = None,
@@ -376,8 +357,9 @@ def run_privbayes(
 
     Parameters
     ----------
-    codes : mapping of str to numpy.ndarray
-        Integer codes of every attribute of ``domain`` (see [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode]).
+    codes : mapping of str to numpy.ndarray, or Counter
+        Integer codes of every attribute of ``domain`` (see [`Domain.encode`][pgmpy_dp.privacy.domain.Domain.encode]),
+        or a [`Counter`][pgmpy_dp.tables.counter.Counter] of the rows.
     domain : Domain
         The public domain; every attribute becomes a node.
     epsilon, rho : float
@@ -416,21 +398,20 @@ def run_privbayes(
     (True, 8, True)
     """
     loss = privacy_loss(epsilon, rho, who="run_privbayes", example="epsilon=1.0 (pure DP) or rho=0.5 (zCDP)")
-    n_rows, unit, total = _check_inputs(codes, domain, loss, degree, structure_fraction, theta, n_records)
+    codes, unit, total = _check_inputs(codes, domain, loss, degree, structure_fraction, theta, n_records)
     rng = check_random_state(rng, "rng")
     recorder = Measurements() if recorder is None else recorder
     attrs = list(domain.attrs)
-    codes = {a: np.asarray(codes[a]) for a in attrs}
     split = privbayes_split(total, len(attrs), unit=unit, structure_fraction=float(structure_fraction),
                             count=n_records is None and degree != 0)
     first = attrs[int(rng.integers(len(attrs))) if rng is not None else secrets.randbelow(len(attrs))]
-    selected = _select_network(codes, domain, split, n_rows, n_records, degree, float(theta), first,
+    selected = _select_network(codes, domain, split, codes.n_rows, n_records, degree, float(theta), first,
                                show_progress, rng, recorder)
     families = [(x, *parents) for x, parents in selected]
     budgets = _table_budgets(domain, families, split)
-    release = recorder.release(release_from_codes(
-        codes, domain, families, budget=None, random_state=rng, label="PrivBayes family tables",
-        n_records=n_records, show_progress=show_progress, **{unit: budgets},
+    release = recorder.release(release_counts(
+        codes.tables(families), domain, families, budget=None, random_state=rng, label="PrivBayes family tables",
+        n_records=n_records, **{unit: budgets},
     ))
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(attrs)

@@ -21,6 +21,7 @@ from ..sampling import sample as sample_model
 from ..tables.resolve import SchemaRelease, amount, plan_schema, run_schema
 from .aim import AIM
 from .artifact import load_synthesizer, save_synthesizer
+from .frames import frame_counter, frame_domain, is_dask_frame
 from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
@@ -175,11 +176,7 @@ class PrivateSynthesizer(BaseObject):
             raise TypeError(f"show_progress must be True or False, got {self.show_progress!r}")
 
     def _check_data(self, df, domain, columns=None) -> Domain:
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-        if len(df) == 0 or df.shape[1] == 0:
-            raise ValueError("df is empty; the synthesizer needs at least one record and one column")
-        dom = Domain.from_dataframe(df, columns, domain)
+        dom = frame_domain(df, domain, columns)  # pandas or Dask; another type is refused with its fix
         dom.check_json()  # every release is published as JSON
         return dom
 
@@ -191,12 +188,14 @@ class PrivateSynthesizer(BaseObject):
 
         Parameters
         ----------
-        df : pandas.DataFrame
-            The private table, one record per row; every column is modelled.
+        df : pandas.DataFrame or dask.dataframe.DataFrame
+            The private table, one record per row; every column is modelled. A Dask DataFrame is
+            counted in its partitions: only noisy marginals and public facts reach the driver, and
+            the fit equals the pandas fit of the same rows with the same ``random_state``.
         domain : mapping, Domain or path, optional
             The public states of columns that are not categorical (see ``pgmpy_dp.Domain``), or the path
             of a schema file (``Domain.to_json``). Columns still unresolved (bounds only, discover) are
-            refused before the charge.
+            resolved privately with ``schema_share`` of the loss (pandas frames only).
 
         Returns
         -------
@@ -213,6 +212,11 @@ class PrivateSynthesizer(BaseObject):
         self._check_data(df, {}, columns=[])  # the frame itself, before its names and dtypes are read
         raw, domain = df, read_domain(domain)  # a schema file's path; the frame as given, for its dtypes
         schema = plan_schema(df, domain, loss, self.schema_share)  # public facts only; None: nothing to resolve
+        if schema is not None and is_dask_frame(df):
+            raise ValueError(
+                f"the schema leaves {sorted(schema.columns)} to be resolved privately, which needs a pandas "
+                "DataFrame; declare their states or bin edges for a Dask fit (nothing was charged)"
+            )
         if schema is None:
             dom = self._check_data(df, domain)
         else:
@@ -224,7 +228,7 @@ class PrivateSynthesizer(BaseObject):
         if schema is not None:  # the schema's noise: from here on a failure keeps its charge and record
             df, dom = self._resolve(df, dom, schema, plan, rng)
             plan = method.check(dom, loss, **settings)
-        codes = dom.encode(df, show_progress=self.show_progress)
+        codes = frame_counter(df, dom, self.show_progress)  # a Dask frame is counted on its cluster
         recorder = Measurements()
         try:
             if self.budget is None:

@@ -3,7 +3,9 @@
 Every partition is encoded and counted with [`contingency_table`][pgmpy_dp.tables.counting.contingency_table],
 and the count vectors are summed in a tree; only the exact tables come back to the driver, where
 [`release_counts`][pgmpy_dp.tables.release.release_counts] validates, charges once and draws the noise once.
-Bad data raises inside a partition task, before anything is charged. See docs/dask.md.
+Bad data raises inside a partition task, before anything is charged. The synthesizer counts through a
+[`DaskCounter`][pgmpy_dp.tables.dask_release.DaskCounter], the Dask twin of the in-memory
+[`CodesCounter`][pgmpy_dp.tables.counter.CodesCounter]. See docs/dask.md.
 
 This module imports Dask; it is loaded only when Dask is installed (see
 `pgmpy_dp.dask_accessor`).
@@ -21,6 +23,7 @@ from dask.dataframe.utils import has_known_categories
 
 from ..privacy.domain import DEFAULT_MAX_CELLS, Domain, DomainError, read_domain
 from .artifact import MarginalRelease
+from .counter import Counter
 from .counting import contingency_table
 from .plan import is_gaussian, plan_tables, release_loss, requested_tables
 from .pooled import Pooled
@@ -28,6 +31,9 @@ from .release import check_budget, check_n_records, release_counts
 
 #: How many partial count vectors one reduction task adds up.
 SPLIT_EVERY = 8
+
+#: Cells of counted tables a DaskCounter keeps for methods that ask again (32 MB of float64); older ones go first.
+CACHE_CELLS = 2**22
 
 
 def dask_domain(
@@ -67,13 +73,25 @@ def dask_domain(
     return Domain.from_dataframe(meta, cols, domain)
 
 
-def _count_partition(part: pd.DataFrame, domain: Domain, tables, columns) -> tuple[int, np.ndarray]:
-    """Exact counts of one partition: the row count and all tables' cells concatenated."""
-    codes = domain.encode(part, columns)  # raises DomainError on NaN / out-of-domain values
-    flat = np.empty(sum(domain.cells(t) for t in tables), dtype=np.float64)
+def _count_partition(part: pd.DataFrame, domain: Domain, tables, columns, merge=None, encoded: bool = False
+                     ) -> tuple[int, np.ndarray]:
+    """Exact counts of one partition: the row count and all tables' cells concatenated.
+
+    ``encoded``: the partition already holds codes (see [`DaskCounter`][pgmpy_dp.tables.dask_release.DaskCounter]);
+    ``merge``: ``(maps, counted domain)``, codes recoded state by state before counting.
+    """
+    if encoded:
+        codes = {a: part[a].to_numpy() for a in columns}
+    else:
+        codes = domain.encode(part, columns)  # raises DomainError on NaN / out-of-domain values
+    counted = domain
+    if merge is not None:
+        maps, counted = merge
+        codes = {a: maps[a][codes[a]] for a in columns}
+    flat = np.empty(sum(counted.cells(t) for t in tables), dtype=np.float64)
     start = 0
     for attrs in tables:
-        counts = contingency_table(codes, domain, attrs)
+        counts = contingency_table(codes, counted, attrs)
         flat[start : start + counts.size] = counts.ravel()
         start += counts.size
     return len(part), flat
@@ -93,6 +111,9 @@ def dask_contingency_tables(
     tables: Sequence[Sequence[str]],
     split_every: int = SPLIT_EVERY,
     max_cells: int = DEFAULT_MAX_CELLS,
+    *,
+    merge: tuple[Mapping[str, np.ndarray], Domain] | None = None,
+    encoded: bool = False,
 ) -> tuple[list[np.ndarray], int]:
     """Exact contingency tables of a Dask DataFrame, counted per partition and tree-reduced.
 
@@ -110,6 +131,10 @@ def dask_contingency_tables(
         Fan-in of the reduction tree.
     max_cells : int
         Refuse tables with more cells than this (checked before any task runs).
+    merge : (mapping of str to numpy.ndarray, Domain), optional, keyword only
+        Count over the second domain, every code ``c`` of an attribute becoming ``maps[attr][c]`` first.
+    encoded : bool, keyword only
+        The frame's columns already hold codes in ``domain`` (they are not encoded again).
 
     Returns
     -------
@@ -129,7 +154,8 @@ def dask_contingency_tables(
     """
     if split_every < 2:
         raise ValueError(f"split_every must be at least 2, got {split_every}")
-    attrs = [domain.check_table(t, max_cells) for t in tables]
+    counted = domain if merge is None else merge[1]
+    attrs = [counted.check_table(t, max_cells) for t in tables]
     used = {a for t in attrs for a in t}
     columns = [a for a in domain.attrs if a in used]
     missing = [c for c in columns if c not in ddf.columns]
@@ -138,16 +164,113 @@ def dask_contingency_tables(
     parts = ddf[columns].to_delayed()
     count = dask.delayed(_count_partition, pure=True)
     add = dask.delayed(_add_partials, pure=True)
-    partials = [count(p, domain, attrs, columns) for p in parts]
+    partials = [count(p, domain, attrs, columns, merge, encoded) for p in parts]
     while len(partials) > 1:
         partials = [add(*partials[i : i + split_every]) for i in range(0, len(partials), split_every)]
     (n_rows, flat), = dask.compute(partials[0])
     exact, start = [], 0
     for a in attrs:
-        size = domain.cells(a)
-        exact.append(flat[start : start + size].reshape(domain.shape(a)))
+        size = counted.cells(a)
+        exact.append(flat[start : start + size].reshape(counted.shape(a)))
         start += size
     return exact, int(n_rows)
+
+
+def _encode_partition(part: pd.DataFrame, domain: Domain, dtypes: dict) -> pd.DataFrame:
+    """One partition's codes, each column in the smallest unsigned dtype that holds its states."""
+    codes = domain.encode(part)  # raises DomainError on NaN / out-of-domain values
+    return pd.DataFrame({a: codes[a].astype(dtypes[a]) for a in domain.attrs}, index=part.index)
+
+
+class DaskCounter(Counter):
+    """Counts of a Dask DataFrame, made in its partitions: only the tables come back to the driver.
+
+    The Dask twin of [`CodesCounter`][pgmpy_dp.tables.counter.CodesCounter]: the same rows give the same tables.
+    Each call of [`tables`][pgmpy_dp.tables.dask_release.DaskCounter.tables] is one pass over the partitions
+    for the tables not counted before (the newest counts, up to ``CACHE_CELLS`` cells, are kept: a method
+    asking again for them costs nothing). On a
+    ``distributed`` cluster the partitions are encoded once and their codes kept on the workers
+    (``persist``, one byte per value for up to 256 states); on a local scheduler every pass encodes its
+    partitions again, so that nothing of the rows stays in the driver's memory. Bad data (a value outside
+    its declared states, a NaN without a missing state) raises from the first pass.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        The private data; every attribute of ``domain`` is a column.
+    domain : Domain
+        The public domain (e.g. from [`dask_domain`][pgmpy_dp.tables.dask_release.dask_domain]).
+    split_every : int
+        Fan-in of the reduction tree.
+    persist : bool, optional
+        Keep the encoded partitions on the workers; default: when a ``distributed`` client is active.
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd
+    >>> pdf = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]})
+    >>> d = Domain({"a": ["x", "y"], "b": ["u", "v"]})
+    >>> with dask.config.set(scheduler="sync"):
+    ...     counter = DaskCounter(dd.from_pandas(pdf, npartitions=2), d)
+    ...     n, ab = counter.n_rows, counter.table(("a", "b"))
+    >>> n, ab.tolist()
+    (3, [[1.0, 0.0], [1.0, 1.0]])
+    """
+
+    def __init__(self, ddf: dd.DataFrame, domain: Domain, *, split_every: int = SPLIT_EVERY,
+                 persist: bool | None = None) -> None:
+        if not isinstance(ddf, dd.DataFrame):
+            raise TypeError(f"expected a dask DataFrame, got {type(ddf).__name__}")
+        attrs = list(domain.attrs)
+        missing = [a for a in attrs if a not in ddf.columns]
+        if missing:
+            raise DomainError(f"column(s) {missing} are not in the DataFrame (columns: {list(ddf.columns)})")
+        self.domain = domain
+        self._encoding = domain  # the domain the rows are encoded in (self.domain differs once merged)
+        self._merge = None
+        self._split_every = split_every
+        self._cache: dict[tuple[str, ...], np.ndarray] = {}
+        self._n_rows: int | None = None
+        if persist is None:
+            persist = not _local_scheduler()
+        frame = ddf[attrs]
+        if persist:
+            dtypes = {a: np.min_scalar_type(max(domain.size(a) - 1, 0)) for a in attrs}
+            meta = pd.DataFrame({a: np.empty(0, dtype=dtypes[a]) for a in attrs})
+            frame = frame.map_partitions(_encode_partition, domain, dtypes, meta=meta).persist()
+        self._frame, self._encoded = frame, bool(persist)
+
+    @property
+    def n_rows(self) -> int:
+        if self._n_rows is None:  # one pass, that also checks every column and keeps the 1-way tables
+            self.tables([(a,) for a in self.domain.attrs])
+        return self._n_rows
+
+    def tables(self, tables: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        wanted = [tuple(t) for t in tables]
+        todo = [t for t in dict.fromkeys(wanted) if t not in self._cache]
+        fresh: dict[tuple[str, ...], np.ndarray] = {}
+        if todo:
+            exact, n_rows = dask_contingency_tables(
+                self._frame, self._encoding, todo, self._split_every, max_cells=np.iinfo(np.int64).max,
+                merge=self._merge, encoded=self._encoded,
+            )
+            fresh = dict(zip(todo, exact))
+            self._n_rows = n_rows
+        out = [(fresh[t] if t in fresh else self._cache[t]).copy() for t in wanted]
+        for t, x in fresh.items():  # keep the newest tables within CACHE_CELLS: the driver's memory stays bounded
+            self._cache[t] = x
+        while self._cache and sum(x.size for x in self._cache.values()) > CACHE_CELLS:
+            del self._cache[next(iter(self._cache))]
+        return out
+
+    def merged(self, maps: Mapping[str, np.ndarray], domain: Domain) -> DaskCounter:
+        other = object.__new__(DaskCounter)
+        other.__dict__.update(self.__dict__)
+        if self._merge is not None:  # recode the encoded codes through both maps at once
+            maps = {a: np.asarray(maps[a])[self._merge[0][a]] for a in domain.attrs}
+        other.domain, other._merge, other._cache = domain, ({a: np.asarray(maps[a]) for a in domain.attrs}, domain), {}
+        return other
 
 
 def release_marginals_dask(

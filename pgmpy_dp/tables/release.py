@@ -291,7 +291,7 @@ def release_from_codes(
     planned = plan_release(domain, tables, loss, max_cells, contribution=bound)
     check_budget(budget, [p.budget for p in planned], is_gaussian(loss))  # before counting, which can take a while
     counted_attrs = [a for p in planned for a in p.counted]
-    n_rows = _check_codes(codes, domain, _attrs_in_order(domain, counted_attrs), weights)
+    n_rows = check_codes(codes, domain, _attrs_in_order(domain, counted_attrs), weights)
     if n_rows == 0:
         raise ValueError("the data has no rows; a release needs at least one record")
     n_records = check_n_records(n_records)
@@ -373,7 +373,7 @@ def _values_of(loss, unit, units, shorthands: dict):
     return loss, bound
 
 
-def _check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights) -> int:
+def check_codes(codes: Mapping[str, np.ndarray], domain: Domain, attrs, weights) -> int:
     """Reject codes that would be miscounted silently; return the number of rows.
 
     An out-of-range code would land in another cell (or another table's row),

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from pgmpy_dp.privacy import PrivacyBudget
+from pgmpy_dp.privacy.budget import BudgetExceededError
+from pgmpy_dp.privacy.parameters import epsilon_delta_to_rho, rho_to_epsilon_delta
 from pgmpy_dp.privacy.discovery import (
     candidate_edges,
     check_bounds,
@@ -114,17 +116,43 @@ def test_bad_bin_inputs_are_named():
 
 
 def test_a_charge_with_delta_is_recorded_and_counted():
-    budget = PrivacyBudget(rho=1.0)
-    with budget.charge(rho=0.1, label="keys", delta=1e-10):
+    budget = PrivacyBudget(1.0, delta=1e-9)
+    with budget.charge(rho=0.001, label="keys", delta=1e-10):
         pass
-    with budget.charge(rho=0.2, label="fit"):
+    with budget.charge(rho=0.002, label="fit"):
         pass
     assert [e.delta for e in budget.ledger] == [1e-10, None]
     assert budget.delta_spent == 1e-10
-    eps, delta = budget.epsilon_delta(1e-9)
-    assert delta == pytest.approx(1.1e-9, rel=1e-12)
+    eps, delta = budget.epsilon_delta(1e-9)  # at a given delta, the charges' own deltas add to it
+    assert delta == pytest.approx(1.1e-9, rel=1e-12) and eps == pytest.approx(rho_to_epsilon_delta(0.003, 1e-9))
+    eps, delta = budget.epsilon_delta()  # at the budget's own delta: the rest of it converts the rho
+    assert delta == 1e-9 and eps == pytest.approx(rho_to_epsilon_delta(0.003, 0.9e-9))
     again = PrivacyBudget.from_json(budget.to_json())
     assert [e.delta for e in again.ledger] == [1e-10, None] and again.delta_spent == 1e-10
+
+
+def test_a_charge_s_own_delta_shrinks_what_an_epsilon_delta_budget_may_spend():
+    budget = PrivacyBudget(1.0, delta=1e-9)
+    with budget.charge(rho=0.001, label="keys", delta=1e-10):
+        pass
+    cap = epsilon_delta_to_rho(1.0, 1e-9 - 1e-10)  # the promise (1, 1e-9) with 1e-10 of delta taken
+    assert cap < budget.total
+    assert budget.remaining == pytest.approx(cap - 0.001, rel=1e-12)
+    with pytest.raises(BudgetExceededError):  # the rho the whole delta would allow is no longer there
+        with budget.charge(rho=budget.total - 0.001, label="too much"):
+            pass
+    with budget.charge(rho=budget.remaining * (1 - 1e-12), label="the rest"):  # the float below the exact rest
+        pass
+    eps, delta = budget.epsilon_delta()
+    assert delta == 1e-9 and eps <= 1.0 + 1e-12
+
+
+def test_a_rho_budget_refuses_a_charge_with_its_own_delta():
+    budget = PrivacyBudget(rho=1.0)
+    with pytest.raises(ValueError, match="promises pure zCDP"):
+        with budget.charge(rho=0.1, label="keys", delta=1e-10):
+            pass
+    assert budget.spent == 0 and budget.ledger == ()
 
 
 def test_a_delta_charge_needs_rho_and_a_zcdp_budget():

@@ -153,7 +153,7 @@ def test_require_refuses_what_a_pure_budget_cannot_account():
     pure.require(PureDP(5.0))  # require checks the kind, not the amount (charge checks that)
     for loss in (ZCDP(0.5), ApproxDP(1.0, 1e-6)):
         zcdp.require(loss)
-        with pytest.raises(ValueError, match=rf"^MyFit spends rho \(zCDP\), here {re.escape(str(loss))}, but this budget accounts in pure epsilon; create the budget as PrivacyBudget\(rho=...\)"):
+        with pytest.raises(ValueError, match=rf"^MyFit spends rho \(zCDP\), here {re.escape(str(loss))}, but this budget accounts in pure epsilon; pass delta for an \(epsilon, delta\) budget that zCDP fits can charge, e\.g\. PrivacyBudget\(1, delta=1e-9\)"):
             pure.require(loss, who="MyFit")
     zcdp.require(PureDP(1.0))
     with pytest.raises(TypeError, match="loss must be a PureDP, ZCDP or ApproxDP value, got float"):
