@@ -20,7 +20,7 @@ Format version 2 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 2``)
                "factors": [{"variables": [...], "values": [...] (flat, C order)}, ...]}
             | {"type": "bayesian", "nodes", "edges",
                "cpds": [{"variable", "evidence": [...], "values": [...] (states x parent configurations)}, ...]},
-     "fit": null (a Bayesian network)
+     "fit": null (a Bayesian network; a Markov model saved without its fit)
             | {"cliques": [[...], ...], "log_potentials": [[...] (flat, C order), ...], "settings": <FitSettings>}}
 
 ``"fit"`` (new in version 2, [`pgmpy_dp.synthesis.restore`][pgmpy_dp.synthesis.restore]) is the Markov fit's
@@ -204,8 +204,8 @@ def synthesizer_from_dict(cls, data):
     synth.schema_release_ = schema_release
     synth.n_rounds_ = len(synth.selected_)
     fit = _require(data, "fit", "") if version >= 2 else None
-    if version >= 2 and (fit is None) != (model is not None and hasattr(model, "get_cpds")):
-        raise SynthesizerFormatError("fit", "must be null for a Bayesian network and the Markov fit's record otherwise")
+    if fit is not None and hasattr(model, "get_cpds"):
+        raise SynthesizerFormatError("fit", "must be null for a Bayesian network (its CPDs are its fit)")
     if fit is not None and not isinstance(fit, Mapping):
         raise SynthesizerFormatError("fit", f"must be an object (the Markov fit's record), got {type(fit).__name__}")
     restore_fit(synth, fit, SynthesizerFormatError)

@@ -33,12 +33,16 @@ _SETTINGS = [f.name for f in dataclasses.fields(FitSettings)]
 
 
 def fit_record(model) -> dict | None:
-    """The artifact's ``"fit"`` record of a synthesizer's model: None for a Bayesian network, else the
-    Markov fit's cliques, log-potentials (flat, C order) and `FitSettings` (all public: post-processing)."""
+    """The artifact's ``"fit"`` record of a synthesizer's model: the Markov fit's cliques, log-potentials
+    (flat, C order) and `FitSettings` (all public: post-processing); None for a Bayesian network, or a
+    Markov model with no estimator behind it (loaded from a format-1 file)."""
     if hasattr(model, "get_cpds"):
         return None
     expanded = expanded_from(model)
-    est = estimator_of(model if expanded is None else expanded[0])
+    try:
+        est = estimator_of(model if expanded is None else expanded[0])
+    except ValueError:
+        return None
     settings = {k: v.item() if isinstance(v, np.generic) else v for k, v in dataclasses.asdict(est.fit_settings_).items()}
     reg = settings["cgm_regularization"]
     settings["cgm_regularization"] = np.asarray(reg, dtype=float).tolist() if np.ndim(reg) else float(reg)
