@@ -21,9 +21,10 @@ from ..engine import make_inference
 from ..estimators.bayesian import DiscretePrivateMLE
 from ..estimators.evidence import pooled_n_records, released_domain
 from ..estimators.fitted import estimator_of, remember_fit
-from ..estimators.markov import PrivateMarkovEstimator, _to_pgmpy
+from ..estimators.markov import PrivateMarkovEstimator, fitted_network
 from ..estimators.markov_fit import FitSettings
 from .compression import Compression, expanded_from
+from .marginals import clique_network
 
 __all__ = ["fit_record", "restore_fit"]
 
@@ -75,8 +76,6 @@ def _restore_bayesian(synth, model) -> None:
 
 
 def _restore_markov(synth, model, record, error) -> None:
-    from pgmpy.models import DiscreteMarkovNetwork
-
     releases, compression = list(synth.releases_), None
     if synth.method == "mst":  # MST's rule on its 1-way release: the merged states its fit read
         found = Compression.from_release(releases[0])
@@ -86,14 +85,12 @@ def _restore_markov(synth, model, record, error) -> None:
     domain = released_domain(releases, nodes).project(nodes)
     cliques, theta = _cliques_theta(record, domain, error)
     settings = _settings(record, error)
-    network = DiscreteMarkovNetwork()
-    network.add_nodes_from(nodes)
-    network.add_edges_from((c[i], c[j]) for c in cliques for i in range(len(c)) for j in range(i + 1, len(c)))
+    network = clique_network(nodes, cliques)
     engine = make_inference(domain, cliques, "junction-tree")
     est = PrivateMarkovEstimator(inference="junction-tree", max_iter=settings.max_iter, show_progress=False)
     est.releases_, est.cliques_, est.tied_, est.log_potentials_ = releases, cliques, None, theta
     est.n_records_, est.domain_, est.inference_, est.fit_settings_ = pooled_n_records(releases), domain, "junction-tree", settings
-    fitted = _to_pgmpy(network, domain, cliques, theta, engine)
+    fitted = fitted_network(network, domain, cliques, theta, engine)
     expected = fitted if compression is None else compression.expand(fitted)
     stored = list(model.get_factors())
     rebuilt = list(expected.get_factors())
