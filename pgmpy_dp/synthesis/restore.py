@@ -85,6 +85,8 @@ def _restore_markov(synth, model, record, error) -> None:
     domain = released_domain(releases, nodes).project(nodes)
     cliques, theta = _cliques_theta(record, domain, error)
     settings = _settings(record, error)
+    if np.ndim(settings.cgm_regularization) and np.shape(settings.cgm_regularization) != (len(cliques),):
+        raise error("fit.settings.cgm_regularization", f"must be one number, or one per clique ({len(cliques)})")
     network = clique_network(nodes, cliques)
     engine = make_inference(domain, cliques, "junction-tree")
     est = PrivateMarkovEstimator(inference="junction-tree", max_iter=settings.max_iter, show_progress=False)
@@ -135,8 +137,6 @@ def _settings(record, error) -> FitSettings:
     if not isinstance(given, dict) or sorted(given) != sorted(_SETTINGS):
         raise error("fit.settings", f"must hold exactly the fit's settings {_SETTINGS}")
     given = dict(given)
-    if isinstance(given["cgm_regularization"], list):
-        given["cgm_regularization"] = np.asarray(given["cgm_regularization"], dtype=float)
     if given["method"] not in ("cgm-em", "naive-mle") or given["warm_start"] not in (None, "reconciled", "noisy"):
         raise error("fit.settings", f"names an unknown method or warm start: {given['method']!r}, {given['warm_start']!r}")
     for k in ("max_iter", "e_step_iter") + (("m_step_iter",) if given["m_step_iter"] is not None else ()):
@@ -148,4 +148,6 @@ def _settings(record, error) -> FitSettings:
             raise error(f"fit.settings.{k}", f"must be non-negative numbers, got {given[k]!r}")
         if not np.all(np.isfinite(v.astype(float))) or np.any(v.astype(float) < 0):
             raise error(f"fit.settings.{k}", f"must be finite non-negative numbers, got {given[k]!r}")
+    if isinstance(given["cgm_regularization"], list):  # one weight per clique
+        given["cgm_regularization"] = np.asarray(given["cgm_regularization"], dtype=float)
     return FitSettings(**given)

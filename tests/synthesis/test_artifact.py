@@ -129,6 +129,8 @@ def _edit(path, change):
         (lambda d: d["fit"]["cliques"][0].append("zzz"), "fit.cliques"),
         (lambda d: d["fit"]["settings"].pop("tol"), "fit.settings"),
         (lambda d: d["fit"]["settings"].update(max_iter=-1), "fit.settings.max_iter"),
+        (lambda d: d["fit"]["settings"].update(cgm_regularization=["x"]), "fit.settings.cgm_regularization"),
+        (lambda d: d["fit"]["settings"].update(cgm_regularization=[0.5, 0.5]), "fit.settings.cgm_regularization"),
         (lambda d: d.pop("model"), "model"),
         (lambda d: d["params"].update(method="dpmm"), "params"),
         (lambda d: d["params"].update(random_state=0), "params.random_state"),
