@@ -160,11 +160,13 @@ def _query(args) -> None:
         from .uncertainty import query_interval
 
         try:
-            band = query_interval(synth.model_, variables, evidence=evidence or None, level=args.level,
-                                  random_state=args.seed, show_progress=not args.quiet)
-        except (TypeError, ValueError) as exc:  # a loaded model does not carry its fit's settings yet
-            raise InputError(f"no interval for a saved synthesizer yet ({exc}); drop --interval") from None
-        table[["lower", "upper"]] = band[["lower", "upper"]].to_numpy()
+            band = query_interval(synth, variables, evidence=evidence or None, level=args.level,
+                                  n_samples=args.n_samples, interval=args.interval_type, random_state=args.seed,
+                                  show_progress=not args.quiet)
+        except (TypeError, ValueError, NotImplementedError) as exc:  # e.g. a format-1 file, saved without its fit
+            raise InputError(f"no interval for this saved synthesizer ({exc}); drop --interval") from None
+        # by state, not by position: the band's rows follow VARIABLES, the factor's its own order
+        table[["lower", "upper"]] = band[["lower", "upper"]].reindex(table.index).to_numpy()
     table.reset_index().to_csv(sys.stdout, index=False)
 
 
@@ -292,6 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interval", action="store_true", help="add a bootstrap interval per state (pgmpy_dp.query_interval)")
     p.add_argument("--level", type=float, default=0.95, help="the interval's coverage (default 0.95)")
     p.add_argument("--seed", type=int, help="seed of the interval's simulation")
+    p.add_argument("--n-samples", type=int, default=30, help="bootstrap refits of the interval (default 30)")
+    p.add_argument("--interval-type", choices=["response", "normal"], default="response",
+                   help="the interval's kind (pgmpy_dp.query_interval's interval; default response)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_query)
 

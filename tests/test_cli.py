@@ -203,3 +203,20 @@ def test_a_schema_resolved_privately_then_the_report_from_the_artifact(files, ca
     assert main(["report", str(files / "data.csv"), str(files / "syn.csv"), "--artifact", str(files / "s.json"),
                  "--out", str(files / "r.html"), "--quiet"]) == 0
     assert (files / "r.html").exists()
+
+
+def test_query_interval_on_an_artifact_by_subprocess_is_the_saved_synthesizers_band(files):
+    from pgmpy_dp import PrivateSynthesizer, query_interval
+
+    assert main(["synthesize", str(files / "data.csv"), "--schema", str(files / "schema.json"), "--rho", "0.5",
+                 "--method", "mst", "--artifact", str(files / "s.json"), "--seed", "0", "--quiet"]) == 0
+    result = run("query", "s.json", "smoker", "sex", "--interval", "--interval-type", "normal", "--n-samples", "3",
+                 "--seed", "0", "--quiet", cwd=files)
+    assert result.returncode == 0, result.stderr
+    got = pd.read_csv(pd.io.common.StringIO(result.stdout), dtype={"smoker": str})
+    assert list(got.columns) == ["smoker", "sex", "probability", "lower", "upper"]
+    band = query_interval(PrivateSynthesizer.load(files / "s.json"), ["smoker", "sex"], n_samples=3,
+                          interval="normal", random_state=0, show_progress=False)
+    want = band.rename(index=str).loc[list(zip(got["smoker"], got["sex"]))]  # by state: rows need not align
+    np.testing.assert_allclose(got[["lower", "upper"]].to_numpy(), want[["lower", "upper"]].to_numpy(), rtol=1e-12)
+    assert (got["lower"] < got["upper"]).all()

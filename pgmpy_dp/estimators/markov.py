@@ -317,7 +317,7 @@ class PrivateMarkovEstimator(BaseObject):
         self.tied_ = tied_idx
         self.n_records_ = evidence.n_records
         self.domain_ = model_domain
-        self.model_ = _to_pgmpy(model, model_domain, model_cliques, self.log_potentials_, engine)
+        self.model_ = fitted_network(model, model_domain, model_cliques, self.log_potentials_, engine)
         remember_fit(self.model_, self, self.model_.get_factors())
         return self
 
@@ -485,7 +485,9 @@ def _check_tied_states(domain: Domain, cliques, tied_idx) -> None:
                     )
 
 
-def _to_pgmpy(model, domain: Domain, cliques, theta, engine):
+def fitted_network(model, domain: Domain, cliques, theta, engine):
+    """The ``DiscreteMarkovNetwork`` of ``model``'s nodes and edges with one factor per clique from the
+    log-potentials ``theta`` (``engine`` normalizes them); a saved model's estimator is rebuilt with it too."""
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import DiscreteMarkovNetwork
 

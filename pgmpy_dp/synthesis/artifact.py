@@ -7,7 +7,7 @@ post-processing of those releases. No record, exact count or private value is ev
 stored rather than refitted, so a loaded synthesizer samples exactly as the saved one did (a refit would
 repeat the fit's iterations on another machine's floating point).
 
-Format version 1 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 1``)::
+Format version 2 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 2``)::
 
     {"format", "format_version", "notice",
      "params": {<every setting but budget>, "random_state": null},
@@ -19,7 +19,14 @@ Format version 1 (``"format": "pgmpy-dp/synthesizer"``, ``"format_version": 1``)
      "model": {"type": "markov", "nodes": [...], "edges": [[u, v], ...],
                "factors": [{"variables": [...], "values": [...] (flat, C order)}, ...]}
             | {"type": "bayesian", "nodes", "edges",
-               "cpds": [{"variable", "evidence": [...], "values": [...] (states x parent configurations)}, ...]}}
+               "cpds": [{"variable", "evidence": [...], "values": [...] (states x parent configurations)}, ...]},
+     "fit": null (a Bayesian network; a Markov model saved without its fit)
+            | {"cliques": [[...], ...], "log_potentials": [[...] (flat, C order), ...], "settings": <FitSettings>}}
+
+``"fit"`` (new in version 2, [`pgmpy_dp.synthesis.restore`][pgmpy_dp.synthesis.restore]) is the Markov fit's
+log-potentials and settings, so that a loaded model stands for its estimator again and
+``pgmpy_dp.query_interval`` gives the intervals it gave before saving. Version 1 files still load (their
+Markov models without intervals).
 
 Tuple states and selections are written as lists. Every field
 is checked on load, and the first problem is reported with its path in a
@@ -40,11 +47,13 @@ from ..privacy.domain import Domain, DomainError
 from ..privacy.loss import ApproxDP, PureDP, ZCDP
 from ..tables.artifact import MarginalRelease
 from ..tables.schema import RTOL, ReleaseFormatError
+from .restore import fit_record, restore_fit
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SynthesizerFormatError", "load_synthesizer", "save_synthesizer"]
 
 FORMAT = "pgmpy-dp/synthesizer"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 has no "fit": its Markov models load without an estimator (no intervals)
 NOTICE = (
     "A saved pgmpy-dp synthesizer: public by construction (schema, settings, noisy selections and releases, "
     "and the model fitted to them); it holds no record and no exact count."
@@ -86,6 +95,7 @@ def synthesizer_to_dict(synth) -> dict:
         "selected": _jsonable(synth.selected_),
         "releases": [r.to_dict() for r in synth.releases_],
         "model": _model_to_dict(synth.model_),
+        "fit": fit_record(synth.model_),
     }
 
 
@@ -161,8 +171,9 @@ def synthesizer_from_dict(cls, data):
     if _require(data, "format", "") != FORMAT:
         raise SynthesizerFormatError("format", f"must be {FORMAT!r}, got {data['format']!r}: this is not a saved synthesizer")
     version = _require(data, "format_version", "")
-    if version != FORMAT_VERSION or isinstance(version, bool):
-        raise SynthesizerFormatError("format_version", f"is {version!r}; this pgmpy-dp reads version {FORMAT_VERSION}: upgrade pgmpy-dp")
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        raise SynthesizerFormatError("format_version", f"is {version!r}; this pgmpy-dp reads versions "
+                                     f"{list(READABLE_VERSIONS)}: upgrade pgmpy-dp")
     synth = cls(**_params(_require(data, "params", ""), cls.get_param_names()))
     try:
         method = synth._method()
@@ -192,6 +203,12 @@ def synthesizer_from_dict(cls, data):
     # the record as published (``SchemaRelease.to_dict()``); None when the schema was declared in full
     synth.schema_release_ = schema_release
     synth.n_rounds_ = len(synth.selected_)
+    fit = _require(data, "fit", "") if version >= 2 else None
+    if fit is not None and hasattr(model, "get_cpds"):
+        raise SynthesizerFormatError("fit", "must be null for a Bayesian network (its CPDs are its fit)")
+    if fit is not None and not isinstance(fit, Mapping):
+        raise SynthesizerFormatError("fit", f"must be an object (the Markov fit's record), got {type(fit).__name__}")
+    restore_fit(synth, fit, SynthesizerFormatError)
     return synth
 
 

@@ -193,8 +193,15 @@ class Compression:
         out.add_edges_from(model.edges())
         out.add_factors(*factors)
         out.check_model()
-        setattr(out, _NOTE, (model, self, tuple(factors)))  # the expanded model stands for the merged fit
-        return out
+        return self.attach(out, model)
+
+    def attach(self, expanded, model):
+        """Mark ``expanded`` (with its factors as they are) as this compression's expansion of ``model``; returns it.
+
+        The expanded model then stands for the merged fit (`expanded_from`), as on load of a saved MST model.
+        """
+        setattr(expanded, _NOTE, (model, self, tuple(expanded.get_factors())))
+        return expanded
 
     def _factor(self, factor_class, scope, values):
         return factor_class(scope, list(values.shape), values.ravel(),

@@ -255,6 +255,16 @@ def _given_separator(p: np.ndarray, node, parent) -> np.ndarray:
     return np.divide(p, total, out=np.zeros_like(p), where=total > 0)
 
 
+def clique_network(nodes, cliques):
+    """A ``DiscreteMarkovNetwork`` over ``nodes`` in which every one of ``cliques`` is complete."""
+    from pgmpy.models import DiscreteMarkovNetwork
+
+    network = DiscreteMarkovNetwork()
+    network.add_nodes_from(nodes)
+    network.add_edges_from((c[i], c[j]) for c in cliques for i in range(len(c)) for j in range(i + 1, len(c)))
+    return network
+
+
 def fit_final_model(
     releases, domain: Domain, show_progress: bool, start: MarkovFit | None = None,
     regularization: float | str = "auto", max_iter: int | None = None,
@@ -266,12 +276,8 @@ def fit_final_model(
     ``max_iter`` a fixed budget of EM maps (not converging within it does not warn). Returns the fitted
     estimator, whose ``model_`` stands for it in ``pgmpy_dp.query`` and ``pgmpy_dp.query_interval``.
     """
-    from pgmpy.models import DiscreteMarkovNetwork
-
     cliques = measured_cliques(releases)
-    network = DiscreteMarkovNetwork()
-    network.add_nodes_from(domain.attrs)
-    network.add_edges_from((c[i], c[j]) for c in cliques for i in range(len(c)) for j in range(i + 1, len(c)))
+    network = clique_network(domain.attrs, cliques)
     estimator = PrivateMarkovEstimator(
         inference="junction-tree", max_iter=max_iter, regularization=regularization, show_progress=show_progress
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..estimators.fitted import estimator_of
 from ..privacy.domain import Domain
 from ..synthesis.compression import Compression, expanded_from
 from ..synthesis.synthesizer import PrivateSynthesizer
@@ -86,6 +87,15 @@ def source_of(obj) -> Source:
             raise ValueError("this PrivateSynthesizer is not fitted yet; call fit(df, domain=...) first, "
                              "then ask query_interval")
         obj = obj.model_
+        expanded = expanded_from(obj)
+        try:
+            estimator_of(obj if expanded is None else expanded[0])
+        except ValueError as exc:
+            raise ValueError(
+                f"this PrivateSynthesizer's model_ stands for no fitted estimator ({exc}); a synthesizer loaded "
+                "from a format 1 file has none (that format did not store the fit): ask pgmpy_dp.query for the "
+                "point answer, or fit it again and save it for intervals"
+            ) from None
     if hasattr(obj, "check_model"):
         expanded = expanded_from(obj)
         if expanded is not None:

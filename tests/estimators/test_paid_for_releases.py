@@ -43,7 +43,7 @@ def _fail(*args, **kwargs):
         ("cgm-em", markov_fit, "cgm_em", KeyboardInterrupt),  # Ctrl-C during EM
         ("cgm-em", markov_fit, "cgm_em", Injected),
         ("naive-mle", markov_fit, "fit_log_potentials", Injected),
-        ("cgm-em", markov, "_to_pgmpy", Injected),  # even the very last step
+        ("cgm-em", markov, "fitted_network", Injected),  # even the very last step
     ],
 )
 def test_markov_fit_that_fails_after_its_release_keeps_it(monkeypatch, method, module, stage, exc):
