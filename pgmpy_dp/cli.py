@@ -76,7 +76,13 @@ def write_table(frame: pd.DataFrame, path) -> None:
     if str(path) == "-":
         frame.to_csv(sys.stdout, index=False)
     elif Path(path).suffix.lower() in (".parquet", ".pq"):
-        frame.astype(str).to_parquet(path, index=False)
+        # numbers stay numbers; other columns as text (Parquet has no column of mixed Python objects), NaN kept
+        typed = {c: frame[c] if pd.api.types.is_numeric_dtype(frame[c]) else frame[c].astype("string")
+                 for c in frame.columns}
+        try:
+            pd.DataFrame(typed).to_parquet(path, index=False)
+        except ImportError as exc:
+            raise InputError(f"writing Parquet needs pyarrow ({exc}); pip install pyarrow, or write a .csv") from None
     else:
         frame.to_csv(path, index=False)
 

@@ -220,3 +220,13 @@ def test_query_interval_on_an_artifact_by_subprocess_is_the_saved_synthesizers_b
     want = band.rename(index=str).loc[list(zip(got["smoker"], got["sex"]))]  # by state: rows need not align
     np.testing.assert_allclose(got[["lower", "upper"]].to_numpy(), want[["lower", "upper"]].to_numpy(), rtol=1e-12)
     assert (got["lower"] < got["upper"]).all()
+
+
+def test_parquet_output_keeps_numbers_as_numbers(tmp_path):
+    from pgmpy_dp.cli import write_table
+
+    frame = pd.DataFrame({"age": [17.0, 42.5, float("nan")], "job": pd.Categorical(["a", None, "b"])})
+    write_table(frame, tmp_path / "t.parquet")
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    assert pd.api.types.is_float_dtype(back["age"]) and back["age"].isna().tolist() == [False, False, True]
+    assert back["job"].isna().tolist() == [False, True, False] and back["job"].iloc[0] == "a"
