@@ -21,15 +21,16 @@ from ..sampling import sample as sample_model
 from ..tables.resolve import SchemaRelease, amount, plan_schema, run_schema
 from .aim import AIM
 from .artifact import load_synthesizer, save_synthesizer
+from .auto import AUTO
 from .method import Measurements, Method
 from .mst import MST
 from .privbayes import PRIVBAYES
 from .thin import warn_if_thin
 
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
-METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
+METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES, AUTO)}
 _FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_", "schema_release_",
-           "dtypes_")
+           "dtypes_", "method_")
 
 
 class PrivateSynthesizer(BaseObject):
@@ -247,6 +248,7 @@ class PrivateSynthesizer(BaseObject):
             self.schema_release_ = None
         self.domain_, self.dtypes_ = dom, public_dtypes(raw, dom)  # dtypes of the frame as given
         self.n_rounds_ = len(self.selected_)
+        self.method_ = method.chosen(dom)
         return self
 
     def measure(self, df, marginals, *, epsilon=None, rho=None, delta=None, budget=None, random_state=None):
