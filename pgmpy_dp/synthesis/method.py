@@ -104,6 +104,10 @@ class Method:
         """Refuse, from public facts only, what the method cannot run; return its plan (nothing is spent)."""
         raise NotImplementedError
 
+    def chosen(self, domain: Domain) -> str:
+        """The name of the method that runs on ``domain``: this one (a delegating method names its choice)."""
+        return self.name
+
     def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
         """Run under ``plan`` on the rows' [`Counter`][pgmpy_dp.tables.counter.Counter] (in memory or on Dask;
         encoded codes are accepted too); return ``(model, releases, selected)``. A method only asks the

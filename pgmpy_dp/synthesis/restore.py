@@ -77,7 +77,7 @@ def _restore_bayesian(synth, model) -> None:
 
 def _restore_markov(synth, model, record, error) -> None:
     releases, compression = list(synth.releases_), None
-    if synth.method == "mst":  # MST's rule on its 1-way release: the merged states its fit read
+    if synth.method_ == "mst":  # MST's rule on its 1-way release: the merged states its fit read
         found = Compression.from_release(releases[0])
         if found.merged:
             compression, releases[0] = found, found.merge_release(releases[0])

@@ -21,6 +21,7 @@ from ..sampling import sample as sample_model
 from ..tables.resolve import SchemaRelease, amount, plan_schema, run_schema
 from .aim import AIM
 from .artifact import load_synthesizer, save_synthesizer
+from .auto import AUTO
 from .frames import frame_counter, frame_domain, is_dask_frame
 from .method import Measurements, Method
 from .mst import MST
@@ -28,9 +29,9 @@ from .privbayes import PRIVBAYES
 from .thin import warn_if_thin
 
 #: The selection methods, by name (each a [`Method`][pgmpy_dp.synthesis.method.Method]).
-METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES)}
+METHODS: dict[str, Method] = {m.name: m for m in (AIM, MST, PRIVBAYES, AUTO)}
 _FITTED = ("model_", "releases_", "selected_", "loss_", "rho_", "epsilon_", "domain_", "n_rounds_", "schema_release_",
-           "dtypes_")
+           "dtypes_", "method_")
 
 
 class PrivateSynthesizer(BaseObject):
@@ -54,13 +55,15 @@ class PrivateSynthesizer(BaseObject):
         A zCDP budget instead of ``epsilon``.
     delta : float, optional, keyword only
         The delta that goes with ``epsilon``.
-    method : {"aim", "mst", "privbayes"}
+    method : {"aim", "mst", "privbayes", "auto"}
         ``"aim"`` (McKenna, Mullins, Sheldon and Miklau 2022): adaptive selection of the workload
         marginals the current model answers worst. ``"mst"`` (McKenna, Miklau and Sheldon 2021):
         1-way marginals, a private maximum spanning tree and its 2-way marginals. ``"privbayes"``
-        (Zhang et al. 2017): a greedy Bayesian network of bounded in-degree.
+        (Zhang et al. 2017): a greedy Bayesian network of bounded in-degree. ``"auto"``: MST on tables
+        of more than 20 declared columns, AIM on the others (``pgmpy_dp.synthesis.auto``; the choice
+        reads the public domain only and is ``method_``).
     workload : list of tuple of str, or list of (tuple of str, float), optional
-        ``"aim"`` only: the marginals that matter, optionally weighted. Default: every 3-way
+        ``"aim"`` only (and ``"auto"`` when it runs AIM): the marginals that matter, optionally weighted. Default: every 3-way
         marginal of at most 10,000 cells.
     max_model_size : float
         ``"aim"`` only: the largest model, in megabytes of junction-tree cells (float64).
@@ -110,6 +113,8 @@ class PrivateSynthesizer(BaseObject):
     dtypes_ : dict
         The categorical and string dtypes of the fitted frame (``pgmpy_dp.privacy.decode.public_dtypes``:
         dtypes only, never values), restored by ``sample``.
+    method_ : str
+        The method that ran: ``method`` itself, or the choice of ``"auto"``.
     n_rounds_ : int
         Number of marginals selected (AIM's rounds, MST's tree edges, PrivBayes's families).
 
@@ -251,6 +256,7 @@ class PrivateSynthesizer(BaseObject):
             self.schema_release_ = None
         self.domain_, self.dtypes_ = dom, public_dtypes(raw, dom)  # dtypes of the frame as given
         self.n_rounds_ = len(self.selected_)
+        self.method_ = method.chosen(dom)
         return self
 
     def measure(self, df, marginals, *, epsilon=None, rho=None, delta=None, budget=None, random_state=None):

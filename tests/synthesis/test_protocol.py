@@ -26,7 +26,7 @@ def synth(**kw):
 
 
 def test_the_registry_names_one_method_object_each():
-    assert list(METHODS) == ["aim", "mst", "privbayes"]
+    assert list(METHODS) == ["aim", "mst", "privbayes", "auto"]
     assert all(isinstance(m, Method) and m.name == name for name, m in METHODS.items())
 
 
