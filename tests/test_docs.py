@@ -18,7 +18,7 @@ GUIDE = sorted((ROOT / "docs").glob("*.md"))
 # pages that need data not bundled with the package run in their own test below
 NEEDS_DATA = {"adult.md", "synthesis.md"}
 # blocks that show code for an environment the tests do not have (a Dask cluster, a user's DAG)
-NOT_RUNNABLE = {"dask.md", "index.md", "decisions.md", "benchmarks.md"}
+NOT_RUNNABLE = {"dask.md", "index.md", "decisions.md", "benchmarks.md", "cli.md"}  # cli.md: shell, run by tests/test_cli.py
 ADULT = Path(os.environ.get("PGMPY_DP_ADULT", "/work/shared/data"))
 
 

@@ -46,6 +46,10 @@ class PrivateSynthesizer(BaseObject):
     not to ``fit``): one configured fit of one table spends it all (the rule of docs/privacy.md,
     "Where the loss goes"). ``loss_`` is what it spent.
 
+    A fit warns (``ThinDataWarning``, once per fit) when the noisy outputs show that the noise swamps the
+    table: in at least half of the columns a typical cell of the noisy 1-way marginal holds fewer
+    records than one noise standard deviation (``pgmpy_dp.synthesis.thin``).
+
     Parameters
     ----------
     epsilon : float, optional
@@ -84,10 +88,6 @@ class PrivateSynthesizer(BaseObject):
         Seed for reproducible *experiments only*; ``None`` uses OpenDP's exact samplers.
     show_progress : bool
         Show progress bars.
-
-    Warns (``ThinDataWarning``, once per fit) when the noisy outputs show that the noise swamps the
-    table: in at least half of the columns a typical cell of the noisy 1-way marginal holds fewer
-    records than one noise standard deviation (``pgmpy_dp.synthesis.thin``).
 
     Attributes
     ----------

@@ -14,6 +14,7 @@ from pgmpy_dp import Domain
 from pgmpy_dp.testing.audit import AuditTarget, audit_epsilon, run_in_loop
 from pgmpy_dp.synthesis import privbayes
 from pgmpy_dp.synthesis.privbayes import PrivBayesSplit, independence_score
+from pgmpy_dp.tables.counter import as_counter
 
 DOM = Domain({"p": [0, 1], "x": [0, 1], "q": [0, 1]})
 EPSILON = 1.0
@@ -38,7 +39,7 @@ NEIGHBOUR = np.vstack([ROWS, ADDED])
 
 
 def one_run(rows, rng):
-    selected = privbayes._select(_codes(rows), DOM, SPLIT, 1e9, 1, "p", False, rng)
+    selected = privbayes._select(as_counter(_codes(rows), DOM), DOM, SPLIT, 1e9, 1, "p", False, rng)
     return np.array([selected[1] == ("x", ("p",))], dtype=float)  # only the first step's choice
 
 
