@@ -23,16 +23,15 @@ Run:  python benchmarks/auto_rule.py --trials 2
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from harness import load_adult, network_sample, parse, parser, quiet, write_csv
-from small_wide import three_way_l1
+from harness import load_adult, network_sample, parse, parser, write_csv
+from small_wide import fit_and_score
 
-from pgmpy_dp import Domain, PrivateSynthesizer
+from pgmpy_dp import Domain
 
 DATA = Path("/work/shared/data")
 
@@ -61,17 +60,9 @@ def run(table: str, trial: int, eps: float, methods, cap: float, rows: int) -> l
     out = []
     for method in methods:
         extra = {"max_seconds": cap} if capped and method in ("aim", "auto") else {}
-        cpu, wall = time.process_time(), time.perf_counter()
-        with quiet():
-            s = PrivateSynthesizer(eps, delta=1e-9, method=method, random_state=trial, show_progress=False, **extra)
-            s.fit(df, domain=dom)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        with quiet():
-            synth = s.sample(len(df), random_state=trial)
         out.append({"table": table, "columns": len(dom.attrs), "rows": len(df), "eps": eps, "trial": trial,
-                    "method": method, "ran": s.method_, "max_seconds": extra.get("max_seconds"),
-                    "rounds": s.n_rounds_, "l1_3way": three_way_l1(df, synth, dom, triples),
-                    "cpu_s": round(cpu, 1), "wall_s": round(wall, 1)})
+                    "max_seconds": extra.get("max_seconds"),
+                    **fit_and_score(df, dom, method, eps, trial, triples, len(df), **extra)})
         print(out[-1], flush=True)
     return out
 

@@ -40,6 +40,20 @@ def three_way_l1(real: pd.DataFrame, synth: pd.DataFrame, dom: Domain, triples) 
     return float(np.mean(errors))
 
 
+def fit_and_score(df: pd.DataFrame, dom: Domain, method: str, eps: float, trial: int, triples, rows: int,
+                  **extra) -> dict:
+    """One seeded fit of ``method`` at ``(eps, 1e-9)``: its CPU and wall seconds and the 3-way L1 of ``rows`` synthetic records."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    with quiet():
+        s = PrivateSynthesizer(eps, delta=1e-9, method=method, random_state=trial, show_progress=False, **extra)
+        s.fit(df, domain=dom)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    with quiet():
+        synth = s.sample(rows, random_state=trial)
+    return {"method": method, "ran": s.method_, "rounds": s.n_rounds_, "l1_3way": three_way_l1(df, synth, dom, triples),
+            "cpu_s": round(cpu, 1), "wall_s": round(wall, 1)}
+
+
 def run(net_name: str, rows: int, eps: float, trial: int, methods, max_seconds) -> list[dict]:
     net, df = network_sample(net_name, rows, seed=trial)
     dom = Domain({v: list(net.states[v]) for v in df.columns})
@@ -48,16 +62,8 @@ def run(net_name: str, rows: int, eps: float, trial: int, methods, max_seconds) 
     out = []
     for method in methods:
         extra = {"max_seconds": max_seconds} if method == "aim" and max_seconds else {}
-        cpu, wall = time.process_time(), time.perf_counter()
-        with quiet():
-            s = PrivateSynthesizer(eps, delta=1e-9, method=method, random_state=trial, show_progress=False, **extra)
-            s.fit(df, domain=dom)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        with quiet():
-            synth = s.sample(rows, random_state=trial)
         out.append({"net": net_name, "columns": df.shape[1], "rows": rows, "eps": eps, "trial": trial,
-                    "method": method, "max_seconds": max_seconds, "rounds": s.n_rounds_,
-                    "l1_3way": three_way_l1(df, synth, dom, triples), "cpu_s": round(cpu, 1), "wall_s": round(wall, 1)})
+                    "max_seconds": max_seconds, **fit_and_score(df, dom, method, eps, trial, triples, rows, **extra)})
         print(out[-1], flush=True)
     return out
 
