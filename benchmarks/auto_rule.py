@@ -80,7 +80,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         gap = t.loc["auto", "mean"] - t.loc[best, "mean"]
         tol = 2 * math.hypot(t.loc["auto", "se"], t.loc[best, "se"])
         verdicts.append({"table": table, "best": best, "auto_minus_best": gap, "two_se": tol, "auto_ok": bool(gap <= (tol if np.isfinite(tol) else 0.0))})
-    return s.merge(pd.DataFrame(verdicts), on="table", how="left")
+    columns = ["table", "best", "auto_minus_best", "two_se", "auto_ok"]  # none when a method was not run
+    return s.merge(pd.DataFrame(verdicts, columns=columns), on="table", how="left")
 
 
 def main(argv=None) -> pd.DataFrame:
