@@ -1,8 +1,8 @@
-"""``method="auto"`` (MST beyond 20 columns, else AIM) side by side with AIM and MST, in one run.
+"""``method="auto"`` (MST beyond 20 columns or below a noisy 20,000 records, else AIM) beside AIM and MST, in one run.
 
 Tables (``--tables``): ``breast_cancer`` (scikit-learn's 569 rows, 31 columns; every feature in 10 equal-width
-bins over its published range, as tests/synthesis/test_thin.py), ``adult1000`` (a seeded 1,000-row subsample
-of Adult, 15 columns, its public domain), ``hailfinder`` (20,000 records forward-sampled from bnlearn's
+bins over its published range, as tests/synthesis/test_thin.py), ``adult1000``, ``adult2000``, ``adult5000``,
+``adult10000`` (seeded subsamples of Adult, 14 columns, its public domain), ``hailfinder`` (20,000 records forward-sampled from bnlearn's
 hailfinder, 56 columns; AIM capped by ``max_seconds`` = ``--cap``, default 120, passed to ``auto`` as well,
 which runs MST there and leaves it unused) and ``adult`` (all 48,842 rows of Adult, uncapped).
 Budget: epsilon ``--eps`` (default 1) with delta 1e-9; ``random_state`` = trial (the subsample's and the
@@ -45,8 +45,8 @@ def load(table: str, trial: int, rows: int):
         bins = {c: list(np.linspace(math.floor(bc.frame[c].min()), math.ceil(bc.frame[c].max()), 11))
                 for c in bc.feature_names}
         return bc.frame[list(bc.feature_names) + ["target"]], Domain({"target": [0, 1]}, bins=bins)
-    if table in ("adult", "adult1000"):
-        codes, sizes = load_adult(DATA, rows=1000 if table == "adult1000" else None, seed=trial)
+    if table == "adult" or table.startswith("adult") and table[5:].isdigit():
+        codes, sizes = load_adult(DATA, rows=int(table[5:]) if table != "adult" else None, seed=trial)
         return codes, Domain({a: list(range(k)) for a, k in sizes.items()})
     net, df = network_sample(table, rows, seed=trial)
     return df, Domain({v: list(net.states[v]) for v in df.columns})
@@ -54,7 +54,7 @@ def load(table: str, trial: int, rows: int):
 
 def run(table: str, trial: int, eps: float, methods, cap: float, rows: int) -> list[dict]:
     df, dom = load(table, trial, rows)
-    capped = table not in ("breast_cancer", "adult1000", "adult")
+    capped = table != "breast_cancer" and not table.startswith("adult")
     rng = np.random.default_rng([trial, 300])
     triples = [tuple(rng.choice(list(dom.attrs), 3, replace=False)) for _ in range(300)]
     out = []
@@ -86,7 +86,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv=None) -> pd.DataFrame:
     ap = parser(__doc__, "auto_rule")
-    ap.add_argument("--tables", nargs="+", default=["breast_cancer", "adult1000", "hailfinder", "adult"])
+    ap.add_argument("--tables", nargs="+", default=["breast_cancer", "adult1000", "adult2000", "adult5000",
+                                                       "adult10000", "hailfinder", "adult"])
     ap.add_argument("--rows", type=int, default=20_000, help="records of a network sample")
     ap.add_argument("--eps", type=float, default=1.0)
     ap.add_argument("--trials", type=int, default=2)

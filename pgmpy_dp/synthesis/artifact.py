@@ -178,7 +178,7 @@ def synthesizer_from_dict(cls, data):
     try:
         method = synth._method()
         synth._check_params()
-        synth._settings(method)
+        settings = synth._settings(method)
     except (TypeError, ValueError) as exc:
         raise SynthesizerFormatError("params", f"holds settings the synthesizer refuses: {exc}") from None
     domain = _domain(_require(data, "domain", ""))
@@ -195,7 +195,7 @@ def synthesizer_from_dict(cls, data):
     selected = _require(data, "selected", "")
     if not isinstance(selected, list):
         raise SynthesizerFormatError("selected", f"must be a list of the noisy selections, got {type(selected).__name__}")
-    model = _model(_require(data, "model", ""), domain, "privbayes" if method.chosen(domain) == "privbayes" else "aim")
+    model = _model(_require(data, "model", ""), domain, "privbayes" if method.name == "privbayes" else "aim")
     synth.model_, synth.releases_, synth.selected_ = model, releases, [_tuples(s) for s in selected]
     synth.loss_ = loss
     synth.rho_, synth.epsilon_ = spent["rho"], spent["epsilon"]
@@ -203,7 +203,7 @@ def synthesizer_from_dict(cls, data):
     # the record as published (``SchemaRelease.to_dict()``); None when the schema was declared in full
     synth.schema_release_ = schema_release
     synth.n_rounds_ = len(synth.selected_)
-    synth.method_ = method.chosen(domain)
+    synth.method_ = method.chosen(domain, releases, **settings)
     fit = _require(data, "fit", "") if version >= 2 else None
     if fit is not None and hasattr(model, "get_cpds"):
         raise SynthesizerFormatError("fit", "must be null for a Bayesian network (its CPDs are its fit)")

@@ -104,8 +104,9 @@ class Method:
         """Refuse, from public facts only, what the method cannot run; return its plan (nothing is spent)."""
         raise NotImplementedError
 
-    def chosen(self, domain: Domain) -> str:
-        """The name of the method that runs on ``domain``: this one (a delegating method names its choice)."""
+    def chosen(self, domain: Domain, releases=(), **settings) -> str:
+        """The name of the method that ran on ``domain``: this one (a delegating method names its choice,
+        recomputed from public facts, its ``settings`` and the published ``releases``)."""
         return self.name
 
     def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):

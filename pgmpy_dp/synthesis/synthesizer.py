@@ -256,7 +256,7 @@ class PrivateSynthesizer(BaseObject):
             self.schema_release_ = None
         self.domain_, self.dtypes_ = dom, public_dtypes(raw, dom)  # dtypes of the frame as given
         self.n_rounds_ = len(self.selected_)
-        self.method_ = method.chosen(dom)
+        self.method_ = method.chosen(dom, self.releases_, **settings)
         return self
 
     def measure(self, df, marginals, *, epsilon=None, rho=None, delta=None, budget=None, random_state=None):
