@@ -63,9 +63,10 @@ class PrivateSynthesizer(BaseObject):
         ``"aim"`` (McKenna, Mullins, Sheldon and Miklau 2022): adaptive selection of the workload
         marginals the current model answers worst. ``"mst"`` (McKenna, Miklau and Sheldon 2021):
         1-way marginals, a private maximum spanning tree and its 2-way marginals. ``"privbayes"``
-        (Zhang et al. 2017): a greedy Bayesian network of bounded in-degree. ``"auto"``: MST on tables
-        of more than 20 declared columns, AIM on the others (``pgmpy_dp.synthesis.auto``; the choice
-        reads the public domain only and is ``method_``).
+        (Zhang et al. 2017): a greedy Bayesian network of bounded in-degree. ``"auto"`` (the default):
+        MST on tables of more than 20 declared columns; on the others, with a ``workload`` AIM, else
+        2 % of rho buys a noisy record count (the first of ``releases_``) and MST runs below 20,000
+        noisy records, AIM above (``pgmpy_dp.synthesis.auto``; the choice is ``method_``).
     workload : list of tuple of str, or list of (tuple of str, float), optional
         ``"aim"`` only (and ``"auto"`` when it runs AIM): the marginals that matter, optionally weighted. Default: every 3-way
         marginal of at most 10,000 cells.
@@ -137,7 +138,7 @@ class PrivateSynthesizer(BaseObject):
         *,
         rho=None,
         delta=None,
-        method: str = "aim",
+        method: str = "auto",
         workload=None,
         max_model_size: float = 80.0,
         max_seconds: float | None = None,
