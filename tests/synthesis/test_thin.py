@@ -80,11 +80,11 @@ def test_no_warning_when_the_noise_is_small():
 
 
 @pytest.mark.slow
-def test_the_default_fit_warns_on_breast_cancer_and_not_on_adult():
+def test_an_aim_fit_warns_on_breast_cancer_and_not_on_adult():
     df, dom = breast_cancer()
     with pytest.warns(thin.ThinDataWarning, match="the noise swamps the table"):
-        PrivateSynthesizer(1.0, delta=1e-9, random_state=0, show_progress=False).fit(df, domain=dom)
+        PrivateSynthesizer(1.0, delta=1e-9, method="aim", random_state=0, show_progress=False).fit(df, domain=dom)
     codes, dom = adult()
     with warnings.catch_warnings():
         warnings.simplefilter("error", thin.ThinDataWarning)
-        PrivateSynthesizer(1.0, delta=1e-9, random_state=0, show_progress=False).fit(codes, domain=dom)
+        PrivateSynthesizer(1.0, delta=1e-9, method="aim", random_state=0, show_progress=False).fit(codes, domain=dom)
