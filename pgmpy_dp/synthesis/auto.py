@@ -122,7 +122,7 @@ class Auto(Method):
         rest = ZCDP(rho - count_rho)
         plans = {"aim": AIM.check(domain, rest, max_model_size=max_model_size, max_seconds=max_seconds),
                  "mst": MST.check(domain, rest)}  # both checked before any charge
-        return Plan(domain, ZCDP(rho), {"count_rho": count_rho, "plans": plans})
+        return Plan(domain, loss, {"count_rho": count_rho, "plans": plans})  # the claim, charged once
 
     def run(self, codes, plan: Plan, recorder: Measurements, rng, show_progress: bool):
         plans = plan.options["plans"]

@@ -101,3 +101,8 @@ def test_the_total_charge_equals_the_claim():
     plan = AUTO.check(s.domain_, s.loss_)
     assert all(plan.options["count_rho"] + p.loss.rho == pytest.approx(1.0, rel=1e-15) for p in plan.options["plans"].values())
     assert sum(r.rho for r in s.releases_) <= 1.0 + 1e-12  # the releases (selections spend the rest)
+    # an (epsilon, delta) claim is charged as claimed, not as its rho
+    budget = PrivacyBudget(epsilon=2.0, delta=1e-6)
+    s = PrivateSynthesizer(1.0, delta=1e-9, method="auto", budget=budget, random_state=0, show_progress=False).fit(df, domain=dom)
+    assert s.loss_ == PrivateSynthesizer(1.0, delta=1e-9, method="mst", random_state=0, show_progress=False).fit(df, domain=dom).loss_
+    assert len(budget.ledger) == 1
