@@ -273,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "pure epsilon-DP for --method privbayes")
     p.add_argument("--delta", type=_number, help="the delta that goes with --epsilon, e.g. 1e-9")
     p.add_argument("--rho", type=_number, help="a zCDP budget instead of --epsilon")
-    p.add_argument("--method", choices=list(METHODS), default="aim", help="selection method (default: aim)")
+    p.add_argument("--method", choices=list(METHODS), default="auto",
+                   help="selection method (default: auto, as PrivateSynthesizer: MST on small or wide tables, else AIM)")
     p.add_argument("--budget", help="a budget file (see `pgmpy-dp budget --create`) charged with the loss")
     p.add_argument("--out", help="where to write the synthetic table (.csv, .parquet, or - for stdout)")
     p.add_argument("--rows", type=_positive_int, help="synthetic records to write (default: the model's noisy "
