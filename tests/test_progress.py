@@ -103,8 +103,11 @@ def test_bars_made_and_closed_in_many_threads_at_once():
     assert errors == []
 
 
-def test_aim_bar_counts_the_budget_spent_with_the_time_left(capsys, no_delay):
+def test_aim_bar_counts_the_budget_spent_with_the_time_left(capsys, no_delay, monkeypatch):
     from pgmpy_dp.synthesis import aim
+
+    made = _progress._bar  # redraw on every step: a fast fit would otherwise show only its 0%
+    monkeypatch.setattr(_progress, "_bar", lambda iterable=None, **kw: made(iterable, mininterval=0, miniters=0, **kw))
 
     rng = np.random.default_rng(0)
     a = rng.integers(0, 2, 2000)
