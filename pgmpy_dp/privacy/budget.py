@@ -361,9 +361,23 @@ class PrivacyBudget:
     @property
     def remaining(self) -> float:
         """What is still available (committed and in-flight charges subtracted), in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit]."""
+        return self.available()
+
+    def available(self, delta: float | None = None) -> float:
+        """What a charge could still spend, in [`unit`][pgmpy_dp.privacy.budget.PrivacyBudget.unit], if it took ``delta`` of its own.
+
+        A charge's own delta (a thresholded release) comes out of an (epsilon, delta) budget's delta, so the
+        rho left for everything shrinks with it; ``available()`` is [`remaining`][pgmpy_dp.privacy.budget.PrivacyBudget.remaining].
+
+        Examples
+        --------
+        >>> b = PrivacyBudget(1.0, delta=1e-9)
+        >>> b.available(1e-10) < b.remaining
+        True
+        """
         with self._account.transaction():
             a = self._account
-            return float(max(Fraction(0), a.capacity() - a.spent - a.reserved))
+            return float(max(Fraction(0), a.capacity(delta) - a.spent - a.reserved))
 
     @property
     def delta_spent(self) -> float:

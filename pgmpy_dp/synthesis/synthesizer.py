@@ -277,10 +277,11 @@ class PrivateSynthesizer(BaseObject):
         if self.budget is not None:
             self.budget.require(schema.loss)
             need = amount(schema.loss, self.budget.accounting) + amount(plan.loss, self.budget.accounting)
-            if need > self.budget.remaining:  # both charges are refused before either is made
+            left = self.budget.available(schema.delta or None)  # the discovery's delta shrinks what is left
+            if need > left:  # both charges are refused before either is made
                 raise BudgetExceededError(
                     f"PrivateSynthesizer needs {need:g} ({self.budget.unit}) for its schema and its fit, but "
-                    f"{self.budget.remaining:g} remains; lower the loss or use a new budget"
+                    f"{left:g} remains; lower the loss or use a new budget"
                 )
         record = SchemaRelease.empty(schema)
         try:

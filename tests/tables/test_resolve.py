@@ -102,6 +102,22 @@ def test_a_budget_too_small_for_both_charges_is_refused_before_either():
     assert budget.spent == 0 and budget.ledger == ()
 
 
+def test_the_discovery_s_delta_counts_in_the_check_before_either_charge():
+    # enough rho is left for both charges at the budget's whole delta, but not once the discovery takes its share
+    unbudgeted = PrivateSynthesizer(epsilon=1.0, delta=1e-9, method="mst", random_state=0, show_progress=False)
+    need = unbudgeted.fit(frame(200), domain=DOMAIN).rho_
+    budget = PrivacyBudget(1.0, delta=2e-9)
+    shrunk = epsilon_delta_to_rho(1.0, 2e-9 - 0.1 * 1e-9)  # the capacity once schema_share=0.1 of delta 1e-9 is taken
+    with budget.charge(rho=shrunk - need + (budget.total - shrunk) / 2, label="earlier"):
+        pass
+    assert budget.remaining > need > budget.available(1e-10)
+    synth = PrivateSynthesizer(epsilon=1.0, delta=1e-9, method="mst", budget=budget, random_state=0,
+                               show_progress=False)
+    with pytest.raises(BudgetExceededError, match="schema and its fit"):
+        synth.fit(frame(200), domain=DOMAIN)
+    assert [e.label for e in budget.ledger] == ["earlier"]
+
+
 def test_a_public_error_elsewhere_is_raised_before_the_schema_is_charged():
     budget = PrivacyBudget.from_epsilon_delta(1.0, 1e-9)
     df = frame(200).assign(undeclared=1.5)
